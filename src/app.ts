@@ -1,0 +1,53 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { Deps } from './deps.js';
+import { registerAuth } from './http/auth.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi.js';
+import { requestIdFor } from './http/request-id.js';
+import { RouteRegistry, registerRouteRegistry } from './http/route-registry.js';
+import type { TypedApp } from './http/types.js';
+import { validatorCompiler } from './http/validation.js';
+import { registerApiKeyRoutes } from './modules/api-keys/index.js';
+import { registerDiscoveryRoutes } from './modules/discovery/index.js';
+import { registerHealthRoutes } from './modules/health/index.js';
+
+export type App = TypedApp & { registry: RouteRegistry };
+
+/** Builds the HTTP app on already-open dependencies; `listen` is the caller's business. */
+export interface BuildOptions {
+  /** Extra route registrations after the modules' (tests use it for failure routes). */
+  extraRoutes?: (app: TypedApp) => void;
+}
+
+export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<App> {
+  const app: TypedApp = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: deps.config.bodyLimitBytes,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  // Only JSON bodies are accepted: anything else is 415, not a string handed to a handler.
+  app.removeContentTypeParser('text/plain');
+
+  const registry = new RouteRegistry();
+  registerRouteRegistry(app, registry);
+  registerErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerAuth(app, deps.apiKeys, deps.config.appEnv);
+  await registerOpenApi(app, deps.config);
+
+  registerHealthRoutes(app, deps);
+  registerDiscoveryRoutes(app, deps, registry);
+  registerApiKeyRoutes(app, deps);
+  options.extraRoutes?.(app);
+
+  await app.ready();
+  return Object.assign(app, { registry });
+}

@@ -1,0 +1,109 @@
+import path from 'node:path';
+
+export type AppEnv = 'production' | 'sandbox';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** PostgreSQL connection string; absent means the embedded PGlite database in `dataDir`. */
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  dataDir: string;
+  appEnv: AppEnv;
+  logLevel: LogLevel;
+  /** Absolute base URL clients reach this service at; used in the OpenAPI `servers` list. */
+  publicBaseUrl: string;
+  /** Create the demo tenant and keys on an empty database (default: only in embedded mode). */
+  seedDemo: boolean;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** How long a resolved API key is trusted from the in-process cache (revocation delay). */
+  apiKeyCacheTtlMs: number;
+  /** Grace period for in-flight requests on SIGTERM/SIGINT before the process exits anyway. */
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function intVar(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function urlVar(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(', ')} (got ${parsed.protocol})`);
+  }
+  return raw;
+}
+
+function boolVar(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, `must be "true" or "false", got "${raw}"`);
+}
+
+function enumVar<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/** Reads and validates the environment once; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = intVar(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const databaseUrl = urlVar(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = urlVar(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const appEnv = enumVar<AppEnv>(env, 'APP_ENV', ['production', 'sandbox'], 'sandbox');
+  const logLevel = enumVar<LogLevel>(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
+  const publicBaseUrl = (
+    urlVar(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ??
+    `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`
+  ).replace(/\/+$/, '');
+  return {
+    port,
+    host,
+    databaseUrl,
+    redisUrl,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    appEnv,
+    logLevel,
+    publicBaseUrl,
+    seedDemo: boolVar(env, 'SEED_DEMO', databaseUrl === undefined),
+    bodyLimitBytes: intVar(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
+    apiKeyCacheTtlMs: intVar(env, 'API_KEY_CACHE_TTL_MS', 5_000, 0, 300_000),
+    shutdownTimeoutMs: intVar(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+}

@@ -1,0 +1,102 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
+import * as schema from './schema.js';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema>;
+/** Anything queries can run on: the pool or an open transaction. */
+export type Queryable = Db | Tx;
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'postgres' | 'pglite';
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  /** Applies pending migrations; safe to run from several instances at once. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MIGRATIONS = fileURLToPath(new URL('../../drizzle', import.meta.url));
+// Arbitrary constant: the advisory lock that serialises migrations across instances.
+const MIGRATION_LOCK_ID = 7_242_019;
+
+export interface PostgresOptions {
+  url: string;
+  poolSize?: number;
+  logger?: Logger;
+}
+
+export function openPostgres({ url, poolSize = 10, logger }: PostgresOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    // Fail fast instead of hanging when the server is gone: callers turn this into 503.
+    connectionTimeoutMillis: 3_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 30_000,
+  });
+  pool.on('error', (err) => logger?.warn({ err }, 'idle PostgreSQL connection failed'));
+  const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'postgres',
+    async ping() {
+      await pool.query('select 1');
+    },
+    async migrate() {
+      const client = await pool.connect();
+      try {
+        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+        await migratePg(drizzlePg({ client, schema }), { migrationsFolder: MIGRATIONS });
+      } finally {
+        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
+        client.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+/** Embedded PostgreSQL (PGlite). `dataDir` undefined means in memory (tests). */
+export async function openPglite(dataDir: string | undefined): Promise<Database> {
+  let lock: DataDirLock | undefined;
+  if (dataDir) lock = lockDataDir(dataDir);
+  try {
+    const client = await PGlite.create(dataDir ? path.join(dataDir, 'pgdata') : undefined);
+    const db = drizzlePglite({ client, schema }) as unknown as Db;
+    return {
+      db,
+      kind: 'pglite',
+      async ping() {
+        await db.execute(sql`select 1`);
+      },
+      async migrate() {
+        await migratePglite(drizzlePglite({ client, schema }), { migrationsFolder: MIGRATIONS });
+      },
+      async close() {
+        try {
+          if (!client.closed) await client.close();
+        } finally {
+          lock?.release();
+        }
+      },
+    };
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}

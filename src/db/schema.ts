@@ -1,0 +1,4 @@
+// Every table of every module, gathered for drizzle-kit and the typed client.
+// Modules import only their own tables; nothing else should import from here.
+export { apiKeys } from '../modules/api-keys/tables.js';
+export { tenants } from '../modules/tenants/tables.js';

@@ -1,0 +1,29 @@
+/**
+ * The registry of webhook event types: the one list the manifest, the webhook API and the
+ * outbox read. Add a type here and it is served everywhere.
+ */
+export const EVENT_TYPES = {
+  'account.created': 'An account (organization) was created.',
+  'account.updated': 'An account was updated.',
+  'order.created': 'An order was created (POST /orders).',
+  'order.updated': 'An order was updated (PATCH /orders/{id}).',
+  'subscription.created': 'A subscription was created, by any path.',
+  'subscription.changed': 'A subscription changed plan or quantity.',
+  'subscription.cancelled': 'A subscription was cancelled.',
+  'subscription.renewed': 'A subscription was renewed into a new period.',
+  'payment.session_created': 'A payment session was created.',
+  'payment.succeeded': 'A payment session reached success.',
+  'payment.failed': 'A payment session failed.',
+  'invoice.created': 'An invoice was created in the billing system.',
+  'invoice.paid': 'An invoice became fully paid.',
+  'invoice.failed': 'An invoice payment failed.',
+  'webhook.test': 'A test event sent on request to one webhook subscription.',
+} as const;
+
+export type EventType = keyof typeof EVENT_TYPES;
+
+export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(EVENT_TYPES, value);
+}

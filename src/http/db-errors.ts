@@ -1,0 +1,38 @@
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'EPIPE',
+]);
+// SQLSTATE: admin/crash shutdown, cannot connect now, too many connections.
+const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300']);
+const MESSAGES = [
+  /timeout exceeded when trying to connect/i,
+  /connection terminated/i,
+  /PGlite is closed/i,
+  /Cannot use a pool after calling end/i,
+  /Client has encountered a connection error/i,
+];
+
+/**
+ * True when `err` (or anything in its cause chain; Drizzle wraps driver errors) means the
+ * database cannot be reached, as opposed to a query that was wrong.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (
+      typeof code === 'string' &&
+      (NETWORK_CODES.has(code) || PG_UNAVAILABLE.has(code) || code.startsWith('08'))
+    ) {
+      return true;
+    }
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && MESSAGES.some((re) => re.test(message))) return true;
+    if (e instanceof AggregateError && e.errors.some(isDatabaseUnavailable)) return true;
+  }
+  return false;
+}

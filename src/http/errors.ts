@@ -1,0 +1,101 @@
+import { Type } from 'typebox';
+import { StringEnum } from './schema-helpers.js';
+
+/** The closed list of error codes. Extend it here; never answer with free text. */
+export const ERROR_CODES = {
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  policy_blocked: 403,
+  not_found: 404,
+  conflict: 409,
+  idempotency_in_flight: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_conflict: 422,
+  rate_limited: 429,
+  internal: 500,
+  billing_unavailable: 502,
+  quote_unavailable: 502,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorDetail {
+  /** Where the problem is: a body field (`name`), `query.since`, `header.authorization`... */
+  field?: string;
+  /** The rule that failed, e.g. `maxLength`, `format`, `required`. */
+  rule?: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    /** Seconds for a Retry-After header. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_CODES[code];
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+export const validationFailed = (field: string, rule: string, message: string) =>
+  new AppError('validation_failed', message, [{ field, rule, message }]);
+
+export const ErrorDetailSchema = Type.Object(
+  {
+    field: Type.Optional(
+      Type.String({ description: 'Request location of the problem, e.g. `name` or `query.since`.' }),
+    ),
+    rule: Type.Optional(
+      Type.String({ description: 'The rule that failed, e.g. `maxLength`, `format`, `required`.' }),
+    ),
+    message: Type.String(),
+  },
+  { $id: 'ErrorDetail' },
+);
+
+export const ErrorBodySchema = Type.Object(
+  {
+    error: Type.String({ description: 'Human-readable message.' }),
+    code: StringEnum(Object.keys(ERROR_CODES) as ErrorCode[], {
+      description: 'Stable machine-readable error code.',
+    }),
+    details: Type.Optional(Type.Array(ErrorDetailSchema)),
+    requestId: Type.String({
+      description: 'Echoed in the X-Request-Id header; quote it when reporting a problem.',
+    }),
+  },
+  { $id: 'Error', description: 'Body of every non-2xx response.' },
+);
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Validation failed: the error names the field and the rule.',
+  401: 'Missing, malformed, unknown, revoked or other-environment API key.',
+  403: 'The key lacks the required scope, or a policy blocks the operation.',
+  404: 'Not found in this tenant.',
+  409: 'Conflicts with the current state of the resource.',
+  413: 'Request body larger than the limit.',
+  415: 'Content-Type is not application/json.',
+  422: 'Idempotency-Key reused with a different request body.',
+  429: 'Rate limit exceeded; honour Retry-After.',
+  500: 'Unexpected server error.',
+  502: 'An upstream billing system failed.',
+  503: 'Database unreachable; retry after Retry-After seconds.',
+};
+
+/** Response schemas for the given error statuses, for a route's `response` map. */
+export function errorResponses(...statuses: number[]) {
+  const out: Record<number, unknown> = {};
+  for (const status of statuses) {
+    out[status] = Type.Ref('Error', { description: STATUS_TEXT[status] ?? 'Error.' });
+  }
+  return out;
+}

@@ -1,0 +1,96 @@
+import type { RouteOptions } from 'fastify';
+import { errorResponses } from './errors.js';
+import type { Scope } from './scopes.js';
+import type { TypedApp } from './types.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The one flag that says whether a route is public API (listed in OpenAPI and everything
+     * generated from it) or internal (health, docs, provider callbacks).
+     */
+    public?: boolean;
+    /** Scope the caller's key needs; absent or null means no authentication. */
+    scope?: Scope | null;
+  }
+}
+
+export interface Operation {
+  method: string;
+  url: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  scope: Scope | null;
+}
+
+interface OperationSchema {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  body?: unknown;
+  querystring?: unknown;
+  params?: unknown;
+  response?: Record<string | number, unknown>;
+}
+
+/** Every route the app registered, so OpenAPI, capabilities and tests enumerate one list. */
+export class RouteRegistry {
+  readonly publicOperations: Operation[] = [];
+  readonly internalRoutes: { method: string; url: string }[] = [];
+}
+
+function fail(route: RouteOptions, what: string): never {
+  throw new Error(`Route ${String(route.method)} ${route.url}: ${what}`);
+}
+
+/** Adds the error responses every route can produce, so each route declares only its own. */
+function addStandardErrors(schema: OperationSchema, scope: Scope | null | undefined) {
+  const statuses = [500, 503];
+  if (schema.body || schema.querystring || schema.params) statuses.push(400);
+  if (schema.body) statuses.push(413, 415);
+  if (scope) statuses.push(401, 403);
+  statuses.push(429);
+  const response = schema.response ?? {};
+  for (const [status, ref] of Object.entries(errorResponses(...statuses))) {
+    if (!(status in response)) response[status] = ref;
+  }
+  schema.response = response;
+}
+
+export function registerRouteRegistry(app: TypedApp, registry: RouteRegistry) {
+  app.addHook('onRoute', (route) => {
+    const method = String(route.method);
+    if (method === 'HEAD') return;
+    const config = route.config ?? {};
+    if (typeof config.public !== 'boolean')
+      fail(route, 'config.public must say whether the route is public API');
+    if (!config.public) {
+      registry.internalRoutes.push({ method, url: route.url });
+      return;
+    }
+    const schema = (route.schema ?? {}) as OperationSchema;
+    if (!schema.operationId || !schema.summary || !schema.description || !schema.tags?.length) {
+      fail(route, 'a public route needs operationId, summary, description and tags');
+    }
+    if (!Object.keys(schema.response ?? {}).some((s) => s.startsWith('2'))) {
+      fail(route, 'a public route needs a schema for its success response');
+    }
+    if (registry.publicOperations.some((op) => op.operationId === schema.operationId)) {
+      fail(route, `operationId ${schema.operationId} is used twice`);
+    }
+    addStandardErrors(schema, config.scope);
+    route.schema = schema;
+    registry.publicOperations.push({
+      method,
+      url: route.url,
+      operationId: schema.operationId,
+      summary: schema.summary,
+      description: schema.description,
+      tags: schema.tags,
+      scope: config.scope ?? null,
+    });
+  });
+}

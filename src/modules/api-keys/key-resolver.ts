@@ -1,0 +1,63 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock.js';
+import type { Db } from '../../db/client.js';
+import { hashKey } from './key-material.js';
+import { type ApiKey, findKeyByHash, touchLastUsed } from './service.js';
+
+const MAX_ENTRIES = 10_000;
+const LAST_USED_EVERY_MS = 60_000;
+
+interface Entry {
+  key: ApiKey | null;
+  expiresAt: number;
+}
+
+/**
+ * Resolves a presented secret to its key, caching by hash for `ttlMs` (unknown keys too, so a
+ * flood of garbage keys cannot hammer the database). Revocation therefore takes effect within
+ * `ttlMs` on other instances, immediately on the instance that revoked.
+ */
+export class ApiKeyResolver {
+  private readonly cache = new Map<string, Entry>();
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async resolve(secret: string): Promise<ApiKey | null> {
+    const hash = hashKey(secret);
+    const now = this.clock.now().getTime();
+    const hit = this.cache.get(hash);
+    if (hit && hit.expiresAt > now) return hit.key;
+    const key = (await findKeyByHash(this.db, hash)) ?? null;
+    if (this.ttlMs > 0) {
+      this.cache.delete(hash);
+      if (this.cache.size >= MAX_ENTRIES) {
+        const oldest = this.cache.keys().next().value;
+        if (oldest !== undefined) this.cache.delete(oldest);
+      }
+      this.cache.set(hash, { key, expiresAt: now + this.ttlMs });
+    }
+    return key;
+  }
+
+  /** Drops a key from this instance's cache (after revocation). */
+  forget(keyId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.key?.id === keyId) this.cache.delete(hash);
+  }
+
+  /** Records use at most once a minute per key, off the request path; failures are only logged. */
+  markUsed(key: ApiKey): void {
+    const now = this.clock.now();
+    const last = this.lastTouched.get(key.id) ?? 0;
+    if (now.getTime() - last < LAST_USED_EVERY_MS) return;
+    this.lastTouched.set(key.id, now.getTime());
+    touchLastUsed(this.db, key.tenantId, key.id, now).catch((err) =>
+      this.logger.warn({ err, keyId: key.id }, 'could not record key use'),
+    );
+  }
+}

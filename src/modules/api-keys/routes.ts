@@ -1,0 +1,124 @@
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { requireCtx } from '../../http/auth.js';
+import { action, Envelope, envelope } from '../../http/envelope.js';
+import { errorResponses, notFound } from '../../http/errors.js';
+import { iso, isoOrNull } from '../../http/format.js';
+import type { TypedApp } from '../../http/types.js';
+import { ApiKeyParams, ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema } from './schemas.js';
+import { type ApiKey, getApiKey, issueApiKey, listApiKeys, revokeApiKey } from './service.js';
+
+const BASE = '/admin/api-keys';
+const TAGS = ['API keys'];
+
+const present = (key: ApiKey) => ({
+  ...key,
+  status: key.revokedAt ? ('revoked' as const) : ('active' as const),
+  createdAt: iso(key.createdAt),
+  lastUsedAt: isoOrNull(key.lastUsedAt),
+  revokedAt: isoOrNull(key.revokedAt),
+});
+
+const keyActions = (key: ApiKey) => [
+  action('self', 'GET', `${BASE}/${key.id}`, 'admin'),
+  ...(key.revokedAt ? [] : [action('revoke', 'POST', `${BASE}/${key.id}/revoke`, 'admin')]),
+  action('list', 'GET', BASE, 'admin'),
+];
+
+/** Admin endpoints to issue, inspect and revoke the tenant's API keys. */
+export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
+  const config = { public: true, scope: 'admin' } as const;
+
+  app.post(
+    `/api/v1${BASE}`,
+    {
+      config,
+      schema: {
+        operationId: 'createApiKey',
+        summary: 'Issue an API key',
+        description:
+          'Issues a key for this tenant in this deployment’s environment. The secret `key` is in this response ' +
+          'only; it is stored as a hash. Rate tier defaults to `standard`.',
+        tags: TAGS,
+        body: CreateApiKeyBody,
+        response: { 201: Envelope(CreatedApiKeySchema) },
+      },
+    },
+    async (request, reply) => {
+      const ctx = requireCtx(request);
+      const { apiKey, secret } = await issueApiKey(deps.db, ctx.tenantId, {
+        name: request.body.name,
+        scopes: request.body.scopes,
+        rateTier: request.body.rateTier ?? 'standard',
+        environment: deps.config.appEnv,
+      });
+      reply.code(201);
+      return envelope(ctx, { ...present(apiKey), key: secret }, keyActions(apiKey));
+    },
+  );
+
+  app.get(
+    `/api/v1${BASE}`,
+    {
+      config,
+      schema: {
+        operationId: 'listApiKeys',
+        summary: 'List API keys',
+        description: 'All keys of this tenant, active and revoked, newest first. Secrets are never shown.',
+        tags: TAGS,
+        response: { 200: Envelope(Type.Array(ApiKeySchema)) },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const keys = await listApiKeys(deps.db, ctx.tenantId);
+      return envelope(ctx, keys.map(present), [action('create', 'POST', BASE, 'admin')]);
+    },
+  );
+
+  app.get(
+    `/api/v1${BASE}/:id`,
+    {
+      config,
+      schema: {
+        operationId: 'getApiKey',
+        summary: 'Get an API key',
+        description:
+          'One key of this tenant, without its secret. 404 when the id is not a key of this tenant.',
+        tags: TAGS,
+        params: ApiKeyParams,
+        response: { 200: Envelope(ApiKeySchema), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const key = await getApiKey(deps.db, ctx.tenantId, request.params.id);
+      if (!key) throw notFound('API key');
+      return envelope(ctx, present(key), keyActions(key));
+    },
+  );
+
+  app.post(
+    `/api/v1${BASE}/:id/revoke`,
+    {
+      config,
+      schema: {
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key',
+        description:
+          'Revokes the key: requests with it get 401 within seconds on every instance (immediately on this one). ' +
+          'Revoking an already revoked key changes nothing and returns it.',
+        tags: TAGS,
+        params: ApiKeyParams,
+        response: { 200: Envelope(ApiKeySchema), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const key = await revokeApiKey(deps.db, ctx.tenantId, request.params.id, deps.clock.now());
+      if (!key) throw notFound('API key');
+      deps.apiKeys.forget(key.id);
+      return envelope(ctx, present(key), keyActions(key));
+    },
+  );
+}

@@ -1,0 +1,1 @@
+export { registerDiscoveryRoutes } from './routes.js';

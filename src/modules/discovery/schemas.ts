@@ -1,0 +1,62 @@
+import { Type } from 'typebox';
+import { EnvironmentSchema } from '../../http/context.js';
+import { ScopeSchema } from '../../http/scopes.js';
+import { RateTierSchema } from '../api-keys/index.js';
+
+export const EventTypesSchema = Type.Array(Type.String(), {
+  description: 'Every webhook event type this service emits (the live, complete list).',
+});
+
+export const ManifestSchema = Type.Object({
+  service: Type.Object({ name: Type.String(), version: Type.String(), apiVersion: Type.String() }),
+  environment: EnvironmentSchema,
+  tenant: Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }),
+  key: Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    scopes: Type.Array(ScopeSchema, { description: 'Effective scopes (nested scopes expanded).' }),
+    rateTier: RateTierSchema,
+  }),
+  capabilities: Type.Object({
+    eventTypes: EventTypesSchema,
+    scopes: Type.Array(ScopeSchema),
+    rateLimitTiers: Type.Record(Type.String(), Type.Integer()),
+  }),
+  links: Type.Object({
+    openapi: Type.String(),
+    capabilities: Type.String(),
+  }),
+});
+
+export const OperationSchema = Type.Object({
+  operationId: Type.String(),
+  method: Type.String(),
+  path: Type.String(),
+  summary: Type.String(),
+  requiredScope: Type.Union([ScopeSchema, Type.Null()]),
+  allowed: Type.Boolean({ description: 'Whether the calling key may call this operation.' }),
+});
+
+export const CapabilitiesSchema = Type.Object({
+  eventTypes: EventTypesSchema,
+  eventTypeDescriptions: Type.Record(Type.String(), Type.String()),
+  operations: Type.Array(OperationSchema, {
+    description: 'Every public operation, with the key’s permission.',
+  }),
+  limits: Type.Object({
+    rateLimitWindowSeconds: Type.Integer(),
+    rateLimitTiers: Type.Record(Type.String(), Type.Integer()),
+    idempotencyKeyMaxLength: Type.Integer(),
+    idempotencyRetentionHours: Type.Integer(),
+    maxRequestBodyBytes: Type.Integer(),
+  }),
+  environment: EnvironmentSchema,
+});
+
+export const OpenApiDocumentSchema = Type.Object(
+  {
+    openapi: Type.String(),
+    info: Type.Object({}, { additionalProperties: true }),
+    paths: Type.Object({}, { additionalProperties: true }),
+  },
+  { additionalProperties: true, description: 'An OpenAPI 3.1 document.' },
+);

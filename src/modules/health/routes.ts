@@ -1,0 +1,48 @@
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { StringEnum } from '../../http/schema-helpers.js';
+import type { TypedApp } from '../../http/types.js';
+
+const PING_TIMEOUT_MS = 2_000;
+
+async function pingWithin(deps: Deps, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([deps.database.ping().then(() => true), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const HealthSchema = Type.Object({ status: Type.String() });
+const ReadySchema = Type.Object({
+  status: StringEnum(['ready', 'unavailable']),
+  checks: Type.Object({ database: StringEnum(['ok', 'unreachable']) }),
+});
+
+/** Liveness and readiness probes for orchestrators; internal, no auth. */
+export function registerHealthRoutes(app: TypedApp, deps: Deps) {
+  app.get(
+    '/healthz',
+    { config: { public: false }, schema: { response: { 200: HealthSchema } } },
+    async () => ({ status: 'ok' }),
+  );
+
+  app.get(
+    '/readyz',
+    { config: { public: false }, schema: { response: { 200: ReadySchema, 503: ReadySchema } } },
+    async (_request, reply) => {
+      const ok = await pingWithin(deps, PING_TIMEOUT_MS);
+      if (!ok) reply.code(503).header('Retry-After', '5');
+      return {
+        status: ok ? 'ready' : 'unavailable',
+        checks: { database: ok ? 'ok' : 'unreachable' },
+      } as const;
+    },
+  );
+}

@@ -1,0 +1,1 @@
+export { createTenant, getTenant, hasAnyTenant, listTenants, type Tenant } from './service.js';

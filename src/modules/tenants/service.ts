@@ -1,0 +1,30 @@
+import { eq } from 'drizzle-orm';
+import { uuidv7 } from 'uuidv7';
+import type { Queryable } from '../../db/client.js';
+import { tenants } from './tables.js';
+
+export interface Tenant {
+  id: string;
+  name: string;
+  createdAt: Date;
+}
+
+export async function createTenant(db: Queryable, name: string): Promise<Tenant> {
+  const [row] = await db.insert(tenants).values({ id: uuidv7(), name }).returning();
+  if (!row) throw new Error('tenant insert returned no row');
+  return row;
+}
+
+export async function getTenant(db: Queryable, id: string): Promise<Tenant | undefined> {
+  const [row] = await db.select().from(tenants).where(eq(tenants.id, id));
+  return row;
+}
+
+export async function listTenants(db: Queryable): Promise<Tenant[]> {
+  return db.select().from(tenants).orderBy(tenants.createdAt);
+}
+
+export async function hasAnyTenant(db: Queryable): Promise<boolean> {
+  const rows = await db.select({ id: tenants.id }).from(tenants).limit(1);
+  return rows.length > 0;
+}

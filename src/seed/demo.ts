@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { AppEnv } from '../config.js';
+import type { Db } from '../db/client.js';
+import { SCOPES, type Scope } from '../http/scopes.js';
+import { issueApiKey } from '../modules/api-keys/index.js';
+import { createTenant, hasAnyTenant } from '../modules/tenants/index.js';
+
+export const DEMO_KEYS_FILE = 'demo-keys.json';
+// Serialises the "is the database empty?" check across instances starting together.
+const SEED_LOCK_ID = 7_242_020;
+
+export interface DemoSeed {
+  tenantId: string;
+  keys: Record<Scope, string>;
+  file: string;
+}
+
+/**
+ * On an empty database: creates the demo tenant with one key per scope and writes the keys to
+ * `<dataDir>/demo-keys.json` (mode 0600). Returns undefined when the database already has data,
+ * so the keys are shown exactly once.
+ */
+export async function seedDemoIfEmpty(
+  db: Db,
+  environment: AppEnv,
+  dataDir: string,
+): Promise<DemoSeed | undefined> {
+  const seeded = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
+    if (await hasAnyTenant(tx)) return undefined;
+    const tenant = await createTenant(tx, 'Demo tenant');
+    const keys = {} as Record<Scope, string>;
+    for (const scope of SCOPES) {
+      const { secret } = await issueApiKey(tx, tenant.id, {
+        name: `demo ${scope} key`,
+        scopes: [scope],
+        rateTier: 'premium',
+        environment,
+      });
+      keys[scope] = secret;
+    }
+    return { tenantId: tenant.id, keys };
+  });
+  if (!seeded) return undefined;
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, DEMO_KEYS_FILE);
+  fs.writeFileSync(file, `${JSON.stringify({ environment, ...seeded }, null, 2)}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  return { ...seeded, file };
+}
+
+export function formatDemoBanner(seed: DemoSeed, baseUrl: string): string {
+  return [
+    '',
+    '  Demo tenant created. These API keys are shown once (also saved, owner-only, to:',
+    `  ${seed.file})`,
+    '',
+    ...SCOPES.map((scope) => `    ${scope.padEnd(9)} ${seed.keys[scope]}`),
+    '',
+    `  Try: curl -H "Authorization: Bearer ${seed.keys.read}" ${baseUrl}/api/v1/manifest`,
+    `  API document: ${baseUrl}/api/v1/openapi.json`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,92 @@
+import pino from 'pino';
+import { type App, type BuildOptions, buildApp } from '../src/app.js';
+import type { Clock } from '../src/clock.js';
+import { type Config, loadConfig } from '../src/config.js';
+import { type Database, openPglite, openPostgres } from '../src/db/client.js';
+import { createDeps, type Deps } from '../src/deps.js';
+import type { RateTier } from '../src/http/context.js';
+import type { Scope } from '../src/http/scopes.js';
+import { issueApiKey } from '../src/modules/api-keys/index.js';
+import { createTenant } from '../src/modules/tenants/index.js';
+
+/** Real PostgreSQL when DATABASE_URL is set (CI's second pass), in-memory PGlite otherwise. */
+export const usingPostgres = Boolean(process.env.DATABASE_URL);
+
+let shared: Promise<Database> | undefined;
+
+/** One migrated database per test file (PGlite takes seconds to start). */
+export function testDatabase(): Promise<Database> {
+  shared ??= (async () => {
+    const url = process.env.DATABASE_URL;
+    const database = url ? openPostgres({ url, poolSize: 5 }) : await openPglite(undefined);
+    await database.migrate();
+    return database;
+  })();
+  return shared;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ LOG_LEVEL: 'silent', APP_ENV: 'sandbox' }), ...overrides };
+}
+
+export interface TestApp {
+  app: App;
+  deps: Deps;
+}
+
+export async function startApp(
+  options: { config?: Partial<Config>; clock?: Clock; database?: Database } & BuildOptions = {},
+): Promise<TestApp> {
+  const database = options.database ?? (await testDatabase());
+  const config = testConfig(options.config);
+  const deps = createDeps(
+    config,
+    database,
+    pino({ level: 'silent' }),
+    options.clock ? { clock: options.clock } : {},
+  );
+  const app = await buildApp(deps, options);
+  return { app, deps };
+}
+
+export interface TestTenant {
+  tenantId: string;
+  keys: Record<Scope, string>;
+  keyIds: Record<Scope, string>;
+}
+
+/** A fresh tenant with one key per scope: tests isolate by tenant instead of wiping tables. */
+export async function createTestTenant(
+  deps: Deps,
+  options: { rateTier?: RateTier; name?: string } = {},
+): Promise<TestTenant> {
+  const tenant = await createTenant(
+    deps.db,
+    options.name ?? `test tenant ${Math.random().toString(36).slice(2)}`,
+  );
+  const keys = {} as Record<Scope, string>;
+  const keyIds = {} as Record<Scope, string>;
+  for (const scope of ['read', 'commerce', 'admin'] as const) {
+    const { apiKey, secret } = await issueApiKey(deps.db, tenant.id, {
+      name: `${scope} key`,
+      scopes: [scope],
+      rateTier: options.rateTier ?? 'unlimited',
+      environment: deps.config.appEnv,
+    });
+    keys[scope] = secret;
+    keyIds[scope] = apiKey.id;
+  }
+  return { tenantId: tenant.id, keys, keyIds };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** Asserts the DESIGN.md error body and returns it. */
+export function errorBody(response: { json(): unknown }) {
+  return response.json() as {
+    error: string;
+    code: string;
+    details?: { field?: string; rule?: string; message: string }[];
+    requestId: string;
+  };
+}

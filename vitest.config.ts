@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    // Each file opens its own database (PGlite in memory, or a pool to DATABASE_URL).
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 90_000,
+    reporters: ['default'],
+  },
+});
