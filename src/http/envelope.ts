@@ -60,12 +60,15 @@ export function envelope<T>(ctx: RequestContext | null, data: T, actions: readon
   return { data, nextActions };
 }
 
-/** Schema of an envelope around `data`. */
-export function Envelope<T extends TSchema>(data: T) {
-  return Type.Object({
-    data,
-    nextActions: Type.Array(Type.Ref('NextAction'), {
-      description: 'Operations available from this resource; follow these instead of building URLs.',
-    }),
-  });
+/** Schema of an envelope around `data`; `description` becomes the response's description in OpenAPI. */
+export function Envelope<T extends TSchema>(data: T, description: string) {
+  return Type.Object(
+    {
+      data,
+      nextActions: Type.Array(Type.Ref('NextAction'), {
+        description: 'Operations available from this resource; follow these instead of building URLs.',
+      }),
+    },
+    { description },
+  );
 }

@@ -41,7 +41,9 @@ export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
           'only; it is stored as a hash. Rate tier defaults to `standard`.',
         tags: TAGS,
         body: CreateApiKeyBody,
-        response: { 201: Envelope(CreatedApiKeySchema) },
+        response: {
+          201: Envelope(CreatedApiKeySchema, 'The new key, with its secret `key` (shown only now).'),
+        },
       },
     },
     async (request, reply) => {
@@ -66,7 +68,7 @@ export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
         summary: 'List API keys',
         description: 'All keys of this tenant, active and revoked, newest first. Secrets are never shown.',
         tags: TAGS,
-        response: { 200: Envelope(Type.Array(ApiKeySchema)) },
+        response: { 200: Envelope(Type.Array(ApiKeySchema), 'The tenant’s keys, newest first.') },
       },
     },
     async (request) => {
@@ -87,7 +89,7 @@ export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
           'One key of this tenant, without its secret. 404 when the id is not a key of this tenant.',
         tags: TAGS,
         params: ApiKeyParams,
-        response: { 200: Envelope(ApiKeySchema), ...errorResponses(404) },
+        response: { 200: Envelope(ApiKeySchema, 'The key.'), ...errorResponses(404) },
       },
     },
     async (request) => {
@@ -110,7 +112,7 @@ export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
           'Revoking an already revoked key changes nothing and returns it.',
         tags: TAGS,
         params: ApiKeyParams,
-        response: { 200: Envelope(ApiKeySchema), ...errorResponses(404) },
+        response: { 200: Envelope(ApiKeySchema, 'The key, now revoked.'), ...errorResponses(404) },
       },
     },
     async (request) => {

@@ -89,7 +89,7 @@ export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: Rou
           'What this API key can do here: its tenant, environment, effective scopes and rate tier, and ' +
           '`capabilities.eventTypes`, the complete live list of webhook event types. Cacheable for 60 seconds.',
         tags: ['Discovery'],
-        response: { 200: Envelope(ManifestSchema) },
+        response: { 200: Envelope(ManifestSchema, 'The manifest for the calling key.') },
       },
     },
     async (request, reply) => {
@@ -127,7 +127,7 @@ export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: Rou
           'Every public operation with whether this key may call it, the webhook event types with a one-line ' +
           'description each, and the limits that apply (rate tiers, idempotency, body size). Cacheable for 60 seconds.',
         tags: ['Discovery'],
-        response: { 200: Envelope(CapabilitiesSchema) },
+        response: { 200: Envelope(CapabilitiesSchema, 'Capabilities for the calling key.') },
       },
     },
     async (request, reply) => {

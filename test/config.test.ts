@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  it('has working defaults for the embedded mode', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      appEnv: 'sandbox',
+      logLevel: 'info',
+      seedDemo: true,
+      publicBaseUrl: 'http://127.0.0.1:3000',
+    });
+    expect(config.dataDir).toMatch(/\/data$/);
+  });
+
+  it('does not seed demo data on PostgreSQL unless asked', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/db' }).seedDemo).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/db', SEED_DEMO: 'true' }).seedDemo).toBe(true);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://x'],
+    ['APP_ENV', 'staging'],
+    ['LOG_LEVEL', 'loud'],
+    ['PUBLIC_BASE_URL', 'ftp://x'],
+    ['SEED_DEMO', 'maybe'],
+  ])('names the bad variable %s=%s', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));
+  });
+});

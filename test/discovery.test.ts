@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPE_NAMES } from '../src/events/event-types.js';
+import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
+
+const SPEC_EVENT_TYPES = [
+  'account.created',
+  'account.updated',
+  'subscription.created',
+  'subscription.changed',
+  'subscription.cancelled',
+  'subscription.renewed',
+  'order.created',
+  'order.updated',
+  'payment.session_created',
+  'payment.succeeded',
+  'payment.failed',
+  'invoice.created',
+  'invoice.paid',
+  'invoice.failed',
+  'webhook.test',
+];
+
+describe('manifest and capabilities', () => {
+  let t: TestApp;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    t = await startApp();
+    tenant = await createTestTenant(t.deps, { name: 'Discovery Co' });
+  });
+  afterAll(() => t.app.close());
+
+  it('manifest describes the tenant, key and every event type, cacheable per key', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/manifest',
+      headers: bearer(tenant.keys.commerce),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('private, max-age=60');
+    expect(res.headers.vary).toBe('Authorization');
+    const { data } = res.json();
+    expect(data.tenant).toEqual({ id: tenant.tenantId, name: 'Discovery Co' });
+    expect(data.environment).toBe('sandbox');
+    expect(data.key).toEqual({
+      id: tenant.keyIds.commerce,
+      scopes: ['read', 'commerce'],
+      rateTier: 'unlimited',
+    });
+    expect([...data.capabilities.eventTypes].sort()).toEqual([...SPEC_EVENT_TYPES].sort());
+    expect(data.capabilities.eventTypes).toEqual(EVENT_TYPE_NAMES);
+  });
+
+  it('capabilities lists every public operation with the key’s permission', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/capabilities',
+      headers: bearer(tenant.keys.read),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('private, max-age=60');
+    const { data } = res.json();
+    expect(data.operations).toHaveLength(t.app.registry.publicOperations.length);
+    const byId = Object.fromEntries(
+      data.operations.map((op: { operationId: string }) => [op.operationId, op]),
+    );
+    expect(byId.getManifest).toMatchObject({
+      method: 'GET',
+      path: '/api/v1/manifest',
+      requiredScope: 'read',
+      allowed: true,
+    });
+    expect(byId.createApiKey).toMatchObject({ requiredScope: 'admin', allowed: false });
+    expect(byId.getOpenApiDocument).toMatchObject({ requiredScope: null, allowed: true });
+    expect(Object.keys(data.eventTypeDescriptions).sort()).toEqual([...SPEC_EVENT_TYPES].sort());
+    expect(data.limits).toMatchObject({
+      rateLimitWindowSeconds: 60,
+      rateLimitTiers: { standard: 60, premium: 300, unlimited: 10000 },
+      idempotencyKeyMaxLength: 255,
+      maxRequestBodyBytes: 1048576,
+    });
+  });
+
+  it('nextActions carry requiredScope and allowed for the caller', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/manifest',
+      headers: bearer(tenant.keys.read),
+    });
+    expect(res.json().nextActions).toEqual([
+      { rel: 'manifest', method: 'GET', href: '/api/v1/manifest', requiredScope: 'read', allowed: true },
+      {
+        rel: 'capabilities',
+        method: 'GET',
+        href: '/api/v1/capabilities',
+        requiredScope: 'read',
+        allowed: true,
+      },
+      { rel: 'openapi', method: 'GET', href: '/api/v1/openapi.json', requiredScope: null, allowed: true },
+    ]);
+  });
+
+  it('health and readiness need no key', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok' } });
+  });
+});
