@@ -27,7 +27,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     genReqId: requestIdFor,
     requestIdHeader: false,
     exposeHeadRoutes: false,
-    return503OnClosing: true,
+    // While shutting down, requests already on open connections are served, not refused.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);

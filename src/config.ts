@@ -86,7 +86,9 @@ export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const databaseUrl = urlVar(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = urlVar(env, 'REDIS_URL', ['redis:', 'rediss:']);
-  const appEnv = enumVar<AppEnv>(env, 'APP_ENV', ['production', 'sandbox'], 'sandbox');
+  // The embedded database is for trying the service: sandbox. A PostgreSQL deployment is production
+  // unless it says otherwise.
+  const appEnv = enumVar<AppEnv>(env, 'APP_ENV', ['production', 'sandbox'], databaseUrl ? 'production' : 'sandbox');
   const logLevel = enumVar<LogLevel>(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
   const publicBaseUrl = (
     urlVar(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ??

@@ -16,6 +16,11 @@ describe('configuration', () => {
     expect(config.dataDir).toMatch(/\/data$/);
   });
 
+  it('defaults to production on PostgreSQL', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/db' }).appEnv).toBe('production');
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/db', APP_ENV: 'sandbox' }).appEnv).toBe('sandbox');
+  });
+
   it('does not seed demo data on PostgreSQL unless asked', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://localhost/db' }).seedDemo).toBe(false);
     expect(loadConfig({ DATABASE_URL: 'postgres://localhost/db', SEED_DEMO: 'true' }).seedDemo).toBe(true);

@@ -7,8 +7,9 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
   'EPIPE',
 ]);
-// SQLSTATE: admin/crash shutdown, cannot connect now, too many connections.
-const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300']);
+// SQLSTATE: statement timeout (the database did not answer in time), admin/crash shutdown,
+// cannot connect now, too many connections.
+const PG_UNAVAILABLE = new Set(['57014', '57P01', '57P02', '57P03', '53300']);
 const MESSAGES = [
   /timeout exceeded when trying to connect/i,
   /connection terminated/i,
