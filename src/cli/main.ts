@@ -73,14 +73,38 @@ function print(json: boolean, value: unknown, text: string) {
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : `${text}\n`);
 }
 
+const COMMANDS = [
+  'migrate',
+  'seed-demo',
+  'tenants create',
+  'tenants list',
+  'keys issue',
+  'keys list',
+  'keys revoke',
+];
+
+/** Rejects a bad command line before the database is opened (and its lock taken). */
+function checkUsage(key: string, opts: Options) {
+  if (!COMMANDS.includes(key)) throw new UsageError(`unknown command: ${key || '(none)'}`);
+  if (key === 'tenants create') required(opts, 'name');
+  if (key.startsWith('keys ')) required(opts, 'tenant');
+  if (key === 'keys revoke') required(opts, 'key');
+  if (key === 'keys issue') {
+    parseScopes(required(opts, 'scopes'));
+    parseTier(opts.tier as string | undefined);
+    parseEnv(opts.env as string | undefined, 'sandbox');
+  }
+}
+
 async function run(command: string[], opts: Options): Promise<void> {
+  const [group, verb] = command;
+  const key = `${group ?? ''} ${verb ?? ''}`.trim();
+  checkUsage(key, opts);
   const config = loadConfig();
   const json = opts.json === true;
   const database = await openConfiguredDatabase(config, createLogger({ logLevel: 'warn' }));
   try {
     await database.migrate();
-    const [group, verb] = command;
-    const key = `${group} ${verb ?? ''}`.trim();
     switch (key) {
       case 'migrate':
         return print(json, { migrated: true }, 'Migrations applied.');
@@ -131,7 +155,7 @@ async function run(command: string[], opts: Options): Promise<void> {
         return print(json, revoked, `Revoked key ${revoked.id}`);
       }
       default:
-        throw new UsageError(`unknown command: ${command.join(' ') || '(none)'}`);
+        throw new UsageError(`unknown command: ${key}`);
     }
   } finally {
     await database.close();

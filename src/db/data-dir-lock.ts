@@ -36,6 +36,34 @@ function readPid(file: string): number | undefined {
   }
 }
 
+const ABANDONED_TAKEOVER_MS = 10_000;
+
+function pause(ms: number) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Removes a lock left by `deadPid`. Two starters may both find the same stale lock: only the one
+ * holding `server.lock.takeover` (O_EXCL) removes it, and only if it still names the dead pid, so
+ * a fresh lock taken by the other starter meanwhile is never deleted.
+ */
+function removeStaleLock(file: string, deadPid: number | undefined) {
+  const guard = `${file}.takeover`;
+  try {
+    fs.writeFileSync(guard, String(process.pid), { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const age = Date.now() - (fs.statSync(guard, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (age > ABANDONED_TAKEOVER_MS) fs.rmSync(guard, { force: true });
+    return;
+  }
+  try {
+    if (readPid(file) === deadPid) fs.rmSync(file, { force: true });
+  } finally {
+    fs.rmSync(guard, { force: true });
+  }
+}
+
 /**
  * Takes an exclusive lock on `dir` by creating `server.lock` with our pid (O_EXCL).
  * A lock left by a dead process (crash, SIGKILL) is taken over; a live holder makes this throw.
@@ -44,7 +72,7 @@ function readPid(file: string): number | undefined {
 export function lockDataDir(dir: string): DataDirLock {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
+  for (let attempt = 0; attempt < 20; attempt++) {
     try {
       fs.writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
       let released = false;
@@ -61,7 +89,8 @@ export function lockDataDir(dir: string): DataDirLock {
       if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
         throw new DataDirLockedError(dir, holder);
       }
-      fs.rmSync(file, { force: true }); // stale: its owner is gone
+      removeStaleLock(file, holder); // its owner is gone
+      pause(25);
     }
   }
   throw new DataDirLockedError(dir, readPid(file) ?? 0);

@@ -1,0 +1,258 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The real server (src/main.ts) as a child process, exercised over real HTTP.
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const KEY = /cak_test_[0-9A-Za-z]{32}/g;
+const READY_TIMEOUT_MS = 60_000;
+
+interface Server {
+  child: ChildProcess;
+  port: number;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const children = new Set<ChildProcess>();
+const tempDirs: string[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      // Pin what would otherwise leak in from the caller's environment.
+      APP_ENV: 'sandbox',
+      SEED_DEMO: '',
+      PUBLIC_BASE_URL: '',
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+  });
+  // 'close' (not 'exit') so stdout/stderr are fully read when it resolves.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  return { child, port, stdout: () => out, stderr: () => err, exited };
+}
+
+const url = (server: Server, p: string) => `http://127.0.0.1:${server.port}${p}`;
+
+async function waitReady(server: Server): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let exited = false;
+  void server.exited.then(() => {
+    exited = true;
+  });
+  while (Date.now() < deadline) {
+    if (exited) {
+      throw new Error(`server exited before becoming ready:\n${server.stderr()}\n${server.stdout()}`);
+    }
+    try {
+      const res = await fetch(url(server, '/readyz'), { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`server not ready within ${READY_TIMEOUT_MS} ms:\n${server.stderr()}\n${server.stdout()}`);
+}
+
+async function exitWithin(server: Server, ms: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`process did not exit within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([server.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function stop(server: Server) {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return server.exited;
+  server.child.kill('SIGTERM');
+  return exitWithin(server, 10_000);
+}
+
+function manifest(server: Server, key: string) {
+  return fetch(url(server, '/api/v1/manifest'), { headers: { authorization: `Bearer ${key}` } });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function newTempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cak-process-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+describe('server process', () => {
+  let dataDir: string;
+  let first: Server;
+  let readKey: string;
+
+  beforeAll(() => {
+    dataDir = newTempDir();
+  });
+
+  afterAll(async () => {
+    for (const child of children) {
+      child.kill('SIGTERM');
+    }
+    await new Promise((r) => setTimeout(r, children.size > 0 ? 2_000 : 0));
+    for (const child of children) child.kill('SIGKILL');
+    for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('first start on an empty data dir seeds the demo tenant and prints its keys once', async () => {
+    first = await startServer(dataDir);
+    await waitReady(first);
+
+    const out = first.stdout();
+    expect(out).toContain('Demo tenant created');
+    const printed = [...new Set(out.match(KEY) ?? [])];
+    expect(printed).toHaveLength(3);
+
+    const file = path.join(dataDir, 'demo-keys.json');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      environment: string;
+      keys: Record<string, string>;
+    };
+    expect(saved.environment).toBe('sandbox');
+    expect(Object.keys(saved.keys).sort()).toEqual(['admin', 'commerce', 'read']);
+    expect(Object.values(saved.keys).sort()).toEqual([...printed].sort());
+    for (const key of Object.values(saved.keys)) expect(key).toMatch(/^cak_test_[0-9A-Za-z]{32}$/);
+    readKey = saved.keys.read as string;
+    expect(out).toMatch(new RegExp(`read\\s+${readKey}`));
+
+    const res = await manifest(first, readKey);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: { capabilities: { eventTypes: string[] } } };
+    expect(body.data.capabilities.eventTypes).toContain('order.created');
+
+    expect((await fetch(url(first, '/healthz'))).status).toBe(200);
+    expect(fs.readFileSync(path.join(dataDir, 'server.lock'), 'utf8')).toBe(String(first.child.pid));
+  }, 70_000);
+
+  it('refuses a second process on the same data dir while the first runs', async () => {
+    const second = await startServer(dataDir);
+    const { code } = await exitWithin(second, 30_000);
+    expect(code).not.toBe(0);
+    expect(second.stderr()).toMatch(/data directory .* is in use by another process/);
+    expect(second.stderr()).toContain(`pid ${first.child.pid}`);
+    expect(second.stdout()).not.toMatch(KEY);
+
+    // The loser must not have disturbed the running server or its lock.
+    expect((await fetch(url(first, '/healthz'))).status).toBe(200);
+    expect(fs.readFileSync(path.join(dataDir, 'server.lock'), 'utf8')).toBe(String(first.child.pid));
+  }, 40_000);
+
+  it('exits 0 on SIGTERM, releases the lock, and keeps the keys across a restart', async () => {
+    const started = Date.now();
+    first.child.kill('SIGTERM');
+    const { code, signal } = await exitWithin(first, 10_000);
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(first.stdout()).toContain('shutting down');
+    expect(fs.existsSync(path.join(dataDir, 'server.lock'))).toBe(false);
+
+    const again = await startServer(dataDir);
+    try {
+      await waitReady(again);
+      expect(again.stdout()).not.toContain('Demo tenant created');
+      expect(again.stdout()).not.toMatch(KEY);
+      expect((await manifest(again, readKey)).status).toBe(200);
+    } finally {
+      expect((await stop(again)).code).toBe(0);
+    }
+    expect(fs.existsSync(path.join(dataDir, 'server.lock'))).toBe(false);
+  }, 60_000);
+
+  it('takes over a stale lock left by a process that no longer exists', async () => {
+    let deadPid = 999_999;
+    while (isAlive(deadPid)) deadPid++;
+    const lockFile = path.join(dataDir, 'server.lock');
+    fs.writeFileSync(lockFile, String(deadPid));
+
+    const server = await startServer(dataDir);
+    try {
+      await waitReady(server);
+      expect(fs.readFileSync(lockFile, 'utf8')).toBe(String(server.child.pid));
+      expect((await manifest(server, readKey)).status).toBe(200);
+    } finally {
+      expect((await stop(server)).code).toBe(0);
+    }
+    expect(fs.existsSync(lockFile)).toBe(false);
+  }, 60_000);
+
+  it('exits non-zero naming the variable on invalid configuration', async () => {
+    const cases: { env: Record<string, string>; variable: string }[] = [
+      { env: { PORT: 'abc' }, variable: 'PORT' },
+      { env: { APP_ENV: 'staging' }, variable: 'APP_ENV' },
+    ];
+    const results = await Promise.all(
+      cases.map(async ({ env, variable }) => {
+        const dir = newTempDir();
+        const server = await startServer(dir, env);
+        const { code } = await exitWithin(server, 30_000);
+        return { code, variable, stderr: server.stderr(), dir };
+      }),
+    );
+    for (const { code, variable, stderr, dir } of results) {
+      expect(code).not.toBe(0);
+      expect(stderr).toContain(`Invalid configuration: ${variable}`);
+      // Config is validated before anything touches the data directory.
+      expect(fs.readdirSync(dir)).toEqual([]);
+    }
+  }, 40_000);
+});
