@@ -1,14 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Deps } from './deps.js';
-import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerRequestGate } from './http/gate.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { RouteRegistry, registerRouteRegistry } from './http/route-registry.js';
 import type { TypedApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerApiKeyRoutes } from './modules/api-keys/index.js';
+import { registerAuditRoutes } from './modules/audit/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/index.js';
 import { registerHealthRoutes } from './modules/health/index.js';
 
@@ -30,6 +31,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     // While shutting down, requests already on open connections are served, not refused.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
+    trustProxy: deps.config.trustProxy as boolean,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted: anything else is 415, not a string handed to a handler.
@@ -41,12 +43,18 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
-  registerAuth(app, deps.apiKeys, deps.config.appEnv);
+  registerRequestGate(app, {
+    apiKeys: deps.apiKeys,
+    environment: deps.config.appEnv,
+    rateLimiter: deps.rateLimiter,
+    clock: deps.clock,
+  });
   await registerOpenApi(app, deps.config);
 
   registerHealthRoutes(app, deps);
   registerDiscoveryRoutes(app, deps, registry);
   registerApiKeyRoutes(app, deps);
+  registerAuditRoutes(app, deps);
   options.extraRoutes?.(app);
 
   await app.ready();

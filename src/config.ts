@@ -20,6 +20,11 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long a resolved API key is trusted from the in-process cache (revocation delay). */
   apiKeyCacheTtlMs: number;
+  /**
+   * Whether to trust X-Forwarded-For for the client IP (per-IP rate limits): `false`, `true`, or a
+   * number of proxy hops.
+   */
+  trustProxy: boolean | number;
   /** Grace period for in-flight requests on SIGTERM/SIGINT before the process exits anyway. */
   shutdownTimeoutMs: number;
 }
@@ -80,6 +85,12 @@ function enumVar<T extends string>(env: Env, name: string, allowed: readonly T[]
   return raw as T;
 }
 
+/** A listen address as it appears in a URL: wildcards become localhost, IPv6 gets brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 /** Reads and validates the environment once; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = intVar(env, 'PORT', 3000, 0, 65535);
@@ -88,11 +99,15 @@ export function loadConfig(env: Env = process.env): Config {
   const redisUrl = urlVar(env, 'REDIS_URL', ['redis:', 'rediss:']);
   // The embedded database is for trying the service: sandbox. A PostgreSQL deployment is production
   // unless it says otherwise.
-  const appEnv = enumVar<AppEnv>(env, 'APP_ENV', ['production', 'sandbox'], databaseUrl ? 'production' : 'sandbox');
+  const appEnv = enumVar<AppEnv>(
+    env,
+    'APP_ENV',
+    ['production', 'sandbox'],
+    databaseUrl ? 'production' : 'sandbox',
+  );
   const logLevel = enumVar<LogLevel>(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
   const publicBaseUrl = (
-    urlVar(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ??
-    `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`
+    urlVar(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${urlHost(host)}:${port}`
   ).replace(/\/+$/, '');
   return {
     port,
@@ -107,5 +122,8 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: intVar(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
     apiKeyCacheTtlMs: intVar(env, 'API_KEY_CACHE_TTL_MS', 5_000, 0, 300_000),
     shutdownTimeoutMs: intVar(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    trustProxy: /^\d+$/.test(env.TRUST_PROXY ?? '')
+      ? Number(env.TRUST_PROXY)
+      : boolVar(env, 'TRUST_PROXY', false),
   };
 }

@@ -2,6 +2,9 @@ import pino, { type Logger } from 'pino';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Database, type Db, openPglite, openPostgres } from './db/client.js';
+import type { RateLimiter } from './http/rate-limit/limiter.js';
+import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
+import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver } from './modules/api-keys/index.js';
 
 /** Everything the app needs from the outside world, built once in the composition root. */
@@ -12,6 +15,8 @@ export interface Deps {
   clock: Clock;
   logger: Logger;
   apiKeys: ApiKeyResolver;
+  /** Shared through Redis when REDIS_URL is set, in-process otherwise. */
+  rateLimiter: RateLimiter;
 }
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -26,7 +31,7 @@ export function createDeps(
   config: Config,
   database: Database,
   logger: Logger,
-  overrides: Partial<Pick<Deps, 'clock'>> = {},
+  overrides: Partial<Pick<Deps, 'clock' | 'rateLimiter'>> = {},
 ): Deps {
   const clock = overrides.clock ?? systemClock;
   return {
@@ -36,5 +41,8 @@ export function createDeps(
     clock,
     logger,
     apiKeys: new ApiKeyResolver(database.db, clock, config.apiKeyCacheTtlMs, logger),
+    rateLimiter:
+      overrides.rateLimiter ??
+      (config.redisUrl ? new RedisRateLimiter(config.redisUrl, logger) : new MemoryRateLimiter()),
   };
 }

@@ -10,6 +10,7 @@ async function main() {
   const database = await openConfiguredDatabase(config, logger);
   await database.migrate();
   const deps = createDeps(config, database, logger);
+  await deps.rateLimiter.ready(2_000);
 
   if (config.seedDemo) {
     const seed = await seedDemoIfEmpty(deps.db, config.appEnv, config.dataDir);
@@ -39,7 +40,7 @@ async function main() {
     force.unref();
     try {
       await app.close(); // stops accepting, waits for in-flight requests
-      await database.close();
+      await Promise.all([database.close(), deps.rateLimiter.close()]);
       logger.info('stopped');
       process.exit(0);
     } catch (err) {

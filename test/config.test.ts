@@ -18,7 +18,18 @@ describe('configuration', () => {
 
   it('defaults to production on PostgreSQL', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://localhost/db' }).appEnv).toBe('production');
-    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/db', APP_ENV: 'sandbox' }).appEnv).toBe('sandbox');
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/db', APP_ENV: 'sandbox' }).appEnv).toBe(
+      'sandbox',
+    );
+  });
+
+  it('builds a usable public URL from wildcard and IPv6 listen addresses', () => {
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }).publicBaseUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ HOST: '::' }).publicBaseUrl).toBe('http://localhost:3000');
+    expect(loadConfig({ HOST: '::1' }).publicBaseUrl).toBe('http://[::1]:3000');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com/' }).publicBaseUrl).toBe(
+      'https://api.example.com',
+    );
   });
 
   it('does not seed demo data on PostgreSQL unless asked', () => {

@@ -104,6 +104,6 @@ describe('manifest and capabilities', () => {
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok' } });
+    expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', rateLimiter: 'ok' } });
   });
 });

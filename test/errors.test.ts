@@ -157,7 +157,10 @@ describe('database unreachable', () => {
       expect(Date.now() - started).toBeLessThan(5_000);
       const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
       expect(ready.statusCode).toBe(503);
-      expect(ready.json()).toEqual({ status: 'unavailable', checks: { database: 'unreachable' } });
+      expect(ready.json()).toEqual({
+        status: 'unavailable',
+        checks: { database: 'unreachable', rateLimiter: 'ok' },
+      });
       expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     } finally {
       await t.app.close();

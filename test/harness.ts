@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { type App, type BuildOptions, buildApp } from '../src/app.js';
 import type { Clock } from '../src/clock.js';
@@ -5,6 +6,9 @@ import { type Config, loadConfig } from '../src/config.js';
 import { type Database, openPglite, openPostgres } from '../src/db/client.js';
 import { createDeps, type Deps } from '../src/deps.js';
 import type { RateTier } from '../src/http/context.js';
+import type { RateLimiter } from '../src/http/rate-limit/limiter.js';
+import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
+import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import type { Scope } from '../src/http/scopes.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { createTenant } from '../src/modules/tenants/index.js';
@@ -35,17 +39,33 @@ export interface TestApp {
 }
 
 export async function startApp(
-  options: { config?: Partial<Config>; clock?: Clock; database?: Database } & BuildOptions = {},
+  options: {
+    config?: Partial<Config>;
+    clock?: Clock;
+    database?: Database;
+    rateLimiter?: RateLimiter;
+  } & BuildOptions = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await testDatabase());
-  const config = testConfig(options.config);
-  const deps = createDeps(
-    config,
-    database,
-    pino({ level: 'silent' }),
-    options.clock ? { clock: options.clock } : {},
-  );
-  const app = await buildApp(deps, options);
+  const config = testConfig({ redisUrl: process.env.REDIS_URL || undefined, ...options.config });
+  const logger = pino({ level: 'silent' });
+  // A prefix per app keeps per-IP buckets of concurrent test files apart in a shared Redis.
+  const rateLimiter =
+    options.rateLimiter ??
+    (config.redisUrl
+      ? new RedisRateLimiter(config.redisUrl, logger, `cak:test:${randomUUID()}:`)
+      : new MemoryRateLimiter());
+  await rateLimiter.ready(2_000);
+  const deps = createDeps(config, database, logger, {
+    rateLimiter,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const app = await buildApp(deps, {
+    extraRoutes: (app) => {
+      app.addHook('onClose', () => rateLimiter.close());
+      options.extraRoutes?.(app);
+    },
+  });
   return { app, deps };
 }
 

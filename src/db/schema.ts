@@ -1,4 +1,8 @@
 // Every table of every module, gathered for drizzle-kit and the typed client.
 // Modules import only their own tables; nothing else should import from here.
+
+export { events } from '../events/tables.js';
+export { idempotencyKeys } from '../http/idempotency/tables.js';
 export { apiKeys } from '../modules/api-keys/tables.js';
+export { auditLogs } from '../modules/audit/tables.js';
 export { tenants } from '../modules/tenants/tables.js';

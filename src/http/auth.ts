@@ -4,19 +4,12 @@ import type { ApiKeyResolver } from '../modules/api-keys/index.js';
 import { parseKeyEnvironment } from '../modules/api-keys/index.js';
 import type { RequestContext } from './context.js';
 import { AppError } from './errors.js';
-import { expandScopes, hasScope } from './scopes.js';
-import type { TypedApp } from './types.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set on authenticated routes; null on public ones. */
-    ctx: RequestContext | null;
-  }
-}
+import { expandScopes } from './scopes.js';
 
 const unauthorized = (message: string) => new AppError('unauthorized', message);
 
-async function authenticate(
+/** Resolves the Bearer key to the caller's context, or throws 401 saying what is wrong. */
+export async function authenticate(
   request: FastifyRequest,
   resolver: ApiKeyResolver,
   environment: AppEnv,
@@ -43,23 +36,6 @@ async function authenticate(
     rateTier: key.rateTier,
     requestId: request.id,
   };
-}
-
-/** Authenticates every route whose config names a scope, then checks the scope. */
-export function registerAuth(app: TypedApp, resolver: ApiKeyResolver, environment: AppEnv) {
-  app.decorateRequest('ctx', null);
-  app.addHook('onRequest', async (request) => {
-    const required = request.routeOptions.config.scope;
-    if (!required) return;
-    const ctx = await authenticate(request, resolver, environment);
-    request.ctx = ctx;
-    if (!hasScope(ctx.scopes, required)) {
-      throw new AppError(
-        'forbidden',
-        `This operation needs the "${required}" scope; the key has ${ctx.scopes.join(', ') || 'none'}`,
-      );
-    }
-  });
 }
 
 /** The caller's context on a route that requires a scope (the hook guarantees it is set). */

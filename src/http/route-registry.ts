@@ -1,4 +1,5 @@
 import type { RouteOptions } from 'fastify';
+import { Type } from 'typebox';
 import { errorResponses } from './errors.js';
 import type { Scope } from './scopes.js';
 import type { TypedApp } from './types.js';
@@ -12,6 +13,8 @@ declare module 'fastify' {
     public?: boolean;
     /** Scope the caller's key needs; absent or null means no authentication. */
     scope?: Scope | null;
+    /** `false` exempts the route from rate limiting (health probes only). */
+    rateLimit?: false;
   }
 }
 
@@ -33,6 +36,7 @@ interface OperationSchema {
   body?: unknown;
   querystring?: unknown;
   params?: unknown;
+  headers?: unknown;
   response?: Record<string | number, unknown>;
 }
 
@@ -46,12 +50,27 @@ function fail(route: RouteOptions, what: string): never {
   throw new Error(`Route ${String(route.method)} ${route.url}: ${what}`);
 }
 
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description:
+        'Makes a retry safe: the same key, method, path and body within 24 h returns the original response ' +
+        '(with `X-Idempotency-Replayed: true`) without running the operation again.',
+    }),
+  ),
+});
+
 /** Adds the error responses every route can produce, so each route declares only its own. */
-function addStandardErrors(schema: OperationSchema, scope: Scope | null | undefined) {
+function addStandardErrors(schema: OperationSchema, scope: Scope | null | undefined, write: boolean) {
   const statuses = [500, 503];
-  if (schema.body || schema.querystring || schema.params) statuses.push(400);
+  if (schema.body || schema.querystring || schema.params || write) statuses.push(400);
   if (schema.body) statuses.push(413, 415);
   if (scope) statuses.push(401, 403);
+  if (write) statuses.push(409, 422);
   statuses.push(429);
   const response = schema.response ?? {};
   for (const [status, ref] of Object.entries(errorResponses(...statuses))) {
@@ -81,7 +100,11 @@ export function registerRouteRegistry(app: TypedApp, registry: RouteRegistry) {
     if (registry.publicOperations.some((op) => op.operationId === schema.operationId)) {
       fail(route, `operationId ${schema.operationId} is used twice`);
     }
-    addStandardErrors(schema, config.scope);
+    const write = WRITE_METHODS.has(method);
+    // Every public write takes an Idempotency-Key (runMutation honours it); declaring the header
+    // validates its length and documents it.
+    if (write) schema.headers = schema.headers ?? IdempotencyHeaders;
+    addStandardErrors(schema, config.scope, write);
     route.schema = schema;
     registry.publicOperations.push({
       method,

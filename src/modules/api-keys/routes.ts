@@ -4,7 +4,9 @@ import { requireCtx } from '../../http/auth.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses, notFound } from '../../http/errors.js';
 import { iso, isoOrNull } from '../../http/format.js';
+import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
+import { diffChanges } from '../audit/index.js';
 import { ApiKeyParams, ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema } from './schemas.js';
 import { type ApiKey, getApiKey, issueApiKey, listApiKeys, revokeApiKey } from './service.js';
 
@@ -46,17 +48,25 @@ export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
         },
       },
     },
-    async (request, reply) => {
-      const ctx = requireCtx(request);
-      const { apiKey, secret } = await issueApiKey(deps.db, ctx.tenantId, {
-        name: request.body.name,
-        scopes: request.body.scopes,
-        rateTier: request.body.rateTier ?? 'standard',
-        environment: deps.config.appEnv,
-      });
-      reply.code(201);
-      return envelope(ctx, { ...present(apiKey), key: secret }, keyActions(apiKey));
-    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const { apiKey, secret } = await issueApiKey(m.tx, m.ctx.tenantId, {
+          name: request.body.name,
+          scopes: request.body.scopes,
+          rateTier: request.body.rateTier ?? 'standard',
+          environment: deps.config.appEnv,
+        });
+        await m.audit({
+          action: 'api_key.create',
+          resourceType: 'api_key',
+          resourceId: apiKey.id,
+          details: { name: apiKey.name, scopes: apiKey.scopes, rateTier: apiKey.rateTier },
+        });
+        return {
+          status: 201,
+          body: envelope(m.ctx, { ...present(apiKey), key: secret }, keyActions(apiKey)),
+        };
+      }),
   );
 
   app.get(
@@ -115,12 +125,24 @@ export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
         response: { 200: Envelope(ApiKeySchema, 'The key, now revoked.'), ...errorResponses(404) },
       },
     },
-    async (request) => {
-      const ctx = requireCtx(request);
-      const key = await revokeApiKey(deps.db, ctx.tenantId, request.params.id, deps.clock.now());
-      if (!key) throw notFound('API key');
-      deps.apiKeys.forget(key.id);
-      return envelope(ctx, present(key), keyActions(key));
+    async (request, reply) => {
+      const sent = await runMutation(deps, request, reply, async (m) => {
+        const before = await getApiKey(m.tx, m.ctx.tenantId, request.params.id);
+        if (!before) throw notFound('API key');
+        const key = before.revokedAt ? before : await revokeApiKey(m.tx, m.ctx.tenantId, before.id, m.now);
+        if (!key) throw notFound('API key');
+        if (!before.revokedAt) {
+          await m.audit({
+            action: 'api_key.revoke',
+            resourceType: 'api_key',
+            resourceId: key.id,
+            details: diffChanges({ revokedAt: before.revokedAt }, { revokedAt: key.revokedAt }),
+          });
+        }
+        return { status: 200, body: envelope(m.ctx, present(key), keyActions(key)) };
+      });
+      deps.apiKeys.forget(request.params.id);
+      return sent;
     },
   );
 }

@@ -4,17 +4,17 @@ import type { Deps } from '../../deps.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../events/event-types.js';
 import { requireCtx } from '../../http/auth.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
-import { SERVICE_NAME, SERVICE_VERSION } from '../../http/openapi.js';
-import type { RouteRegistry } from '../../http/route-registry.js';
-import { hasScope, SCOPES } from '../../http/scopes.js';
-import type { TypedApp } from '../../http/types.js';
-import { getTenant } from '../tenants/index.js';
 import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   IDEMPOTENCY_RETENTION_HOURS,
   RATE_LIMIT_TIERS,
   RATE_LIMIT_WINDOW_SECONDS,
-} from './limits.js';
+} from '../../http/limits.js';
+import { SERVICE_NAME, SERVICE_VERSION } from '../../http/openapi.js';
+import type { RouteRegistry } from '../../http/route-registry.js';
+import { hasScope, SCOPES } from '../../http/scopes.js';
+import type { TypedApp } from '../../http/types.js';
+import { getTenant } from '../tenants/index.js';
 import { CapabilitiesSchema, ManifestSchema, OpenApiDocumentSchema } from './schemas.js';
 
 type OpenApiDocument = Static<typeof OpenApiDocumentSchema>;

@@ -21,28 +21,36 @@ async function pingWithin(deps: Deps, ms: number): Promise<boolean> {
 
 const HealthSchema = Type.Object({ status: Type.String() });
 const ReadySchema = Type.Object({
-  status: StringEnum(['ready', 'unavailable']),
-  checks: Type.Object({ database: StringEnum(['ok', 'unreachable']) }),
+  status: StringEnum(['ready', 'degraded', 'unavailable']),
+  checks: Type.Object({
+    database: StringEnum(['ok', 'unreachable']),
+    rateLimiter: StringEnum(['ok', 'degraded'], {
+      description: '`degraded`: Redis is unreachable and each instance limits on its own.',
+    }),
+  }),
 });
 
 /** Liveness and readiness probes for orchestrators; internal, no auth. */
 export function registerHealthRoutes(app: TypedApp, deps: Deps) {
   app.get(
     '/healthz',
-    { config: { public: false }, schema: { response: { 200: HealthSchema } } },
+    { config: { public: false, rateLimit: false }, schema: { response: { 200: HealthSchema } } },
     async () => ({ status: 'ok' }),
   );
 
   app.get(
     '/readyz',
-    { config: { public: false }, schema: { response: { 200: ReadySchema, 503: ReadySchema } } },
+    {
+      config: { public: false, rateLimit: false },
+      schema: { response: { 200: ReadySchema, 503: ReadySchema } },
+    },
     async (_request, reply) => {
       const ok = await pingWithin(deps, PING_TIMEOUT_MS);
+      const rateLimiter = deps.rateLimiter.health();
       if (!ok) reply.code(503).header('Retry-After', '5');
-      return {
-        status: ok ? 'ready' : 'unavailable',
-        checks: { database: ok ? 'ok' : 'unreachable' },
-      } as const;
+      // A degraded rate limiter still serves (fail open), so the instance stays in rotation.
+      const status = !ok ? 'unavailable' : rateLimiter === 'ok' ? 'ready' : 'degraded';
+      return { status, checks: { database: ok ? 'ok' : 'unreachable', rateLimiter } } as const;
     },
   );
 }

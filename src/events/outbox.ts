@@ -1,0 +1,42 @@
+import { and, desc, eq } from 'drizzle-orm';
+import { uuidv7 } from 'uuidv7';
+import type { Queryable } from '../db/client.js';
+import { tenantWhere } from '../db/tenant-scope.js';
+import type { EventType } from './event-types.js';
+import { events } from './tables.js';
+
+export interface EventRecord {
+  id: string;
+  tenantId: string;
+  type: EventType;
+  occurredAt: Date;
+  payload: unknown;
+}
+
+/**
+ * Records an event in the caller's transaction. Call it only inside the transaction of the change
+ * it reports (runMutation does): a rolled-back change then leaves no event, and a committed one
+ * always has its event.
+ */
+export async function recordEvent(
+  tx: Queryable,
+  tenantId: string,
+  type: EventType,
+  payload: unknown,
+  occurredAt: Date,
+  requestId: string | null,
+): Promise<EventRecord> {
+  const row = { tenantId, id: uuidv7(), type, occurredAt, payload, requestId };
+  await tx.insert(events).values(row);
+  return row;
+}
+
+/** Events of a tenant, newest first (tests and, later, webhook replay read these). */
+export async function listEvents(db: Queryable, tenantId: string, type?: EventType): Promise<EventRecord[]> {
+  const rows = await db
+    .select()
+    .from(events)
+    .where(and(tenantWhere(events, tenantId), type ? eq(events.type, type) : undefined))
+    .orderBy(desc(events.occurredAt), desc(events.id));
+  return rows.map((r) => ({ ...r, type: r.type as EventType }));
+}

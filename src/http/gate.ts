@@ -1,0 +1,74 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { AppEnv } from '../config.js';
+import type { ApiKeyResolver } from '../modules/api-keys/index.js';
+import { authenticate } from './auth.js';
+import type { RequestContext } from './context.js';
+import { AppError } from './errors.js';
+import { RATE_LIMIT_TIERS, RATE_LIMIT_WINDOW_SECONDS } from './limits.js';
+import type { RateLimiter } from './rate-limit/limiter.js';
+import { hasScope } from './scopes.js';
+import type { TypedApp } from './types.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set on authenticated routes; null on public ones. */
+    ctx: RequestContext | null;
+  }
+}
+
+export interface GateDeps {
+  apiKeys: ApiKeyResolver;
+  environment: AppEnv;
+  rateLimiter: RateLimiter;
+  clock: Clock;
+}
+
+const WINDOW_MS = RATE_LIMIT_WINDOW_SECONDS * 1000;
+
+async function limit(deps: GateDeps, reply: FastifyReply, bucket: string, max: number) {
+  const decision = await deps.rateLimiter.check(bucket, max, WINDOW_MS, deps.clock.now().getTime());
+  reply.header('X-RateLimit-Limit', String(decision.limit));
+  reply.header('X-RateLimit-Remaining', String(decision.remaining));
+  reply.header('X-RateLimit-Reset', String(decision.resetAt));
+  if (!decision.allowed) {
+    throw new AppError(
+      'rate_limited',
+      `Rate limit of ${decision.limit} requests per ${RATE_LIMIT_WINDOW_SECONDS} seconds exceeded; retry after ${decision.retryAfter} s`,
+      undefined,
+      decision.retryAfter,
+    );
+  }
+}
+
+const byIp = (request: FastifyRequest) => `ip:${request.ip}`;
+
+/**
+ * Runs before body parsing on every request: authenticates routes that need a scope, applies the
+ * rolling-window rate limit (per key; per client IP for unauthenticated requests, including
+ * failed authentication), then checks the scope. Health probes opt out with `rateLimit: false`.
+ */
+export function registerRequestGate(app: TypedApp, deps: GateDeps) {
+  app.decorateRequest('ctx', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    if (config.rateLimit === false) return;
+    const required = config.scope;
+    if (!required) return limit(deps, reply, byIp(request), RATE_LIMIT_TIERS.standard);
+    let ctx: RequestContext;
+    try {
+      ctx = await authenticate(request, deps.apiKeys, deps.environment);
+    } catch (err) {
+      if (err instanceof AppError) await limit(deps, reply, byIp(request), RATE_LIMIT_TIERS.standard);
+      throw err;
+    }
+    request.ctx = ctx;
+    await limit(deps, reply, `key:${ctx.keyId}`, RATE_LIMIT_TIERS[ctx.rateTier]);
+    if (!hasScope(ctx.scopes, required)) {
+      throw new AppError(
+        'forbidden',
+        `This operation needs the "${required}" scope; the key has ${ctx.scopes.join(', ') || 'none'}`,
+      );
+    }
+  });
+}

@@ -1,0 +1,163 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Db, Tx } from '../db/client.js';
+import type { EventType } from '../events/event-types.js';
+import { recordEvent } from '../events/outbox.js';
+import { type AuditInput, recordAudit } from '../modules/audit/index.js';
+import { requireCtx } from './auth.js';
+import type { RequestContext } from './context.js';
+import { AppError } from './errors.js';
+import {
+  findResponse,
+  type IdempotentRequest,
+  requestHash,
+  saveResponse,
+  tryLockScope,
+} from './idempotency/store.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from './limits.js';
+
+/** What a write sees: its transaction, the caller, the time, and the audit/event writers bound to both. */
+export interface Mutation {
+  tx: Tx;
+  ctx: RequestContext;
+  now: Date;
+  audit(entry: AuditInput): Promise<void>;
+  emit(type: EventType, data: unknown): Promise<void>;
+}
+
+export interface MutationResponse {
+  status: number;
+  body: unknown;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** 5xx may succeed on retry and 400 is fixed by changing the request: neither is remembered. */
+const isRemembered = (status: number) => status > 400 && status < 500;
+
+function idempotentRequest(request: FastifyRequest, ctx: RequestContext): IdempotentRequest | null {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined || !WRITE_METHODS.has(request.method)) return null;
+  const key = Array.isArray(header) ? header.join(',') : header;
+  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+    const message = `header.idempotency-key must be 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters`;
+    throw new AppError('validation_failed', message, [
+      { field: 'header.idempotency-key', rule: 'maxLength', message },
+    ]);
+  }
+  return {
+    tenantId: ctx.tenantId,
+    key,
+    method: request.method,
+    path: request.url.split('?')[0] ?? request.url,
+    hash: requestHash(request.body, request.query),
+  };
+}
+
+function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation {
+  return {
+    tx,
+    ctx,
+    now,
+    audit: (entry) =>
+      recordAudit(tx, { tenantId: ctx.tenantId, keyId: ctx.keyId, requestId: ctx.requestId }, entry, now),
+    emit: async (type, data) => {
+      await recordEvent(tx, ctx.tenantId, type, data, now, ctx.requestId);
+    },
+  };
+}
+
+/** Serialises with the route's response schema for `status`, exactly as a plain send would. */
+function serialize(reply: FastifyReply, status: number, body: unknown): string {
+  reply.code(status);
+  return reply.serialize(body) as string;
+}
+
+function errorPayload(reply: FastifyReply, request: FastifyRequest, error: AppError): string {
+  const body = {
+    error: error.message,
+    code: error.code,
+    ...(error.details ? { details: error.details } : {}),
+  };
+  return serialize(reply, error.status, { ...body, requestId: request.id });
+}
+
+interface Outcome {
+  status: number;
+  payload: string;
+  replayed: boolean;
+  error?: AppError;
+}
+
+/**
+ * The one way to write: runs `work` (the change, its audit entries and events) and the
+ * Idempotency-Key record in ONE transaction, then sends the response.
+ *
+ * With an Idempotency-Key: a duplicate running concurrently gets 409 idempotency_in_flight; a
+ * completed one is replayed byte for byte with `X-Idempotency-Replayed: true`; the same key with a
+ * different body is 422 idempotency_conflict. 4xx results other than 400 are remembered too (the
+ * work's writes are rolled back to a savepoint first); 400 and 5xx are not, so a retry runs again.
+ */
+export async function runMutation(
+  deps: { db: Db; clock: Clock },
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (m: Mutation) => Promise<MutationResponse>,
+): Promise<FastifyReply> {
+  const ctx = requireCtx(request);
+  const idem = idempotentRequest(request, ctx);
+  const now = deps.clock.now();
+
+  const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
+    if (!idem) {
+      const response = await work(bind(tx, ctx, now));
+      return {
+        status: response.status,
+        payload: serialize(reply, response.status, response.body),
+        replayed: false,
+      };
+    }
+    if (!(await tryLockScope(tx, idem))) {
+      throw new AppError(
+        'idempotency_in_flight',
+        'A request with this Idempotency-Key is still being processed; retry shortly',
+        undefined,
+        1,
+      );
+    }
+    const stored = await findResponse(tx, idem, now);
+    if (stored) {
+      if (stored.requestHash !== idem.hash) {
+        throw new AppError(
+          'idempotency_conflict',
+          'This Idempotency-Key was used with a different request body; use a new key for a new request',
+        );
+      }
+      return { status: stored.status, payload: stored.body, replayed: true };
+    }
+    let result: Outcome;
+    try {
+      const response = await tx.transaction((savepoint) => work(bind(savepoint, ctx, now)));
+      result = {
+        status: response.status,
+        payload: serialize(reply, response.status, response.body),
+        replayed: false,
+      };
+    } catch (err) {
+      if (!(err instanceof AppError) || !isRemembered(err.status)) throw err;
+      result = {
+        status: err.status,
+        payload: errorPayload(reply, request, err),
+        replayed: false,
+        error: err,
+      };
+    }
+    await saveResponse(tx, idem, result.status, result.payload, now);
+    return result;
+  });
+
+  if (outcome.replayed) reply.header('X-Idempotency-Replayed', 'true');
+  if (outcome.error?.retryAfter !== undefined) reply.header('Retry-After', String(outcome.error.retryAfter));
+  return reply.code(outcome.status).type(JSON_TYPE).send(outcome.payload);
+}

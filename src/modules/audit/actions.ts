@@ -1,0 +1,34 @@
+/**
+ * Every audit action the service records: a closed list, so an `action` substring filter can be
+ * resolved to exact values and answered from an index. Later modules add theirs here.
+ */
+export const AUDIT_ACTIONS = [
+  'api_key.create',
+  'api_key.revoke',
+  'account.create',
+  'account.update',
+  'order.create',
+  'order.update',
+  'subscription.create',
+  'subscription.change_plan',
+  'subscription.change_quantity',
+  'subscription.cancel',
+  'subscription.renew',
+  'payment.create',
+  'payment.complete',
+  'payment_method.create',
+  'payment_method.set_default',
+  'webhook.create',
+  'webhook.update',
+  'webhook.delete',
+  'webhook.rotate_secret',
+  'webhook.replay',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Known actions containing `fragment`, case-insensitively. */
+export function actionsMatching(fragment: string): AuditAction[] {
+  const needle = fragment.toLowerCase();
+  return AUDIT_ACTIONS.filter((a) => a.includes(needle));
+}

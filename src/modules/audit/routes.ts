@@ -1,0 +1,79 @@
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { requireCtx } from '../../http/auth.js';
+import { type ActionSpec, action, envelope } from '../../http/envelope.js';
+import { validationFailed } from '../../http/errors.js';
+import { iso } from '../../http/format.js';
+import type { TypedApp } from '../../http/types.js';
+import { AuditEntrySchema, AuditQuerySchema, PaginationSchema } from './schemas.js';
+import { listAuditLogs } from './service.js';
+
+const PATH = '/audit-logs';
+
+function pageLink(rel: string, query: Record<string, unknown>, offset: number): ActionSpec {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...query, offset })) if (v !== undefined) params.set(k, String(v));
+  return action(rel, 'GET', `${PATH}?${params}`, 'admin');
+}
+
+export function registerAuditRoutes(app: TypedApp, deps: Deps) {
+  app.get(
+    `/api/v1${PATH}`,
+    {
+      config: { public: true, scope: 'admin' },
+      schema: {
+        operationId: 'listAuditLogs',
+        summary: 'List audit log entries',
+        description:
+          'Every recorded write of this tenant (who, what, which resource, and for updates a before/after diff of ' +
+          'the changed fields). Filter by `action` (case-insensitive substring), `resourceType`, `resourceId`, ' +
+          '`since`/`until` (ISO 8601); sort with `sort=createdAt` or `-createdAt` (default); page with `limit` ' +
+          '(default 50, max 200) and `offset`. `pagination.total` counts all matching entries; follow the `next` action.',
+        tags: ['Audit'],
+        querystring: AuditQuerySchema,
+        response: {
+          200: Type.Object(
+            {
+              data: Type.Array(AuditEntrySchema),
+              nextActions: Type.Array(Type.Ref('NextAction')),
+              pagination: PaginationSchema,
+            },
+            { description: 'One page of entries, with the count of all matching entries.' },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const q = request.query;
+      const since = q.since === undefined ? undefined : new Date(q.since);
+      const until = q.until === undefined ? undefined : new Date(q.until);
+      if (since && until && since > until)
+        throw validationFailed('query.since', 'order', 'query.since must not be after query.until');
+      const limit = q.limit ?? 50;
+      const offset = q.offset ?? 0;
+      const { entries, total } = await listAuditLogs(deps.db, ctx.tenantId, {
+        action: q.action,
+        resourceType: q.resourceType,
+        resourceId: q.resourceId,
+        since,
+        until,
+        order: q.sort === 'createdAt' ? 'asc' : 'desc',
+        limit,
+        offset,
+      });
+      const links: ActionSpec[] = [];
+      const filters = { ...q, limit, offset: undefined };
+      if (offset + entries.length < total) links.push(pageLink('next', filters, offset + limit));
+      if (offset > 0) links.push(pageLink('previous', filters, Math.max(0, offset - limit)));
+      return {
+        ...envelope(
+          ctx,
+          entries.map((e) => ({ ...e, createdAt: iso(e.createdAt) })),
+          links,
+        ),
+        pagination: { total, limit, offset },
+      };
+    },
+  );
+}

@@ -1,0 +1,84 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../src/events/outbox.js';
+import { idempotencyKeys } from '../src/http/idempotency/tables.js';
+import { runMutation } from '../src/http/mutation.js';
+import { issueApiKey, listApiKeys } from '../src/modules/api-keys/index.js';
+import { auditLogs } from '../src/modules/audit/tables.js';
+import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
+
+describe('transactional outbox: change, audit, event and idempotency record commit together', () => {
+  let t: TestApp;
+  let failAfterWrites = false;
+
+  beforeAll(async () => {
+    t = await startApp({
+      extraRoutes: (app) => {
+        app.post('/test/write', { config: { public: false, scope: 'commerce' } }, async (request, reply) =>
+          runMutation(t.deps, request, reply, async (m) => {
+            const { apiKey } = await issueApiKey(m.tx, m.ctx.tenantId, {
+              name: 'outbox test',
+              scopes: ['read'],
+              rateTier: 'standard',
+              environment: 'sandbox',
+            });
+            await m.audit({ action: 'account.create', resourceType: 'api_key', resourceId: apiKey.id });
+            await m.emit('account.created', { resourceId: apiKey.id });
+            if (failAfterWrites) throw new Error('crash after the writes');
+            return { status: 201, body: { id: apiKey.id } };
+          }),
+        );
+      },
+    });
+  });
+  afterAll(() => t.app.close());
+
+  const write = (tenant: TestTenant, idemKey?: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/test/write',
+      headers: { ...bearer(tenant.keys.commerce), ...(idemKey ? { 'idempotency-key': idemKey } : {}) },
+      payload: {},
+    });
+
+  const stateOf = async (tenant: TestTenant) => ({
+    keys: (await listApiKeys(t.deps.db, tenant.tenantId)).length,
+    events: (await listEvents(t.deps.db, tenant.tenantId)).length,
+    audit: (await t.deps.db.select().from(auditLogs).where(eq(auditLogs.tenantId, tenant.tenantId))).length,
+    idempotency: (
+      await t.deps.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.tenantId, tenant.tenantId))
+    ).length,
+  });
+
+  it('a committed change has its event and audit entry', async () => {
+    failAfterWrites = false;
+    const tenant = await createTestTenant(t.deps);
+    const before = await stateOf(tenant);
+    const res = await write(tenant, 'ok-1');
+    expect(res.statusCode).toBe(201);
+    expect(await stateOf(tenant)).toEqual({
+      keys: before.keys + 1,
+      events: before.events + 1,
+      audit: before.audit + 1,
+      idempotency: before.idempotency + 1,
+    });
+    const [event] = await listEvents(t.deps.db, tenant.tenantId, 'account.created');
+    expect(event).toMatchObject({ type: 'account.created', payload: { resourceId: res.json().id } });
+  });
+
+  it.each([
+    ['without', undefined],
+    ['with', 'fail-1'],
+  ])(
+    'a change that fails after its writes leaves nothing behind (%s an Idempotency-Key)',
+    async (_label, key) => {
+      failAfterWrites = true;
+      const tenant = await createTestTenant(t.deps);
+      const before = await stateOf(tenant);
+      const res = await write(tenant, key);
+      expect(res.statusCode).toBe(500);
+      expect(await stateOf(tenant)).toEqual(before);
+      failAfterWrites = false;
+    },
+  );
+});
