@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { createDeps, createLogger, openConfiguredDatabase } from './deps.js';
+import { startIdempotencyPurge } from './http/idempotency/purge.js';
 import { formatDemoBanner, seedDemoIfEmpty } from './seed/demo.js';
 
 async function main() {
@@ -18,6 +19,7 @@ async function main() {
   }
 
   const app = await buildApp(deps);
+  const stopPurge = startIdempotencyPurge(deps);
   await app.listen({ port: config.port, host: config.host });
   logger.info(
     {
@@ -39,6 +41,7 @@ async function main() {
     }, config.shutdownTimeoutMs);
     force.unref();
     try {
+      stopPurge();
       await app.close(); // stops accepting, waits for in-flight requests
       await Promise.all([database.close(), deps.rateLimiter.close()]);
       logger.info('stopped');

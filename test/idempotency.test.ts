@@ -1,5 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
+import { purgeExpired } from '../src/http/idempotency/store.js';
+import { idempotencyKeys } from '../src/http/idempotency/tables.js';
 import { listApiKeys } from '../src/modules/api-keys/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
 
@@ -164,6 +167,20 @@ describe('Idempotency-Key', () => {
     expect(after.statusCode).toBe(201);
     expect(after.headers['x-idempotency-replayed']).toBeUndefined();
     expect(after.json().data.id).not.toBe(first.json().data.id);
+  });
+
+  it('purges records past retention, and only those', async () => {
+    const tenant = await createTestTenant(t.deps);
+    await createKey(tenant, 'old', { name: 'old', scopes: ['read'] });
+    clock.advance(23 * 3_600_000);
+    await createKey(tenant, 'recent', { name: 'recent', scopes: ['read'] });
+    clock.advance(2 * 3_600_000); // 'old' is 25 h old, 'recent' 2 h
+    await purgeExpired(t.deps.db, clock.now());
+    const rows = await t.deps.db
+      .select({ key: idempotencyKeys.idempotencyKey })
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.tenantId, tenant.tenantId));
+    expect(rows.map((r) => r.key)).toEqual(['recent']);
   });
 
   it('rejects a key longer than 255 characters with 400 naming the header', async () => {
