@@ -57,6 +57,8 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis = new Redis(url, {
       // Fail fast rather than queue: a rate-limit check must never hold a request up.
       enableOfflineQueue: false,
+      // Concurrent checks share one write to the socket: fewer syscalls per request under load.
+      enableAutoPipelining: true,
       maxRetriesPerRequest: 0,
       connectTimeout: 1_000,
       commandTimeout: 500,

@@ -1,0 +1,59 @@
+// The servers a benchmark measures, in one child process so the load generator has its own core:
+//   the full app (auth + rate limit + envelope + schemas) on BENCH_APP_PORT, and a bare Fastify
+//   with no middleware on BENCH_BARE_PORT: `/bare` (no I/O) and `/read/:tenantId/:id` (the same
+//   database read the measured API route does). Prints one JSON line with the fixtures when ready.
+import { randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openPglite, openPostgres } from '../src/db/client.js';
+import { createDeps } from '../src/deps.js';
+import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
+import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
+import { issueApiKey } from '../src/modules/api-keys/index.js';
+import { getApiKey } from '../src/modules/api-keys/service.js';
+import { createTenant } from '../src/modules/tenants/index.js';
+
+const TENANTS = Number(process.env.BENCH_TENANTS ?? 200);
+const logger = pino({ level: 'warn' });
+const config = { ...loadConfig({ APP_ENV: 'sandbox', LOG_LEVEL: 'warn' }), redisUrl: process.env.REDIS_URL || undefined };
+const database = process.env.DATABASE_URL
+  ? openPostgres({ url: process.env.DATABASE_URL, poolSize: 10, logger })
+  : await openPglite(undefined);
+await database.migrate();
+
+const fixtures: { key: string; tenantId: string; keyId: string }[] = [];
+for (let i = 0; i < TENANTS; i++) {
+  const tenant = await createTenant(database.db, `bench tenant ${i}`);
+  const { apiKey, secret } = await issueApiKey(database.db, tenant.id, {
+    name: 'bench',
+    scopes: ['admin'],
+    rateTier: 'unlimited',
+    environment: 'sandbox',
+  });
+  fixtures.push({ key: secret, tenantId: tenant.id, keyId: apiKey.id });
+}
+
+const rateLimiter = config.redisUrl
+  ? new RedisRateLimiter(config.redisUrl, logger, `cak:bench:${randomUUID()}:`)
+  : new MemoryRateLimiter();
+await rateLimiter.ready(2_000);
+const app = await buildApp(createDeps(config, database, logger, { rateLimiter }));
+await app.listen({ port: Number(process.env.BENCH_APP_PORT), host: '127.0.0.1' });
+
+const bare = Fastify({ logger: false });
+bare.get('/bare', async () => ({ ok: true }));
+bare.get<{ Params: { tenantId: string; id: string } }>('/read/:tenantId/:id', async (request) => {
+  return (await getApiKey(database.db, request.params.tenantId, request.params.id)) ?? null;
+});
+await bare.listen({ port: Number(process.env.BENCH_BARE_PORT), host: '127.0.0.1' });
+
+process.stdout.write(
+  `${JSON.stringify({ ready: true, database: database.kind, rateLimiter: config.redisUrl ? 'redis' : 'memory', fixtures })}\n`,
+);
+process.on('SIGTERM', async () => {
+  await Promise.all([app.close(), bare.close()]);
+  await Promise.all([database.close(), rateLimiter.close()]);
+  process.exit(0);
+});
