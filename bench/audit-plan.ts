@@ -37,8 +37,16 @@ const page = (where: string, order = 'desc') =>
 const total = (where: string) => `select count(*) from audit_logs where ${where}`;
 const cases: [string, string][] = [
   ['no filter', t],
-  ["action ILIKE-equivalent 'ORDER.CRE' -> action in ('order.create')", `${t} and action in ('order.create')`],
-  ["action 'subscription' (5 known actions)", `${t} and action in (${AUDIT_ACTIONS.filter((a) => a.includes('subscription')).map((a) => `'${a}'`).join(', ')})`],
+  [
+    "action ILIKE-equivalent 'ORDER.CRE' -> action in ('order.create')",
+    `${t} and action in ('order.create')`,
+  ],
+  [
+    "action 'subscription' (5 known actions)",
+    `${t} and action in (${AUDIT_ACTIONS.filter((a) => a.includes('subscription'))
+      .map((a) => `'${a}'`)
+      .join(', ')})`,
+  ],
   ['resourceType + resourceId', `${t} and resource_type = 'order' and resource_id = 'res-300'`],
   ['since/until (one day)', `${t} and created_at >= '2030-01-05' and created_at <= '2030-01-06'`],
 ];

@@ -37,12 +37,14 @@ export async function startBenchServer(env: Record<string, string | undefined> =
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const ready = await new Promise<{ database: string; rateLimiter: string; fixtures: Fixture[] }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-    lines.on('line', (line) => {
-      if (line.startsWith('{"ready":true')) resolve(JSON.parse(line));
-    });
-  });
+  const ready = await new Promise<{ database: string; rateLimiter: string; fixtures: Fixture[] }>(
+    (resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+      lines.on('line', (line) => {
+        if (line.startsWith('{"ready":true')) resolve(JSON.parse(line));
+      });
+    },
+  );
   return {
     appUrl: `http://127.0.0.1:${appPort}`,
     bareUrl: `http://127.0.0.1:${barePort}`,
@@ -101,7 +103,9 @@ export function markdownTable(results: LoadResult[]): string {
   const rows = results.map(
     (r) => `| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} |`,
   );
-  return ['| route | req/s | p50 ms | p99 ms | non-2xx | errors |', '|---|---:|---:|---:|---:|---:|', ...rows].join(
-    '\n',
-  );
+  return [
+    '| route | req/s | p50 ms | p99 ms | non-2xx | errors |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
 }

@@ -17,7 +17,10 @@ import { createTenant } from '../src/modules/tenants/index.js';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 200);
 const logger = pino({ level: 'warn' });
-const config = { ...loadConfig({ APP_ENV: 'sandbox', LOG_LEVEL: 'warn' }), redisUrl: process.env.REDIS_URL || undefined };
+const config = {
+  ...loadConfig({ APP_ENV: 'sandbox', LOG_LEVEL: 'warn' }),
+  redisUrl: process.env.REDIS_URL || undefined,
+};
 const database = process.env.DATABASE_URL
   ? openPostgres({ url: process.env.DATABASE_URL, poolSize: 10, logger })
   : await openPglite(undefined);

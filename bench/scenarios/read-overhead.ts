@@ -34,9 +34,15 @@ try {
     await runLoad('bare Fastify + same DB read', server.bareUrl, bareRead, opts),
     await runLoad('API: auth + rate limit + envelope + DB read', server.appUrl, api, opts),
   ];
-  const [, bareReadResult, apiResult] = results as [unknown, (typeof results)[number], (typeof results)[number]];
+  const [, bareReadResult, apiResult] = results as [
+    unknown,
+    (typeof results)[number],
+    (typeof results)[number],
+  ];
   const overhead = 1 - apiResult.requestsPerSecond / bareReadResult.requestsPerSecond;
-  console.log(`\nread-overhead: database=${server.database} rateLimiter=${server.rateLimiter} tenants/keys=${server.fixtures.length} connections=${connections} seconds=${seconds}\n`);
+  console.log(
+    `\nread-overhead: database=${server.database} rateLimiter=${server.rateLimiter} tenants/keys=${server.fixtures.length} connections=${connections} seconds=${seconds}\n`,
+  );
   console.log(markdownTable(results));
   console.log(
     `\noverhead vs bare route with the same read: ${(overhead * 100).toFixed(1)}% (target <= ${TARGET_OVERHEAD * 100}%)`,
