@@ -10,8 +10,11 @@ import type { TypedApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerApiKeyRoutes } from './modules/api-keys/index.js';
 import { registerAuditRoutes } from './modules/audit/index.js';
+import { registerCatalogAdminRoutes } from './modules/catalog/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/index.js';
 import { registerHealthRoutes } from './modules/health/index.js';
+import { registerPolicyRoutes } from './modules/policies/index.js';
+import { registerShippingRoutes } from './modules/shipping/index.js';
 
 export type App = TypedApp & { registry: RouteRegistry };
 
@@ -55,6 +58,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerDiscoveryRoutes(app, deps, registry);
   registerApiKeyRoutes(app, deps);
   registerAuditRoutes(app, deps);
+  registerCatalogAdminRoutes(app, deps);
+  registerPolicyRoutes(app, deps);
+  registerShippingRoutes(app, deps);
   options.extraRoutes?.(app);
 
   await app.ready();

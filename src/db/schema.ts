@@ -5,4 +5,14 @@ export { events } from '../events/tables.js';
 export { idempotencyKeys } from '../http/idempotency/tables.js';
 export { apiKeys } from '../modules/api-keys/tables.js';
 export { auditLogs } from '../modules/audit/tables.js';
+export {
+  offers,
+  planChangeRules,
+  planLinks,
+  priceRules,
+  products,
+  promotions,
+} from '../modules/catalog/tables.js';
+export { policies } from '../modules/policies/tables.js';
+export { shippingOptions } from '../modules/shipping/tables.js';
 export { tenants } from '../modules/tenants/tables.js';

@@ -71,7 +71,7 @@ function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation {
 /** Serialises with the route's response schema for `status`, exactly as a plain send would. */
 function serialize(reply: FastifyReply, status: number, body: unknown): string {
   reply.code(status);
-  return reply.serialize(body) as string;
+  return status === 204 ? '' : (reply.serialize(body) as string);
 }
 
 function errorPayload(reply: FastifyReply, request: FastifyRequest, error: AppError): string {
@@ -159,5 +159,6 @@ export async function runMutation(
 
   if (outcome.replayed) reply.header('X-Idempotency-Replayed', 'true');
   if (outcome.error?.retryAfter !== undefined) reply.header('Retry-After', String(outcome.error.retryAfter));
+  if (outcome.status === 204) return reply.code(204).send();
   return reply.code(outcome.status).type(JSON_TYPE).send(outcome.payload);
 }

@@ -2,6 +2,9 @@
  * Every audit action the service records: a closed list, so an `action` substring filter can be
  * resolved to exact values and answered from an index. Later modules add theirs here.
  */
+const crud = <R extends string>(resource: R) =>
+  [`${resource}.create`, `${resource}.update`, `${resource}.delete`] as const;
+
 export const AUDIT_ACTIONS = [
   'api_key.create',
   'api_key.revoke',
@@ -23,6 +26,14 @@ export const AUDIT_ACTIONS = [
   'webhook.delete',
   'webhook.rotate_secret',
   'webhook.replay',
+  ...crud('product'),
+  ...crud('price_rule'),
+  ...crud('offer'),
+  ...crud('promotion'),
+  ...crud('plan_link'),
+  ...crud('plan_change_rule'),
+  ...crud('policy'),
+  ...crud('shipping_option'),
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,0 +1,193 @@
+import { type TSchema, Type } from 'typebox';
+import type { Db, Queryable } from '../db/client.js';
+import type { AuditAction } from '../modules/audit/index.js';
+import { diffChanges } from '../modules/audit/index.js';
+import { requireCtx } from './auth.js';
+import { action, Envelope, envelope } from './envelope.js';
+import { errorResponses, notFound } from './errors.js';
+import { runMutation } from './mutation.js';
+import type { TypedApp } from './types.js';
+
+/** What a resource's service provides to its admin endpoints; API shapes in, API shapes out. */
+export interface CrudService<Api extends { id: string }, Create, Update> {
+  list(db: Queryable, tenantId: string): Promise<Api[]>;
+  get(db: Queryable, tenantId: string, id: string): Promise<Api | undefined>;
+  /** Validates references and rules (throwing 400/409 AppErrors) and creates. */
+  create(tx: Queryable, tenantId: string, input: Create, now: Date): Promise<Api>;
+  /** Applies a partial update; undefined when the id is not the tenant's. */
+  update(
+    tx: Queryable,
+    tenantId: string,
+    id: string,
+    patch: Update,
+    now: Date,
+  ): Promise<{ before: Api; after: Api } | undefined>;
+  /** Deletes; undefined when not found; throws 409 when other resources still refer to it. */
+  remove(tx: Queryable, tenantId: string, id: string): Promise<Api | undefined>;
+}
+
+export interface CrudSpec<Api extends { id: string }, Create, Update> {
+  /** Singular PascalCase for operation ids: `Product` -> createProduct, listProducts... */
+  name: string;
+  plural: string;
+  /** Path under /api/v1, e.g. `/admin/products`. */
+  path: string;
+  tag: string;
+  /** What the resource is, for an agent reading the OpenAPI document. */
+  about: string;
+  schema: TSchema;
+  createBody: TSchema;
+  updateBody: TSchema;
+  audit: { resourceType: string; create: AuditAction; update: AuditAction; delete: AuditAction };
+  service: CrudService<Api, Create, Update>;
+}
+
+const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+/**
+ * Registers list/create/get/update/delete under `spec.path`, admin scope, with schemas,
+ * operation ids, audit entries (updates carry a before/after diff) and idempotent writes.
+ */
+export function registerAdminCrud<Api extends { id: string }, Create, Update>(
+  app: TypedApp,
+  deps: { db: Db; clock: { now(): Date } },
+  spec: CrudSpec<Api, Create, Update>,
+) {
+  const base = `/api/v1${spec.path}`;
+  const config = { public: true, scope: 'admin' } as const;
+  const tags = [spec.tag];
+  const lower = spec.name.charAt(0).toLowerCase() + spec.name.slice(1);
+  const actions = (id: string) => [
+    action('self', 'GET', `${spec.path}/${id}`, 'admin'),
+    action('update', 'PATCH', `${spec.path}/${id}`, 'admin'),
+    action('delete', 'DELETE', `${spec.path}/${id}`, 'admin'),
+    action('list', 'GET', spec.path, 'admin'),
+  ];
+
+  app.get(
+    base,
+    {
+      config,
+      schema: {
+        operationId: `list${spec.plural}`,
+        summary: `List ${spec.plural.toLowerCase()}`,
+        description: `All ${spec.plural.toLowerCase()} of this tenant, newest first. ${spec.about}`,
+        tags,
+        response: { 200: Envelope(Type.Array(spec.schema), `The tenant's ${spec.plural.toLowerCase()}.`) },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const items = await spec.service.list(deps.db, ctx.tenantId);
+      return envelope(ctx, items, [action('create', 'POST', spec.path, 'admin')]);
+    },
+  );
+
+  app.post(
+    base,
+    {
+      config,
+      schema: {
+        operationId: `create${spec.name}`,
+        summary: `Create a ${lower}`,
+        description: `Creates a ${lower}. ${spec.about} Invalid fields or references give 400 naming the field.`,
+        tags,
+        body: spec.createBody,
+        response: { 201: Envelope(spec.schema, `The new ${lower}.`), ...errorResponses(409) },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const created = await spec.service.create(m.tx, m.ctx.tenantId, request.body as Create, m.now);
+        await m.audit({
+          action: spec.audit.create,
+          resourceType: spec.audit.resourceType,
+          resourceId: created.id,
+        });
+        return { status: 201, body: envelope(m.ctx, created, actions(created.id)) };
+      }),
+  );
+
+  app.get(
+    `${base}/:id`,
+    {
+      config,
+      schema: {
+        operationId: `get${spec.name}`,
+        summary: `Get a ${lower}`,
+        description: `One ${lower} of this tenant; 404 when the id is not one of this tenant's.`,
+        tags,
+        params: IdParams,
+        response: { 200: Envelope(spec.schema, `The ${lower}.`), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const item = await spec.service.get(deps.db, ctx.tenantId, request.params.id);
+      if (!item) throw notFound(spec.name.replace(/([a-z])([A-Z])/g, '$1 $2'));
+      return envelope(ctx, item, actions(item.id));
+    },
+  );
+
+  app.patch(
+    `${base}/:id`,
+    {
+      config,
+      schema: {
+        operationId: `update${spec.name}`,
+        summary: `Update a ${lower}`,
+        description: `Changes the given fields of a ${lower}; omitted fields stay as they are. The audit entry records a before/after diff of the changed fields.`,
+        tags,
+        params: IdParams,
+        body: spec.updateBody,
+        response: { 200: Envelope(spec.schema, `The updated ${lower}.`), ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const result = await spec.service.update(
+          m.tx,
+          m.ctx.tenantId,
+          request.params.id,
+          request.body as Update,
+          m.now,
+        );
+        if (!result) throw notFound(spec.name.replace(/([a-z])([A-Z])/g, '$1 $2'));
+        const { updatedAt: _b, ...before } = result.before as Api & { updatedAt?: unknown };
+        const { updatedAt: _a, ...after } = result.after as Api & { updatedAt?: unknown };
+        await m.audit({
+          action: spec.audit.update,
+          resourceType: spec.audit.resourceType,
+          resourceId: result.after.id,
+          details: diffChanges(before, after),
+        });
+        return { status: 200, body: envelope(m.ctx, result.after, actions(result.after.id)) };
+      }),
+  );
+
+  app.delete(
+    `${base}/:id`,
+    {
+      config,
+      schema: {
+        operationId: `delete${spec.name}`,
+        summary: `Delete a ${lower}`,
+        description: `Deletes a ${lower}. 409 when other resources still refer to it (the error lists them).`,
+        tags,
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const removed = await spec.service.remove(m.tx, m.ctx.tenantId, request.params.id);
+        if (!removed) throw notFound(spec.name.replace(/([a-z])([A-Z])/g, '$1 $2'));
+        await m.audit({
+          action: spec.audit.delete,
+          resourceType: spec.audit.resourceType,
+          resourceId: removed.id,
+        });
+        return { status: 204, body: undefined };
+      }),
+  );
+}
