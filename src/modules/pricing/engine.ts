@@ -308,7 +308,7 @@ export function resolvePrice(input: {
     appliedOffers: applied,
     discountCents: subtotalCents - totalCents,
     totalCents,
-    unitPriceCents: Math.floor(totalCents / quantity),
+    unitPriceCents: quantity > 0 ? Math.floor(totalCents / quantity) : 0,
     requiresQuote: charges.some((c) => c.kind === 'passthrough'),
   };
 }
@@ -427,7 +427,9 @@ export function selectPlanChangeRule(
   const pair = rules.find((r) => r.fromProductId === current.id && r.toProductId === target.id);
   const family = current.family === target.family ? current.family : null;
   const familyRules =
-    family === null ? [] : rules.filter((r) => r.fromProductId === null && r.family === family);
+    family === null
+      ? []
+      : rules.filter((r) => r.fromProductId === null && r.toProductId === null && r.family === family);
   const rule =
     pair ??
     familyRules.find((r) => r.direction === direction) ??
