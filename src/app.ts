@@ -10,10 +10,11 @@ import type { TypedApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerApiKeyRoutes } from './modules/api-keys/index.js';
 import { registerAuditRoutes } from './modules/audit/index.js';
-import { registerCatalogAdminRoutes } from './modules/catalog/index.js';
+import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/catalog/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/index.js';
 import { registerHealthRoutes } from './modules/health/index.js';
 import { registerPolicyRoutes } from './modules/policies/index.js';
+import { registerPricingRoutes } from './modules/pricing/index.js';
 import { registerShippingRoutes } from './modules/shipping/index.js';
 
 export type App = TypedApp & { registry: RouteRegistry };
@@ -59,6 +60,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerApiKeyRoutes(app, deps);
   registerAuditRoutes(app, deps);
   registerCatalogAdminRoutes(app, deps);
+  registerCatalogRoutes(app, deps);
+  registerPricingRoutes(app, deps);
   registerPolicyRoutes(app, deps);
   registerShippingRoutes(app, deps);
   options.extraRoutes?.(app);

@@ -1,8 +1,5 @@
-export {
-  activeProducts,
-  type ProductApi,
-  type ProductRow,
-  presentProduct,
-  productsByIds,
-} from './products.js';
-export { registerCatalogAdminRoutes } from './routes.js';
+export { planChangeRulesOf, planLinksBetween } from './plans.js';
+export { activeProducts, type ProductApi, type ProductRow, presentProduct, productsByIds } from './products.js';
+export { offersFor, priceRulesFor, promotionByCode, redeemPromotion } from './rules.js';
+export { registerCatalogAdminRoutes, registerCatalogRoutes } from './routes.js';
+export { ProductSchema } from './schemas.js';

@@ -10,7 +10,7 @@ import { iso } from '../../http/format.js';
 import type { Charge } from '../pricing/engine.js';
 import type { ChargeInput, ProductCreate, ProductSchema, ProductUpdate } from './schemas.js';
 import { offers, planChangeRules, planLinks, priceRules, products } from './tables.js';
-import { checkTiers, type Reference, stillReferenced } from './validation.js';
+import { checkTiers, claimId, type Reference, stillReferenced } from './validation.js';
 
 export type ProductApi = Static<typeof ProductSchema>;
 type CreateInput = Static<typeof ProductCreate>;
@@ -158,8 +158,9 @@ export const productService: CrudService<ProductApi, CreateInput, UpdateInput> =
   },
   async create(tx, tenantId, input, now) {
     checkBilling(input.type, input.billingInterval ?? null);
+    const id = await claimId((x) => repo.get(tx, tenantId, x), input.id, uuidv7);
     const row = await repo.insert(tx, tenantId, {
-      id: uuidv7(),
+      id,
       name: input.name,
       description: input.description ?? null,
       type: input.type,

@@ -1,10 +1,42 @@
+import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
+import { requireCtx } from '../../http/auth.js';
+import { action, Envelope, envelope } from '../../http/envelope.js';
 import { registerAdminCrud } from '../../http/admin-crud.js';
 import type { TypedApp } from '../../http/types.js';
-import { productService } from './products.js';
-import { ProductCreate, ProductSchema, ProductUpdate } from './schemas.js';
+import { planChangeRuleService, planLinkService } from './plans.js';
+import { activeProducts, presentProduct, productService } from './products.js';
+import { offerService, priceRuleService, promotionService } from './rules.js';
+import {
+  OfferCreate,
+  OfferSchema,
+  OfferUpdate,
+  PlanChangeRuleCreate,
+  PlanChangeRuleSchema,
+  PlanChangeRuleUpdate,
+  PlanLinkCreate,
+  PlanLinkSchema,
+  PlanLinkUpdate,
+  PriceRuleCreate,
+  PriceRuleSchema,
+  PriceRuleUpdate,
+  ProductCreate,
+  ProductSchema,
+  ProductUpdate,
+  PromotionCreate,
+  PromotionSchema,
+  PromotionUpdate,
+} from './schemas.js';
 
 const TAG = 'Catalog admin';
+
+const audit = <R extends 'product' | 'price_rule' | 'offer' | 'promotion' | 'plan_link' | 'plan_change_rule'>(resource: R) =>
+  ({
+    resourceType: resource,
+    create: `${resource}.create`,
+    update: `${resource}.update`,
+    delete: `${resource}.delete`,
+  }) as const;
 
 /** Admin endpoints for the catalog: products, price rules, offers, promotions, plan links and rules. */
 export function registerCatalogAdminRoutes(app: TypedApp, deps: Deps) {
@@ -20,12 +52,110 @@ export function registerCatalogAdminRoutes(app: TypedApp, deps: Deps) {
     schema: ProductSchema,
     createBody: ProductCreate,
     updateBody: ProductUpdate,
-    audit: {
-      resourceType: 'product',
-      create: 'product.create',
-      update: 'product.update',
-      delete: 'product.delete',
-    },
+    audit: audit('product'),
     service: productService,
   });
+  registerAdminCrud(app, deps, {
+    name: 'PriceRule',
+    plural: 'PriceRules',
+    path: '/admin/price-rules',
+    tag: TAG,
+    about:
+      'A price rule replaces the tiers (and optionally the model) of one modeled charge for customers matching its ' +
+      'segment, locale and/or partner. When several match, the one setting the most of these wins; ties go to ' +
+      'partner, then segment, then locale, then the newest rule.',
+    schema: PriceRuleSchema,
+    createBody: PriceRuleCreate,
+    updateBody: PriceRuleUpdate,
+    audit: audit('price_rule'),
+    service: priceRuleService,
+  });
+  registerAdminCrud(app, deps, {
+    name: 'Offer',
+    plural: 'Offers',
+    path: '/admin/offers',
+    tag: TAG,
+    about:
+      'An offer is a time-windowed discount (percent or amount) on one product, optionally only for a segment or ' +
+      'partner; it is active while now is in [startsAt, endsAt). Percent offers apply before amount offers.',
+    schema: OfferSchema,
+    createBody: OfferCreate,
+    updateBody: OfferUpdate,
+    audit: audit('offer'),
+    service: offerService,
+  });
+  registerAdminCrud(app, deps, {
+    name: 'Promotion',
+    plural: 'Promotions',
+    path: '/admin/promotions',
+    tag: TAG,
+    about:
+      'A promotion is a cart promo code (case-insensitive): percent or amount off the cart subtotal after offers, ' +
+      'with an optional minimum subtotal, validity window and usage limit; it never takes a total below zero.',
+    schema: PromotionSchema,
+    createBody: PromotionCreate,
+    updateBody: PromotionUpdate,
+    audit: audit('promotion'),
+    service: promotionService,
+  });
+  registerAdminCrud(app, deps, {
+    name: 'PlanLink',
+    plural: 'PlanLinks',
+    path: '/admin/plan-links',
+    tag: TAG,
+    about:
+      'A plan link says that, on a change from the source plan to the target plan, a field of the target charge ' +
+      'follows the source charge (e.g. seats carry over); plan-change previews list the links that apply.',
+    schema: PlanLinkSchema,
+    createBody: PlanLinkCreate,
+    updateBody: PlanLinkUpdate,
+    audit: audit('plan_link'),
+    service: planLinkService,
+  });
+  registerAdminCrud(app, deps, {
+    name: 'PlanChangeRule',
+    plural: 'PlanChangeRules',
+    path: '/admin/plan-change-rules',
+    tag: TAG,
+    about:
+      'A plan-change rule sets when a plan change takes effect (`immediate` or `end_of_period`) and how it is ' +
+      'prorated (`prorated`, `none`, `full_credit`), for one product pair or for a family (optionally one ' +
+      'direction). Without a matching rule: upgrades are immediate and prorated, downgrades wait for the period ' +
+      'end without proration, lateral changes are immediate and prorated.',
+    schema: PlanChangeRuleSchema,
+    createBody: PlanChangeRuleCreate,
+    updateBody: PlanChangeRuleUpdate,
+    audit: audit('plan_change_rule'),
+    service: planChangeRuleService,
+  });
+}
+
+/** `GET /catalog`: what this tenant sells, for agents deciding what to put in a cart. */
+export function registerCatalogRoutes(app: TypedApp, deps: Deps) {
+  app.get(
+    '/api/v1/catalog',
+    {
+      config: { public: true, scope: 'read' },
+      schema: {
+        operationId: 'getCatalog',
+        summary: 'Product catalog',
+        description:
+          'The active products of this tenant with their charges (price models and tiers) and entitlements. List ' +
+          'prices only: follow the `resolvePrice` action of a product (GET /pricing/resolve) for the price a given ' +
+          'customer (segment, locale, partner) pays for a quantity, with price rules and offers applied. Cacheable 60 s.',
+        tags: ['Catalog'],
+        response: { 200: Envelope(Type.Array(ProductSchema), 'Active products, newest first.') },
+      },
+    },
+    async (request, reply) => {
+      const ctx = requireCtx(request);
+      const items = (await activeProducts(deps.db, ctx.tenantId)).map(presentProduct);
+      reply.header('Cache-Control', 'private, max-age=60');
+      reply.header('Vary', 'Authorization');
+      return envelope(ctx, items, [
+        ...items.map((p) => action('resolvePrice', 'GET', `/pricing/resolve?productId=${p.id}`, 'read')),
+        action('createCart', 'POST', '/carts', 'commerce'),
+      ]);
+    },
+  );
 }

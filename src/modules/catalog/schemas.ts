@@ -8,6 +8,11 @@ const Timestamp = Type.String({ format: 'date-time' });
 const Uuid = Type.String({ format: 'uuid' });
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, e.g. `USD`.' });
 const Cents = (description: string) => Type.Integer({ minimum: 0, maximum: 1_000_000_000, description });
+/** Optional client-chosen id on create (for seed files and retries); 409 when taken. */
+const ClientId = Type.Optional(
+  Type.String({ format: 'uuid', description: 'Optional id to create the resource under; 409 if it is taken.' }),
+);
+
 const OptionalText = (max: number, description?: string) =>
   Type.Optional(
     Type.Union(
@@ -66,10 +71,12 @@ export const ChargeInput = Type.Object(
 
 const EntitlementValue = Type.Union([Type.Boolean(), Type.Number(), Type.Null()]);
 export const EntitlementsSchema = Type.Record(
-  Type.String({ pattern: '^[a-z][a-z0-9_.-]{0,99}$' }),
+  Type.String(),
   EntitlementValue,
   {
-    description: 'Feature key -> `true`/`false` (a flag), a number (a limit), or `null` (unlimited).',
+    description:
+      'Feature key (lower-case, `^[a-z][a-z0-9_.-]{0,99}$`) -> `true`/`false` (a flag), a number (a limit), or `null` (unlimited).',
+    propertyNames: { pattern: '^[a-z][a-z0-9_.-]{0,99}$' },
     maxProperties: 100,
   },
 );
@@ -96,6 +103,7 @@ export const ProductSchema = Type.Object({
 });
 
 const productFields = {
+  id: ClientId,
   name: Type.String({ minLength: 1, maxLength: 255 }),
   description: OptionalText(2000),
   type: StringEnum(PRODUCT_TYPES, {
@@ -153,6 +161,7 @@ export const PriceRuleSchema = Type.Object({
 
 export const PriceRuleCreate = Type.Object(
   {
+    id: ClientId,
     name: Type.String({ minLength: 1, maxLength: 255 }),
     productId: Type.String({ format: 'uuid' }),
     chargeId: Type.String({ format: 'uuid', description: 'A modeled charge of the product.' }),
@@ -202,6 +211,7 @@ export const OfferSchema = Type.Object({
 });
 
 const offerFields = {
+  id: ClientId,
   name: Type.String({ minLength: 1, maxLength: 255 }),
   productId: Type.String({ format: 'uuid' }),
   ...DiscountFields,
@@ -251,6 +261,7 @@ export const PromotionSchema = Type.Object({
 });
 
 const promotionFields = {
+  id: ClientId,
   code: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
   name: Type.String({ minLength: 1, maxLength: 255 }),
   ...DiscountFields,
@@ -298,6 +309,7 @@ export const PlanLinkSchema = Type.Object({
 });
 
 const planLinkFields = {
+  id: ClientId,
   sourceProductId: Type.String({ format: 'uuid' }),
   sourceChargeId: Type.String({ format: 'uuid', description: 'A charge of the source product.' }),
   targetProductId: Type.String({ format: 'uuid' }),
@@ -335,6 +347,7 @@ export const PlanChangeRuleSchema = Type.Object({
 });
 
 const planChangeRuleFields = {
+  id: ClientId,
   name: Type.String({ minLength: 1, maxLength: 255 }),
   family: OptionalText(100, 'Family the rule covers (with an optional direction); or give a product pair.'),
   fromProductId: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),

@@ -90,3 +90,18 @@ export function stillReferenced(what: string, refs: readonly Reference[]): AppEr
     refs.map((r) => ({ field: 'id', rule: 'referenced', message: `${r.resource} ${r.id} refers to it` })),
   );
 }
+
+/** A client-chosen id must be free in this tenant (409 otherwise); none given mints a UUIDv7. */
+export async function claimId(
+  exists: (id: string) => Promise<unknown>,
+  requested: string | undefined,
+  mint: () => string,
+): Promise<string> {
+  if (requested === undefined) return mint();
+  if (await exists(requested)) {
+    throw new AppError('conflict', `id ${requested} is already taken`, [
+      { field: 'id', rule: 'unique', message: `id ${requested} is already taken` },
+    ]);
+  }
+  return requested;
+}

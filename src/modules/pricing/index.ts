@@ -1,0 +1,3 @@
+export * from './engine.js';
+export { registerPricingRoutes } from './routes.js';
+export { type PricedLine, priceLines } from './service.js';

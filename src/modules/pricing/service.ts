@@ -1,0 +1,33 @@
+import type { Queryable } from '../../db/client.js';
+import { offersFor, priceRulesFor, type ProductRow, productsByIds } from '../catalog/index.js';
+import { type PriceResolution, type PricingContext, resolvePrice } from './engine.js';
+
+export interface PricedLine {
+  product: ProductRow;
+  resolution: PriceResolution;
+}
+
+/**
+ * Prices lines of the tenant's products with one read of products, price rules and offers.
+ * Lines whose product does not exist are left out of the result (callers report them).
+ */
+export async function priceLines(
+  db: Queryable,
+  tenantId: string,
+  lines: readonly { productId: string; quantity: number }[],
+  context: PricingContext,
+  now: Date,
+): Promise<(PricedLine | undefined)[]> {
+  const ids = [...new Set(lines.map((l) => l.productId))];
+  const [products, rules, offers] = await Promise.all([
+    productsByIds(db, tenantId, ids),
+    priceRulesFor(db, tenantId, ids),
+    offersFor(db, tenantId, ids),
+  ]);
+  const byId = new Map(products.map((p) => [p.id, p]));
+  return lines.map((line) => {
+    const product = byId.get(line.productId);
+    if (!product) return undefined;
+    return { product, resolution: resolvePrice({ product, quantity: line.quantity, context, rules, offers, now }) };
+  });
+}

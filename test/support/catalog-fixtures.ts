@@ -1,0 +1,36 @@
+import type { TestApp, TestTenant } from '../harness.js';
+import { bearer } from '../harness.js';
+
+export async function adminPost(t: TestApp, tenant: TestTenant, path: string, payload: object) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/v1/admin/${path}`,
+    headers: bearer(tenant.keys.admin),
+    payload,
+  });
+  if (res.statusCode !== 201) throw new Error(`POST ${path} -> ${res.statusCode}: ${res.body}`);
+  return res.json().data;
+}
+
+/** A seat-based plan: one per_unit charge of 1,000 cents a seat, plus a tiered usage charge. */
+export const seatPlan = (overrides: object = {}) => ({
+  name: 'Pro',
+  type: 'subscription',
+  family: 'core',
+  rank: 2,
+  billingInterval: 'month',
+  currency: 'USD',
+  entitlements: { seats: 10, sso: true, api_calls: null },
+  charges: [
+    { name: 'Seats', chargeModel: 'per_unit', tiers: [{ upTo: null, unitPriceCents: 1000 }] },
+    {
+      name: 'Usage',
+      chargeModel: 'tiered',
+      tiers: [
+        { upTo: 10, unitPriceCents: 100 },
+        { upTo: null, unitPriceCents: 50, flatPriceCents: 200 },
+      ],
+    },
+  ],
+  ...overrides,
+});
