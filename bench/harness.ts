@@ -7,6 +7,7 @@ export interface Fixture {
   key: string;
   tenantId: string;
   keyId: string;
+  productId: string;
 }
 
 export interface BenchServer {

@@ -13,7 +13,27 @@ import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { getApiKey } from '../src/modules/api-keys/service.js';
+import { productCrud } from '../src/modules/catalog/routes.js';
 import { createTenant } from '../src/modules/tenants/index.js';
+
+/** A plan with a per-unit and a graduated charge: resolve runs the whole engine. */
+const benchProduct = {
+  name: 'Bench plan',
+  type: 'subscription' as const,
+  billingInterval: 'month' as const,
+  currency: 'USD',
+  charges: [
+    { name: 'Seats', chargeModel: 'per_unit' as const, tiers: [{ upTo: null, unitPriceCents: 1000 }] },
+    {
+      name: 'Usage',
+      chargeModel: 'tiered' as const,
+      tiers: [
+        { upTo: 10, unitPriceCents: 100 },
+        { upTo: null, unitPriceCents: 50 },
+      ],
+    },
+  ],
+};
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 200);
 const logger = pino({ level: 'warn' });
@@ -26,7 +46,7 @@ const database = process.env.DATABASE_URL
   : await openPglite(undefined);
 await database.migrate();
 
-const fixtures: { key: string; tenantId: string; keyId: string }[] = [];
+const fixtures: { key: string; tenantId: string; keyId: string; productId: string }[] = [];
 for (let i = 0; i < TENANTS; i++) {
   const tenant = await createTenant(database.db, `bench tenant ${i}`);
   const { apiKey, secret } = await issueApiKey(database.db, tenant.id, {
@@ -35,7 +55,10 @@ for (let i = 0; i < TENANTS; i++) {
     rateTier: 'unlimited',
     environment: 'sandbox',
   });
-  fixtures.push({ key: secret, tenantId: tenant.id, keyId: apiKey.id });
+  const product = await database.db.transaction((tx) =>
+    productCrud.service.create(tx, tenant.id, benchProduct, new Date()),
+  );
+  fixtures.push({ key: secret, tenantId: tenant.id, keyId: apiKey.id, productId: product.id });
 }
 
 const rateLimiter = config.redisUrl

@@ -1,4 +1,4 @@
-// What our HTTP stack costs on a data read: GET /api/v1/admin/api-keys/{id} through auth, the
+// What our HTTP stack costs on a data read, and the throughput of price resolution: GET /api/v1/admin/api-keys/{id} through auth, the
 // rolling-window rate limit, validation, the envelope and response schema, compared in the same
 // run with a bare Fastify route and a bare route doing the same database read. Load rotates over
 // many tenants and keys (one unlimited key allows only 10,000 requests a minute).
@@ -21,6 +21,13 @@ try {
     const f = rotate();
     return { path: `/api/v1/admin/api-keys/${f.keyId}`, headers: { authorization: `Bearer ${f.key}` } };
   };
+  const resolve = () => {
+    const f = rotate();
+    return {
+      path: `/api/v1/pricing/resolve?productId=${f.productId}&quantity=${1 + (i % 40)}&segment=smb`,
+      headers: { authorization: `Bearer ${f.key}` },
+    };
+  };
   const bareRead = () => {
     const f = rotate();
     return { path: `/read/${f.tenantId}/${f.keyId}` };
@@ -33,6 +40,7 @@ try {
     await runLoad('bare Fastify, no I/O', server.bareUrl, () => ({ path: '/bare' }), opts),
     await runLoad('bare Fastify + same DB read', server.bareUrl, bareRead, opts),
     await runLoad('API: auth + rate limit + envelope + DB read', server.appUrl, api, opts),
+    await runLoad('API: GET /pricing/resolve (3 reads + engine)', server.appUrl, resolve, opts),
   ];
   const [, bareReadResult, apiResult] = results as [
     unknown,

@@ -30,6 +30,8 @@ export interface CrudSpec<Api extends { id: string }, Create, Update> {
   /** Singular PascalCase for operation ids: `Product` -> createProduct, listProducts... */
   name: string;
   plural: string;
+  /** Overrides `list${plural}` when a public route already uses that operation id. */
+  listOperationId?: string;
   /** Path under /api/v1, e.g. `/admin/products`. */
   path: string;
   tag: string;
@@ -42,7 +44,17 @@ export interface CrudSpec<Api extends { id: string }, Create, Update> {
   service: CrudService<Api, Create, Update>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a list of specs of different resources (routes, seed loader)
+export type AnyCrudSpec = CrudSpec<{ id: string }, any, any>;
+
+/** Declares a spec with its types checked, for lists of AnyCrudSpec. */
+export const defineCrud = <Api extends { id: string }, Create, Update>(spec: CrudSpec<Api, Create, Update>) =>
+  spec;
+
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+/** `ShippingOption` -> `shipping option`: names as words, for summaries and messages. */
+const words = (pascal: string) => pascal.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 
 /**
  * Registers list/create/get/update/delete under `spec.path`, admin scope, with schemas,
@@ -56,7 +68,9 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
   const base = `/api/v1${spec.path}`;
   const config = { public: true, scope: 'admin' } as const;
   const tags = [spec.tag];
-  const lower = spec.name.charAt(0).toLowerCase() + spec.name.slice(1);
+  const lower = words(spec.name);
+  const lowerPlural = words(spec.plural);
+  const notFoundName = lower.charAt(0).toUpperCase() + lower.slice(1);
   const actions = (id: string) => [
     action('self', 'GET', `${spec.path}/${id}`, 'admin'),
     action('update', 'PATCH', `${spec.path}/${id}`, 'admin'),
@@ -69,11 +83,11 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
     {
       config,
       schema: {
-        operationId: `list${spec.plural}`,
-        summary: `List ${spec.plural.toLowerCase()}`,
-        description: `All ${spec.plural.toLowerCase()} of this tenant, newest first. ${spec.about}`,
+        operationId: spec.listOperationId ?? `list${spec.plural}`,
+        summary: `List ${lowerPlural}`,
+        description: `All ${lowerPlural} of this tenant, newest first. ${spec.about}`,
         tags,
-        response: { 200: Envelope(Type.Array(spec.schema), `The tenant's ${spec.plural.toLowerCase()}.`) },
+        response: { 200: Envelope(Type.Array(spec.schema), `The tenant's ${lowerPlural}.`) },
       },
     },
     async (request) => {
@@ -124,7 +138,7 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
     async (request) => {
       const ctx = requireCtx(request);
       const item = await spec.service.get(deps.db, ctx.tenantId, request.params.id);
-      if (!item) throw notFound(spec.name.replace(/([a-z])([A-Z])/g, '$1 $2'));
+      if (!item) throw notFound(notFoundName);
       return envelope(ctx, item, actions(item.id));
     },
   );
@@ -152,7 +166,7 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
           request.body as Update,
           m.now,
         );
-        if (!result) throw notFound(spec.name.replace(/([a-z])([A-Z])/g, '$1 $2'));
+        if (!result) throw notFound(notFoundName);
         const { updatedAt: _b, ...before } = result.before as Api & { updatedAt?: unknown };
         const { updatedAt: _a, ...after } = result.after as Api & { updatedAt?: unknown };
         await m.audit({
@@ -172,7 +186,7 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
       schema: {
         operationId: `delete${spec.name}`,
         summary: `Delete a ${lower}`,
-        description: `Deletes a ${lower}. 409 when other resources still refer to it (the error lists them).`,
+        description: `Deletes a ${lower}. Something other resources still refer to is not deleted: 409, and the error lists them.`,
         tags,
         params: IdParams,
         response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...errorResponses(404, 409) },
@@ -181,7 +195,7 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
     async (request, reply) =>
       runMutation(deps, request, reply, async (m) => {
         const removed = await spec.service.remove(m.tx, m.ctx.tenantId, request.params.id);
-        if (!removed) throw notFound(spec.name.replace(/([a-z])([A-Z])/g, '$1 $2'));
+        if (!removed) throw notFound(notFoundName);
         await m.audit({
           action: spec.audit.delete,
           resourceType: spec.audit.resourceType,

@@ -1,48 +1,15 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './db-errors.js';
-import { AppError, type ErrorCode, type ErrorDetail } from './errors.js';
+import { AppError, type ErrorCode } from './errors.js';
 import type { TypedApp } from './types.js';
+import { type AjvLikeError, validationDetails } from './validation.js';
 
 const DB_RETRY_AFTER_SECONDS = 5;
-
-interface AjvLikeError {
-  instancePath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
-
-const PART_PREFIX: Record<string, string> = {
-  body: '',
-  querystring: 'query.',
-  params: 'path.',
-  headers: 'header.',
-};
-
-/** `/items/0/productId` in the body -> `items.0.productId`; query fields get a `query.` prefix. */
-function validationDetail(part: string, e: AjvLikeError): ErrorDetail {
-  const segments = e.instancePath.split('/').filter(Boolean);
-  if (e.keyword === 'required') segments.push(String(e.params.missingProperty));
-  if (e.keyword === 'additionalProperties') segments.push(String(e.params.additionalProperty));
-  const field = (PART_PREFIX[part] ?? '') + segments.join('.');
-  const message =
-    e.keyword === 'additionalProperties'
-      ? 'is not a known field'
-      : e.keyword === 'required'
-        ? 'is required'
-        : e.keyword === 'enum'
-          ? `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`
-          : (e.message ?? 'is invalid');
-  return { field: field || part, rule: e.keyword, message: `${field || part} ${message}` };
-}
 
 function fromFastifyError(err: FastifyError): AppError | undefined {
   if (err.validation) {
     const part = err.validationContext ?? 'body';
-    const details = (err.validation as AjvLikeError[]).map((e) => validationDetail(part, e));
-    // anyOf/oneOf add an umbrella error after the specific ones; keep the specific ones.
-    const useful = details.filter((d) => d.rule !== 'anyOf' && d.rule !== 'oneOf');
-    const list = useful.length > 0 ? useful : details;
+    const list = validationDetails(part, err.validation as AjvLikeError[]);
     return new AppError(
       'validation_failed',
       `Validation failed: ${list.map((d) => d.message).join('; ')}`,

@@ -5,7 +5,9 @@ export function currencyExponent(currency: string): number {
   let exponent = exponents.get(currency);
   if (exponent === undefined) {
     try {
-      exponent = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+      exponent =
+        new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions()
+          .maximumFractionDigits ?? 2;
     } catch {
       exponent = 2;
     }

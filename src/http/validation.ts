@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import type { ErrorDetail } from './errors.js';
 
 function makeAjv(options: Options) {
   const ajv = new Ajv({
@@ -21,3 +22,46 @@ const textAjv = makeAjv({ coerceTypes: 'array' });
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema) as ReturnType<FastifySchemaCompiler<object>>;
+
+export interface AjvLikeError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+const PART_PREFIX: Record<string, string> = {
+  body: '',
+  querystring: 'query.',
+  params: 'path.',
+  headers: 'header.',
+};
+
+/** `/items/0/productId` in the body -> `items.0.productId`; query fields get a `query.` prefix. */
+function validationDetail(part: string, e: AjvLikeError): ErrorDetail {
+  const segments = e.instancePath.split('/').filter(Boolean);
+  if (e.keyword === 'required') segments.push(String(e.params.missingProperty));
+  if (e.keyword === 'additionalProperties') segments.push(String(e.params.additionalProperty));
+  const field = (PART_PREFIX[part] ?? '') + segments.join('.');
+  const message =
+    e.keyword === 'additionalProperties'
+      ? 'is not a known field'
+      : e.keyword === 'required'
+        ? 'is required'
+        : e.keyword === 'enum'
+          ? `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`
+          : (e.message ?? 'is invalid');
+  return { field: field || part, rule: e.keyword, message: `${field || part} ${message}` };
+}
+
+/** Ajv errors as error details; anyOf/oneOf umbrella errors are dropped when specific ones exist. */
+export function validationDetails(part: string, errors: readonly AjvLikeError[]): ErrorDetail[] {
+  const details = errors.map((e) => validationDetail(part, e));
+  const useful = details.filter((d) => d.rule !== 'anyOf' && d.rule !== 'oneOf');
+  return useful.length > 0 ? useful : details;
+}
+
+/** A body validator (no coercion), for JSON that arrives other than as a request body (seed files). */
+export function compileBodyValidator(schema: object) {
+  return bodyAjv.compile(schema);
+}

@@ -1,5 +1,11 @@
 export { planChangeRulesOf, planLinksBetween } from './plans.js';
-export { activeProducts, type ProductApi, type ProductRow, presentProduct, productsByIds } from './products.js';
-export { offersFor, priceRulesFor, promotionByCode, redeemPromotion } from './rules.js';
+export {
+  activeProducts,
+  type ProductApi,
+  type ProductRow,
+  presentProduct,
+  productsByIds,
+} from './products.js';
 export { registerCatalogAdminRoutes, registerCatalogRoutes } from './routes.js';
+export { offersFor, priceRulesFor, promotionByCode, redeemPromotion } from './rules.js';
 export { ProductSchema } from './schemas.js';

@@ -25,9 +25,17 @@ const productRepo = tenantRepo(products);
 type PlanLinkApi = Static<typeof PlanLinkSchema>;
 type PlanChangeRuleApi = Static<typeof PlanChangeRuleSchema>;
 
-const stamps = (row: { createdAt: Date; updatedAt: Date }) => ({ createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) });
+const stamps = (row: { createdAt: Date; updatedAt: Date }) => ({
+  createdAt: iso(row.createdAt),
+  updatedAt: iso(row.updatedAt),
+});
 
-async function requireProduct(tx: Queryable, tenantId: string, id: string, field: string): Promise<ProductRow> {
+async function requireProduct(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  field: string,
+): Promise<ProductRow> {
   const row = await productRepo.get(tx, tenantId, id);
   if (!row) throw validationFailed(field, 'exists', `${field} ${id} is not a product of this tenant`);
   return row;
@@ -44,7 +52,11 @@ function presentLink(row: typeof planLinks.$inferSelect): PlanLinkApi {
   return { ...rest, ...stamps(row) };
 }
 
-export const planLinkService: CrudService<PlanLinkApi, Static<typeof PlanLinkCreate>, Static<typeof PlanLinkUpdate>> = {
+export const planLinkService: CrudService<
+  PlanLinkApi,
+  Static<typeof PlanLinkCreate>,
+  Static<typeof PlanLinkUpdate>
+> = {
   async list(db, tenantId) {
     return (await linkRepo.list(db, tenantId)).map(presentLink);
   },
@@ -53,8 +65,16 @@ export const planLinkService: CrudService<PlanLinkApi, Static<typeof PlanLinkCre
     return row && presentLink(row);
   },
   async create(tx, tenantId, input, now) {
-    requireCharge(await requireProduct(tx, tenantId, input.sourceProductId, 'sourceProductId'), input.sourceChargeId, 'sourceChargeId');
-    requireCharge(await requireProduct(tx, tenantId, input.targetProductId, 'targetProductId'), input.targetChargeId, 'targetChargeId');
+    requireCharge(
+      await requireProduct(tx, tenantId, input.sourceProductId, 'sourceProductId'),
+      input.sourceChargeId,
+      'sourceChargeId',
+    );
+    requireCharge(
+      await requireProduct(tx, tenantId, input.targetProductId, 'targetProductId'),
+      input.targetChargeId,
+      'targetChargeId',
+    );
     const { id: requested, ...fields } = input;
     const row = await linkRepo.insert(tx, tenantId, {
       id: await claimId((x) => linkRepo.get(tx, tenantId, x), requested, uuidv7),
@@ -92,7 +112,11 @@ async function checkRuleScope(
   if (pair) {
     if (rule.fromProductId === null || rule.toProductId === null) {
       const field = rule.fromProductId === null ? 'fromProductId' : 'toProductId';
-      throw validationFailed(field, 'required', 'a product-pair rule needs both fromProductId and toProductId');
+      throw validationFailed(
+        field,
+        'required',
+        'a product-pair rule needs both fromProductId and toProductId',
+      );
     }
     if (rule.fromProductId === rule.toProductId) {
       throw validationFailed('toProductId', 'distinct', 'toProductId must differ from fromProductId');
@@ -117,7 +141,11 @@ export const planChangeRuleService: CrudService<
     return row && presentRule(row);
   },
   async create(tx, tenantId, input, now) {
-    const scope = { family: input.family ?? null, fromProductId: input.fromProductId ?? null, toProductId: input.toProductId ?? null };
+    const scope = {
+      family: input.family ?? null,
+      fromProductId: input.fromProductId ?? null,
+      toProductId: input.toProductId ?? null,
+    };
     await checkRuleScope(tx, tenantId, scope);
     const row = await ruleRepo.insert(tx, tenantId, {
       id: await claimId((x) => ruleRepo.get(tx, tenantId, x), input.id, uuidv7),
@@ -146,11 +174,18 @@ export const planChangeRuleService: CrudService<
 
 /** The tenant's plan-change rules, for the engine's selectPlanChangeRule. */
 export async function planChangeRulesOf(db: Queryable, tenantId: string): Promise<PlanChangeRule[]> {
-  return (await ruleRepo.list(db, tenantId)).map(({ tenantId: _t, createdAt: _c, updatedAt: _u, ...rule }) => rule);
+  return (await ruleRepo.list(db, tenantId)).map(
+    ({ tenantId: _t, createdAt: _c, updatedAt: _u, ...rule }) => rule,
+  );
 }
 
 /** Plan links from charges of `sourceProductId` to charges of `targetProductId`. */
-export async function planLinksBetween(db: Queryable, tenantId: string, sourceProductId: string, targetProductId: string) {
+export async function planLinksBetween(
+  db: Queryable,
+  tenantId: string,
+  sourceProductId: string,
+  targetProductId: string,
+) {
   return (await linkRepo.list(db, tenantId))
     .filter((l) => l.sourceProductId === sourceProductId && l.targetProductId === targetProductId)
     .map(presentLink);

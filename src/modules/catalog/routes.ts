@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import type { Deps } from '../../deps.js';
+import { type AnyCrudSpec, defineCrud, registerAdminCrud } from '../../http/admin-crud.js';
 import { requireCtx } from '../../http/auth.js';
+import { cacheablePerKey } from '../../http/cache.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
-import { registerAdminCrud } from '../../http/admin-crud.js';
 import type { TypedApp } from '../../http/types.js';
 import { planChangeRuleService, planLinkService } from './plans.js';
 import { activeProducts, presentProduct, productService } from './products.js';
@@ -30,7 +31,9 @@ import {
 
 const TAG = 'Catalog admin';
 
-const audit = <R extends 'product' | 'price_rule' | 'offer' | 'promotion' | 'plan_link' | 'plan_change_rule'>(resource: R) =>
+const audit = <R extends 'product' | 'price_rule' | 'offer' | 'promotion' | 'plan_link' | 'plan_change_rule'>(
+  resource: R,
+) =>
   ({
     resourceType: resource,
     create: `${resource}.create`,
@@ -38,96 +41,113 @@ const audit = <R extends 'product' | 'price_rule' | 'offer' | 'promotion' | 'pla
     delete: `${resource}.delete`,
   }) as const;
 
+export const productCrud = defineCrud({
+  name: 'Product',
+  plural: 'Products',
+  path: '/admin/products',
+  tag: TAG,
+  about:
+    'A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family ' +
+    'and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough ' +
+    'charges quoted live by the billing system), and it grants entitlements.',
+  schema: ProductSchema,
+  createBody: ProductCreate,
+  updateBody: ProductUpdate,
+  audit: audit('product'),
+  service: productService,
+});
+
+export const priceRuleCrud = defineCrud({
+  name: 'PriceRule',
+  plural: 'PriceRules',
+  path: '/admin/price-rules',
+  tag: TAG,
+  about:
+    'A price rule replaces the tiers (and optionally the model) of one modeled charge for customers matching its ' +
+    'segment, locale and/or partner. When several match, the one setting the most of these wins; ties go to ' +
+    'partner, then segment, then locale, then the newest rule.',
+  schema: PriceRuleSchema,
+  createBody: PriceRuleCreate,
+  updateBody: PriceRuleUpdate,
+  audit: audit('price_rule'),
+  service: priceRuleService,
+});
+
+export const offerCrud = defineCrud({
+  name: 'Offer',
+  plural: 'Offers',
+  path: '/admin/offers',
+  tag: TAG,
+  about:
+    'An offer is a time-windowed discount (percent or amount) on one product, optionally only for a segment or ' +
+    'partner; it is active while now is in [startsAt, endsAt). Percent offers apply before amount offers.',
+  schema: OfferSchema,
+  createBody: OfferCreate,
+  updateBody: OfferUpdate,
+  audit: audit('offer'),
+  service: offerService,
+});
+
+export const promotionCrud = defineCrud({
+  name: 'Promotion',
+  plural: 'Promotions',
+  path: '/admin/promotions',
+  tag: TAG,
+  about:
+    'A promotion is a cart promo code (case-insensitive): percent or amount off the cart subtotal after offers, ' +
+    'with an optional minimum subtotal, validity window and usage limit; it never takes a total below zero.',
+  schema: PromotionSchema,
+  createBody: PromotionCreate,
+  updateBody: PromotionUpdate,
+  audit: audit('promotion'),
+  service: promotionService,
+});
+
+export const planLinkCrud = defineCrud({
+  name: 'PlanLink',
+  plural: 'PlanLinks',
+  path: '/admin/plan-links',
+  tag: TAG,
+  about:
+    'A plan link says that, on a change from the source plan to the target plan, a field of the target charge ' +
+    'follows the source charge (e.g. seats carry over); plan-change previews list the links that apply.',
+  schema: PlanLinkSchema,
+  createBody: PlanLinkCreate,
+  updateBody: PlanLinkUpdate,
+  audit: audit('plan_link'),
+  service: planLinkService,
+});
+
+export const planChangeRuleCrud = defineCrud({
+  name: 'PlanChangeRule',
+  plural: 'PlanChangeRules',
+  path: '/admin/plan-change-rules',
+  tag: TAG,
+  about:
+    'A plan-change rule sets when a plan change takes effect (`immediate` or `end_of_period`) and how it is ' +
+    'prorated (`prorated`, `none`, `full_credit`), for one product pair or for a family (optionally one ' +
+    'direction). Without a matching rule: upgrades are immediate and prorated, downgrades wait for the period ' +
+    'end without proration, lateral changes are immediate and prorated.',
+  schema: PlanChangeRuleSchema,
+  createBody: PlanChangeRuleCreate,
+  updateBody: PlanChangeRuleUpdate,
+  audit: audit('plan_change_rule'),
+  service: planChangeRuleService,
+});
+
+/** The catalog's admin resources, in dependency order (the seed loader follows it). */
+export const catalogCrudSpecs: AnyCrudSpec[] = [
+  productCrud,
+  priceRuleCrud,
+  offerCrud,
+  promotionCrud,
+  planLinkCrud,
+  planChangeRuleCrud,
+];
+
 /** Admin endpoints for the catalog: products, price rules, offers, promotions, plan links and rules. */
 export function registerCatalogAdminRoutes(app: TypedApp, deps: Deps) {
-  registerAdminCrud(app, deps, {
-    name: 'Product',
-    plural: 'Products',
-    path: '/admin/products',
-    tag: TAG,
-    about:
-      'A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family ' +
-      'and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough ' +
-      'charges quoted live by the billing system), and it grants entitlements.',
-    schema: ProductSchema,
-    createBody: ProductCreate,
-    updateBody: ProductUpdate,
-    audit: audit('product'),
-    service: productService,
-  });
-  registerAdminCrud(app, deps, {
-    name: 'PriceRule',
-    plural: 'PriceRules',
-    path: '/admin/price-rules',
-    tag: TAG,
-    about:
-      'A price rule replaces the tiers (and optionally the model) of one modeled charge for customers matching its ' +
-      'segment, locale and/or partner. When several match, the one setting the most of these wins; ties go to ' +
-      'partner, then segment, then locale, then the newest rule.',
-    schema: PriceRuleSchema,
-    createBody: PriceRuleCreate,
-    updateBody: PriceRuleUpdate,
-    audit: audit('price_rule'),
-    service: priceRuleService,
-  });
-  registerAdminCrud(app, deps, {
-    name: 'Offer',
-    plural: 'Offers',
-    path: '/admin/offers',
-    tag: TAG,
-    about:
-      'An offer is a time-windowed discount (percent or amount) on one product, optionally only for a segment or ' +
-      'partner; it is active while now is in [startsAt, endsAt). Percent offers apply before amount offers.',
-    schema: OfferSchema,
-    createBody: OfferCreate,
-    updateBody: OfferUpdate,
-    audit: audit('offer'),
-    service: offerService,
-  });
-  registerAdminCrud(app, deps, {
-    name: 'Promotion',
-    plural: 'Promotions',
-    path: '/admin/promotions',
-    tag: TAG,
-    about:
-      'A promotion is a cart promo code (case-insensitive): percent or amount off the cart subtotal after offers, ' +
-      'with an optional minimum subtotal, validity window and usage limit; it never takes a total below zero.',
-    schema: PromotionSchema,
-    createBody: PromotionCreate,
-    updateBody: PromotionUpdate,
-    audit: audit('promotion'),
-    service: promotionService,
-  });
-  registerAdminCrud(app, deps, {
-    name: 'PlanLink',
-    plural: 'PlanLinks',
-    path: '/admin/plan-links',
-    tag: TAG,
-    about:
-      'A plan link says that, on a change from the source plan to the target plan, a field of the target charge ' +
-      'follows the source charge (e.g. seats carry over); plan-change previews list the links that apply.',
-    schema: PlanLinkSchema,
-    createBody: PlanLinkCreate,
-    updateBody: PlanLinkUpdate,
-    audit: audit('plan_link'),
-    service: planLinkService,
-  });
-  registerAdminCrud(app, deps, {
-    name: 'PlanChangeRule',
-    plural: 'PlanChangeRules',
-    path: '/admin/plan-change-rules',
-    tag: TAG,
-    about:
-      'A plan-change rule sets when a plan change takes effect (`immediate` or `end_of_period`) and how it is ' +
-      'prorated (`prorated`, `none`, `full_credit`), for one product pair or for a family (optionally one ' +
-      'direction). Without a matching rule: upgrades are immediate and prorated, downgrades wait for the period ' +
-      'end without proration, lateral changes are immediate and prorated.',
-    schema: PlanChangeRuleSchema,
-    createBody: PlanChangeRuleCreate,
-    updateBody: PlanChangeRuleUpdate,
-    audit: audit('plan_change_rule'),
-    service: planChangeRuleService,
-  });
+  for (const spec of catalogCrudSpecs) registerAdminCrud(app, deps, spec);
 }
 
 /** `GET /catalog`: what this tenant sells, for agents deciding what to put in a cart. */
@@ -150,8 +170,7 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps) {
     async (request, reply) => {
       const ctx = requireCtx(request);
       const items = (await activeProducts(deps.db, ctx.tenantId)).map(presentProduct);
-      reply.header('Cache-Control', 'private, max-age=60');
-      reply.header('Vary', 'Authorization');
+      cacheablePerKey(reply);
       return envelope(ctx, items, [
         ...items.map((p) => action('resolvePrice', 'GET', `/pricing/resolve?productId=${p.id}`, 'read')),
         action('createCart', 'POST', '/carts', 'commerce'),

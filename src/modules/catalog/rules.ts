@@ -30,10 +30,16 @@ type PriceRuleApi = Static<typeof PriceRuleSchema>;
 type OfferApi = Static<typeof OfferSchema>;
 type PromotionApi = Static<typeof PromotionSchema>;
 
-const stamps = (row: { createdAt: Date; updatedAt: Date }) => ({ createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) });
+const stamps = (row: { createdAt: Date; updatedAt: Date }) => ({
+  createdAt: iso(row.createdAt),
+  updatedAt: iso(row.updatedAt),
+});
 
 async function productOf(tx: Queryable, tenantId: string, productId: string, field = 'productId') {
-  const [row] = await tx.select().from(products).where(tenantWhere(products, tenantId, eq(products.id, productId)));
+  const [row] = await tx
+    .select()
+    .from(products)
+    .where(tenantWhere(products, tenantId, eq(products.id, productId)));
   if (!row) throw validationFailed(field, 'exists', `${field} ${productId} is not a product of this tenant`);
   return row;
 }
@@ -49,19 +55,39 @@ function presentPriceRule(row: typeof priceRules.$inferSelect): PriceRuleApi {
 async function checkPriceRule(
   tx: Queryable,
   tenantId: string,
-  rule: { productId: string; chargeId: string; segment: string | null; locale: string | null; partner: string | null },
+  rule: {
+    productId: string;
+    chargeId: string;
+    segment: string | null;
+    locale: string | null;
+    partner: string | null;
+  },
 ) {
   if (rule.segment === null && rule.locale === null && rule.partner === null) {
-    throw validationFailed('segment', 'required', 'a price rule needs at least one of segment, locale or partner');
+    throw validationFailed(
+      'segment',
+      'required',
+      'a price rule needs at least one of segment, locale or partner',
+    );
   }
   const product = await productOf(tx, tenantId, rule.productId);
   const charge = product.charges.find((c) => c.id === rule.chargeId);
-  if (!charge) throw validationFailed('chargeId', 'exists', `chargeId ${rule.chargeId} is not a charge of the product`);
-  if (charge.kind !== 'modeled') throw validationFailed('chargeId', 'modeled', 'chargeId is a passthrough charge: it has no price to override');
+  if (!charge)
+    throw validationFailed('chargeId', 'exists', `chargeId ${rule.chargeId} is not a charge of the product`);
+  if (charge.kind !== 'modeled')
+    throw validationFailed(
+      'chargeId',
+      'modeled',
+      'chargeId is a passthrough charge: it has no price to override',
+    );
   return charge;
 }
 
-export const priceRuleService: CrudService<PriceRuleApi, Static<typeof PriceRuleCreate>, Static<typeof PriceRuleUpdate>> = {
+export const priceRuleService: CrudService<
+  PriceRuleApi,
+  Static<typeof PriceRuleCreate>,
+  Static<typeof PriceRuleUpdate>
+> = {
   async list(db, tenantId) {
     return (await priceRuleRepo.list(db, tenantId)).map(presentPriceRule);
   },
@@ -70,8 +96,16 @@ export const priceRuleService: CrudService<PriceRuleApi, Static<typeof PriceRule
     return row && presentPriceRule(row);
   },
   async create(tx, tenantId, input, now) {
-    const dims = { segment: input.segment ?? null, locale: input.locale ?? null, partner: input.partner ?? null };
-    const charge = await checkPriceRule(tx, tenantId, { productId: input.productId, chargeId: input.chargeId, ...dims });
+    const dims = {
+      segment: input.segment ?? null,
+      locale: input.locale ?? null,
+      partner: input.partner ?? null,
+    };
+    const charge = await checkPriceRule(tx, tenantId, {
+      productId: input.productId,
+      chargeId: input.chargeId,
+      ...dims,
+    });
     const model = input.chargeModel ?? (charge.kind === 'modeled' ? charge.chargeModel : 'per_unit');
     const row = await priceRuleRepo.insert(tx, tenantId, {
       id: await claimId((x) => priceRuleRepo.get(tx, tenantId, x), input.id, uuidv7),
@@ -155,7 +189,13 @@ export const offerService: CrudService<OfferApi, Static<typeof OfferCreate>, Sta
       percentOff: patch.percentOff === undefined ? before.percentOff : patch.percentOff,
       amountOffCents: patch.amountOffCents === undefined ? before.amountOffCents : patch.amountOffCents,
     });
-    const after = await offerRepo.update(tx, tenantId, id, { ...patch, ...discount, startsAt, endsAt, updatedAt: now });
+    const after = await offerRepo.update(tx, tenantId, id, {
+      ...patch,
+      ...discount,
+      startsAt,
+      endsAt,
+      updatedAt: now,
+    });
     return after && { before: presentOffer(before), after: presentOffer(after) };
   },
   async remove(tx, tenantId, id) {
@@ -179,11 +219,18 @@ function checkPromotionCurrency(discountType: 'percent' | 'amount', currency: st
 }
 
 async function codeTaken(tx: Queryable, tenantId: string, code: string) {
-  const [row] = await tx.select({ id: promotions.id }).from(promotions).where(tenantWhere(promotions, tenantId, eq(promotions.code, code)));
+  const [row] = await tx
+    .select({ id: promotions.id })
+    .from(promotions)
+    .where(tenantWhere(promotions, tenantId, eq(promotions.code, code)));
   return row !== undefined;
 }
 
-export const promotionService: CrudService<PromotionApi, Static<typeof PromotionCreate>, Static<typeof PromotionUpdate>> = {
+export const promotionService: CrudService<
+  PromotionApi,
+  Static<typeof PromotionCreate>,
+  Static<typeof PromotionUpdate>
+> = {
   async list(db, tenantId) {
     return (await promotionRepo.list(db, tenantId)).map(presentPromotion);
   },
@@ -233,7 +280,13 @@ export const promotionService: CrudService<PromotionApi, Static<typeof Promotion
       percentOff: patch.percentOff === undefined ? before.percentOff : patch.percentOff,
       amountOffCents: patch.amountOffCents === undefined ? before.amountOffCents : patch.amountOffCents,
     });
-    const after = await promotionRepo.update(tx, tenantId, id, { ...patch, ...discount, startsAt, endsAt, updatedAt: now });
+    const after = await promotionRepo.update(tx, tenantId, id, {
+      ...patch,
+      ...discount,
+      startsAt,
+      endsAt,
+      updatedAt: now,
+    });
     return after && { before: presentPromotion(before), after: presentPromotion(after) };
   },
   async remove(tx, tenantId, id) {
@@ -245,23 +298,43 @@ export const promotionService: CrudService<PromotionApi, Static<typeof Promotion
 
 // ---- reads for the pricing engine ----------------------------------------------------------
 
-export async function priceRulesFor(db: Queryable, tenantId: string, productIds: readonly string[]): Promise<PriceRule[]> {
+export async function priceRulesFor(
+  db: Queryable,
+  tenantId: string,
+  productIds: readonly string[],
+): Promise<PriceRule[]> {
   if (productIds.length === 0) return [];
-  const rows = await db.select().from(priceRules).where(tenantWhere(priceRules, tenantId, inArray(priceRules.productId, [...productIds])));
+  const rows = await db
+    .select()
+    .from(priceRules)
+    .where(tenantWhere(priceRules, tenantId, inArray(priceRules.productId, [...productIds])));
   return rows.map(({ tenantId: _t, updatedAt: _u, ...rule }) => rule);
 }
 
-export async function offersFor(db: Queryable, tenantId: string, productIds: readonly string[]): Promise<Offer[]> {
+export async function offersFor(
+  db: Queryable,
+  tenantId: string,
+  productIds: readonly string[],
+): Promise<Offer[]> {
   if (productIds.length === 0) return [];
   const rows = await db
     .select()
     .from(offers)
-    .where(tenantWhere(offers, tenantId, inArray(offers.productId, [...productIds]), eq(offers.active, true)));
+    .where(
+      tenantWhere(offers, tenantId, inArray(offers.productId, [...productIds]), eq(offers.active, true)),
+    );
   return rows.map(({ tenantId: _t, createdAt: _c, updatedAt: _u, ...offer }) => offer);
 }
 
-export async function promotionByCode(db: Queryable, tenantId: string, code: string): Promise<(Promotion & { id: string }) | undefined> {
-  const [row] = await db.select().from(promotions).where(tenantWhere(promotions, tenantId, eq(promotions.code, code.toUpperCase())));
+export async function promotionByCode(
+  db: Queryable,
+  tenantId: string,
+  code: string,
+): Promise<(Promotion & { id: string }) | undefined> {
+  const [row] = await db
+    .select()
+    .from(promotions)
+    .where(tenantWhere(promotions, tenantId, eq(promotions.code, code.toUpperCase())));
   if (!row) return undefined;
   const { tenantId: _t, createdAt: _c, updatedAt: _u, ...promotion } = row;
   return promotion;
@@ -271,7 +344,11 @@ export async function promotionByCode(db: Queryable, tenantId: string, code: str
  * Counts one use of a promotion, atomically and only while under its usage limit; false when
  * the limit was reached meanwhile. Call in the transaction that creates the order.
  */
-export async function redeemPromotion(tx: Queryable, tenantId: string, promotionId: string): Promise<boolean> {
+export async function redeemPromotion(
+  tx: Queryable,
+  tenantId: string,
+  promotionId: string,
+): Promise<boolean> {
   const rows = await tx
     .update(promotions)
     .set({ timesRedeemed: sql`${promotions.timesRedeemed} + 1` })
@@ -279,7 +356,10 @@ export async function redeemPromotion(tx: Queryable, tenantId: string, promotion
       tenantWhere(
         promotions,
         tenantId,
-        and(eq(promotions.id, promotionId), sql`(${promotions.usageLimit} is null or ${promotions.timesRedeemed} < ${promotions.usageLimit})`),
+        and(
+          eq(promotions.id, promotionId),
+          sql`(${promotions.usageLimit} is null or ${promotions.timesRedeemed} < ${promotions.usageLimit})`,
+        ),
       ),
     )
     .returning({ id: promotions.id });

@@ -10,7 +10,10 @@ const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 cod
 const Cents = (description: string) => Type.Integer({ minimum: 0, maximum: 1_000_000_000, description });
 /** Optional client-chosen id on create (for seed files and retries); 409 when taken. */
 const ClientId = Type.Optional(
-  Type.String({ format: 'uuid', description: 'Optional id to create the resource under; 409 if it is taken.' }),
+  Type.String({
+    format: 'uuid',
+    description: 'Optional id to create the resource under; 409 if it is taken.',
+  }),
 );
 
 const OptionalText = (max: number, description?: string) =>
@@ -70,16 +73,12 @@ export const ChargeInput = Type.Object(
 );
 
 const EntitlementValue = Type.Union([Type.Boolean(), Type.Number(), Type.Null()]);
-export const EntitlementsSchema = Type.Record(
-  Type.String(),
-  EntitlementValue,
-  {
-    description:
-      'Feature key (lower-case, `^[a-z][a-z0-9_.-]{0,99}$`) -> `true`/`false` (a flag), a number (a limit), or `null` (unlimited).',
-    propertyNames: { pattern: '^[a-z][a-z0-9_.-]{0,99}$' },
-    maxProperties: 100,
-  },
-);
+export const EntitlementsSchema = Type.Record(Type.String(), EntitlementValue, {
+  description:
+    'Feature key (lower-case, `^[a-z][a-z0-9_.-]{0,99}$`) -> `true`/`false` (a flag), a number (a limit), or `null` (unlimited).',
+  propertyNames: { pattern: '^[a-z][a-z0-9_.-]{0,99}$' },
+  maxProperties: 100,
+});
 
 export const ProductSchema = Type.Object({
   id: Uuid,

@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../events/event-types.js';
 import { requireCtx } from '../../http/auth.js';
+import { cacheablePerKey } from '../../http/cache.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
@@ -27,11 +28,6 @@ function allowAnyOrigin(reply: FastifyReply) {
   reply.header('Access-Control-Allow-Methods', 'GET, OPTIONS');
   reply.header('Access-Control-Allow-Headers', 'Content-Type');
   reply.header('Access-Control-Max-Age', '86400');
-}
-
-function cacheable(reply: FastifyReply) {
-  reply.header('Cache-Control', 'private, max-age=60');
-  reply.header('Vary', 'Authorization');
 }
 
 const discoveryActions = [
@@ -96,7 +92,7 @@ export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: Rou
       const ctx = requireCtx(request);
       const tenant = await getTenant(deps.db, ctx.tenantId);
       if (!tenant) throw new Error(`key ${ctx.keyId} belongs to a missing tenant`);
-      cacheable(reply);
+      cacheablePerKey(reply);
       return envelope(
         ctx,
         {
@@ -132,7 +128,7 @@ export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: Rou
     },
     async (request, reply) => {
       const ctx = requireCtx(request);
-      cacheable(reply);
+      cacheablePerKey(reply);
       return envelope(
         ctx,
         {

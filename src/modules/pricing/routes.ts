@@ -1,15 +1,19 @@
 import type { Static } from 'typebox';
 import type { Deps } from '../../deps.js';
 import { requireCtx } from '../../http/auth.js';
+import { cacheablePerKey } from '../../http/cache.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses, notFound } from '../../http/errors.js';
 import { toDecimal } from '../../http/money.js';
 import type { TypedApp } from '../../http/types.js';
+import { ResolvedPriceSchema, ResolveQuery } from './schemas.js';
 import type { PricedLine } from './service.js';
 import { priceLines } from './service.js';
-import { ResolvedPriceSchema, ResolveQuery } from './schemas.js';
 
-function present({ product, resolution: r }: PricedLine, context: Static<typeof ResolvedPriceSchema>['context']) {
+function present(
+  { product, resolution: r }: PricedLine,
+  context: Static<typeof ResolvedPriceSchema>['context'],
+) {
   const tiers = r.charges.map((c) => ({
     id: c.chargeId,
     name: c.name,
@@ -68,9 +72,8 @@ export function registerPricingRoutes(app: TypedApp, deps: Deps) {
         context,
         deps.clock.now(),
       );
-      if (!line || !line.product.active) throw notFound('Product');
-      reply.header('Cache-Control', 'private, max-age=60');
-      reply.header('Vary', 'Authorization');
+      if (!line?.product.active) throw notFound('Product');
+      cacheablePerKey(reply);
       return envelope(ctx, present(line, context), [
         action('catalog', 'GET', '/catalog', 'read'),
         action('createCart', 'POST', '/carts', 'commerce'),

@@ -5,8 +5,12 @@ export const ResolveQuery = Type.Object(
   {
     productId: Type.String({ format: 'uuid', description: 'The product to price.' }),
     segment: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Customer segment.' })),
-    locale: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'Customer locale, e.g. `en-US`.' })),
-    partner: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Partner the sale goes through.' })),
+    locale: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 20, description: 'Customer locale, e.g. `en-US`.' }),
+    ),
+    partner: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'Partner the sale goes through.' }),
+    ),
     quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
   },
   { additionalProperties: false },
@@ -28,7 +32,9 @@ export const ResolvedPriceSchema = Type.Object({
     locale: Type.Union([Type.String(), Type.Null()]),
     partner: Type.Union([Type.String(), Type.Null()]),
   }),
-  basePriceCents: Type.Integer({ description: 'List price for the quantity, before price rules and offers.' }),
+  basePriceCents: Type.Integer({
+    description: 'List price for the quantity, before price rules and offers.',
+  }),
   subtotalCents: Type.Integer({ description: 'After price rules, before offers.' }),
   discountCents: Type.Integer({ description: 'Taken off by active offers.' }),
   totalCents: Type.Integer({ description: 'What the quantity costs: authoritative.' }),
@@ -39,7 +45,8 @@ export const ResolvedPriceSchema = Type.Object({
       id: Type.String({ description: 'Charge id.' }),
       name: Type.String(),
       price: Type.Union([Type.Number(), Type.Null()], {
-        description: 'This charge for the quantity, as a decimal in major units; null for passthrough charges.',
+        description:
+          'This charge for the quantity, as a decimal in major units; null for passthrough charges.',
       }),
       priceCents: Type.Union([Type.Integer(), Type.Null()]),
       currency: Type.String(),
@@ -59,9 +66,14 @@ export const ResolvedPriceSchema = Type.Object({
       priceRuleId: Type.Union([Type.String(), Type.Null()]),
     }),
   ),
-  appliedPriceRules: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), chargeId: Type.String() })),
-  appliedOffers: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), discountCents: Type.Integer() })),
+  appliedPriceRules: Type.Array(
+    Type.Object({ id: Type.String(), name: Type.String(), chargeId: Type.String() }),
+  ),
+  appliedOffers: Type.Array(
+    Type.Object({ id: Type.String(), name: Type.String(), discountCents: Type.Integer() }),
+  ),
   requiresQuote: Type.Boolean({
-    description: 'True when a passthrough charge is priced only by a live quote from the billing system at order time.',
+    description:
+      'True when a passthrough charge is priced only by a live quote from the billing system at order time.',
   }),
 });

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/client.js';
-import { offersFor, priceRulesFor, type ProductRow, productsByIds } from '../catalog/index.js';
+import { offersFor, type ProductRow, priceRulesFor, productsByIds } from '../catalog/index.js';
 import { type PriceResolution, type PricingContext, resolvePrice } from './engine.js';
 
 export interface PricedLine {
@@ -28,6 +28,9 @@ export async function priceLines(
   return lines.map((line) => {
     const product = byId.get(line.productId);
     if (!product) return undefined;
-    return { product, resolution: resolvePrice({ product, quantity: line.quantity, context, rules, offers, now }) };
+    return {
+      product,
+      resolution: resolvePrice({ product, quantity: line.quantity, context, rules, offers, now }),
+    };
   });
 }
