@@ -180,6 +180,14 @@ describe('server process', () => {
     const body = (await res.json()) as { data: { capabilities: { eventTypes: string[] } } };
     expect(body.data.capabilities.eventTypes).toContain('order.created');
 
+    // The demo tenant comes with the demo catalog, and the banner says where it is.
+    expect(out).toContain('examples/demo-catalog.yaml');
+    const catalog = await fetch(url(first, '/api/v1/catalog'), {
+      headers: { authorization: `Bearer ${readKey}` },
+    });
+    expect(catalog.status).toBe(200);
+    expect(((await catalog.json()) as { data: unknown[] }).data).toHaveLength(6);
+
     expect((await fetch(url(first, '/healthz'))).status).toBe(200);
     expect(fs.readFileSync(path.join(dataDir, 'server.lock'), 'utf8')).toBe(String(first.child.pid));
   }, 70_000);

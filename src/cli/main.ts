@@ -8,6 +8,7 @@ import { RATE_TIERS, type RateTier } from '../http/context.js';
 import { isScope, type Scope } from '../http/scopes.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../modules/api-keys/index.js';
 import { createTenant, getTenant, listTenants } from '../modules/tenants/index.js';
+import { readSeedFile, SeedError, seedCatalog } from '../seed/catalog.js';
 import { formatDemoBanner, seedDemoIfEmpty } from '../seed/demo.js';
 
 const USAGE = `Usage: commerce-agent <command> [options]   (npm run cli -- <command> ...)
@@ -18,7 +19,10 @@ admin API (/api/v1/admin/api-keys) while it runs.
 
 Commands:
   migrate                              apply database migrations
-  seed-demo                            create the demo tenant and keys if the database is empty
+  seed-demo                            create the demo tenant, keys and catalog if the database is empty
+  seed <file> --tenant <id>            load a catalog (products, rules, offers, promotions, plan links
+                                       and rules, policies, shipping options) from YAML or JSON;
+                                       items whose id exists are updated (see examples/demo-catalog.yaml)
   tenants create --name <name>         create a tenant
   tenants list                         list tenants
   keys issue --tenant <id> --scopes <read,commerce,admin> [--tier standard|premium|unlimited]
@@ -75,6 +79,7 @@ function print(json: boolean, value: unknown, text: string) {
 
 const COMMANDS = [
   'migrate',
+  'seed',
   'seed-demo',
   'tenants create',
   'tenants list',
@@ -87,6 +92,7 @@ const COMMANDS = [
 function checkUsage(key: string, opts: Options) {
   if (!COMMANDS.includes(key)) throw new UsageError(`unknown command: ${key || '(none)'}`);
   if (key === 'tenants create') required(opts, 'name');
+  if (key === 'seed') required(opts, 'tenant');
   if (key.startsWith('keys ')) required(opts, 'tenant');
   if (key === 'keys revoke') required(opts, 'key');
   if (key === 'keys issue') {
@@ -98,7 +104,8 @@ function checkUsage(key: string, opts: Options) {
 
 async function run(command: string[], opts: Options): Promise<void> {
   const [group, verb] = command;
-  const key = `${group ?? ''} ${verb ?? ''}`.trim();
+  // `seed <file>` takes a path where other commands take a verb.
+  const key = group === 'seed' ? 'seed' : `${group ?? ''} ${verb ?? ''}`.trim();
   checkUsage(key, opts);
   const config = loadConfig();
   const json = opts.json === true;
@@ -108,6 +115,20 @@ async function run(command: string[], opts: Options): Promise<void> {
     switch (key) {
       case 'migrate':
         return print(json, { migrated: true }, 'Migrations applied.');
+      case 'seed': {
+        if (!verb) throw new UsageError('seed needs a file: seed <file.yaml|file.json> --tenant <id>');
+        const tenant = await requireTenant(database, required(opts, 'tenant'));
+        const report = await seedCatalog(database.db, tenant.id, readSeedFile(verb));
+        const summary = (counts: Record<string, number>) =>
+          Object.entries(counts)
+            .map(([k, n]) => `${n} ${k}`)
+            .join(', ') || 'nothing';
+        return print(
+          json,
+          report,
+          `Seeded tenant ${tenant.id}: created ${summary(report.created)}; updated ${summary(report.updated)}.`,
+        );
+      }
       case 'seed-demo': {
         const seed = await seedDemoIfEmpty(database.db, config.appEnv, config.dataDir);
         if (!seed) return print(json, { seeded: false }, 'The database already has tenants; nothing seeded.');
@@ -190,7 +211,7 @@ async function main() {
 
 main().catch((err) => {
   if (err instanceof UsageError) process.stderr.write(`Error: ${err.message}\n\n${USAGE}\n`);
-  else if (err instanceof ConfigError || err instanceof DataDirLockedError)
+  else if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof SeedError)
     process.stderr.write(`${err.message}\n`);
   else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(err instanceof UsageError ? 2 : 1);

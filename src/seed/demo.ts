@@ -1,13 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { AppEnv } from '../config.js';
 import type { Db } from '../db/client.js';
 import { SCOPES, type Scope } from '../http/scopes.js';
 import { issueApiKey } from '../modules/api-keys/index.js';
 import { createTenant, hasAnyTenant } from '../modules/tenants/index.js';
+import { readSeedFile, seedCatalog } from './catalog.js';
 
 export const DEMO_KEYS_FILE = 'demo-keys.json';
+/** The demo tenant's catalog, rules, promotions, policy and shipping options. */
+export const DEMO_CATALOG = fileURLToPath(new URL('../../examples/demo-catalog.yaml', import.meta.url));
 // Serialises the "is the database empty?" check across instances starting together.
 const SEED_LOCK_ID = 7_242_020;
 
@@ -18,7 +22,8 @@ export interface DemoSeed {
 }
 
 /**
- * On an empty database: creates the demo tenant with one key per scope and writes the keys to
+ * On an empty database: creates the demo tenant with one key per scope and its catalog
+ * (examples/demo-catalog.yaml), in one transaction, and writes the keys to
  * `<dataDir>/demo-keys.json` (mode 0600). Returns undefined when the database already has data,
  * so the keys are shown exactly once.
  */
@@ -41,6 +46,7 @@ export async function seedDemoIfEmpty(
       });
       keys[scope] = secret;
     }
+    await seedCatalog(tx, tenant.id, readSeedFile(DEMO_CATALOG));
     return { tenantId: tenant.id, keys };
   });
   if (!seeded) return undefined;
@@ -60,6 +66,9 @@ export function formatDemoBanner(seed: DemoSeed, baseUrl: string): string {
     ...SCOPES.map((scope) => `    ${scope.padEnd(9)} ${seed.keys[scope]}`),
     '',
     `  Try: curl -H "Authorization: Bearer ${seed.keys.read}" ${baseUrl}/api/v1/manifest`,
+    `       curl -H "Authorization: Bearer ${seed.keys.read}" ${baseUrl}/api/v1/catalog`,
+    `  Demo catalog (products, price rules, offers, promo code WELCOME10, a policy, shipping):`,
+    `  ${path.relative(process.cwd(), DEMO_CATALOG) || DEMO_CATALOG}`,
     `  API document: ${baseUrl}/api/v1/openapi.json`,
     '',
   ].join('\n');

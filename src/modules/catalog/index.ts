@@ -6,6 +6,11 @@ export {
   presentProduct,
   productsByIds,
 } from './products.js';
-export { registerCatalogAdminRoutes, registerCatalogRoutes } from './routes.js';
+export {
+  catalogCrudSpecs,
+  productCrud,
+  registerCatalogAdminRoutes,
+  registerCatalogRoutes,
+} from './routes.js';
 export { offersFor, priceRulesFor, promotionByCode, redeemPromotion } from './rules.js';
 export { ProductSchema } from './schemas.js';

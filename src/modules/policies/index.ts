@@ -1,5 +1,12 @@
-import type { Deps } from '../../deps.js';
-import type { TypedApp } from '../../http/types.js';
-
-// Placeholder until the policies module lands (issue "Catalog, pricing engine...").
-export function registerPolicyRoutes(_app: TypedApp, _deps: Deps) {}
+export {
+  assertAllowed,
+  evaluatePolicies,
+  type OrderCreatePolicyInput,
+  type OrderUpdatePolicyInput,
+  type PlanChangePolicyInput,
+  type PlanChangeProduct,
+  type PolicyEvaluation,
+  type PolicyResult,
+} from './evaluate.js';
+export { policyCrud, registerPolicyRoutes } from './routes.js';
+export type { PolicyEffect, PolicyType } from './schemas.js';

@@ -1,2 +1,2 @@
-export { registerShippingRoutes } from './routes.js';
+export { registerShippingRoutes, shippingOptionCrud } from './routes.js';
 export { type AvailabilityFilter, availableShippingOptions, type ShippingOptionApi } from './service.js';

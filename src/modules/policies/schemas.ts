@@ -1,0 +1,87 @@
+import { Type } from 'typebox';
+import { StringEnum } from '../../http/schema-helpers.js';
+
+export const POLICY_TYPES = ['order_create', 'order_update', 'plan_change'] as const;
+export const POLICY_EFFECTS = ['block', 'allow'] as const;
+
+export type PolicyType = (typeof POLICY_TYPES)[number];
+export type PolicyEffect = (typeof POLICY_EFFECTS)[number];
+
+const Timestamp = Type.String({ format: 'date-time' });
+const Uuid = Type.String({ format: 'uuid' });
+
+/** What a policy of each type sees as JSONLogic data; kept in step with docs/policies.md. */
+export const POLICY_INPUTS_DOC =
+  'Each type sees its own input: ' +
+  '`order_create`: `{ order: { items: [{ productId, quantity, priceCents }], totalCents, currency, contactId, ' +
+  'organizationId, journeyId }, customerContext: { segment, locale, partner } }`; ' +
+  '`order_update`: `{ order: <the order as it is now>, changes: <the PATCH body> }`; ' +
+  '`plan_change`: `{ subscription: { id, productId, quantity, status }, currentProduct: { id, name, family, rank, ' +
+  'priceCents }, targetProduct: { id, name, family, rank, priceCents }, direction }` with direction ' +
+  '`upgrade` | `downgrade` | `lateral`. ' +
+  'Example: `{"and": [{"==": [{"var": "direction"}, "downgrade"]}, {"==": [{"var": "subscription.status"}, "active"]}]}`.';
+
+const PolicyTypeSchema = StringEnum(POLICY_TYPES, {
+  description:
+    'The operation the policy guards: order creation, order changes, or subscription plan changes.',
+});
+
+const PolicyEffectSchema = StringEnum(POLICY_EFFECTS, {
+  description:
+    '`block` stops the operation when the condition holds; `allow` is an explicit exception: when its ' +
+    'condition holds, the operation goes ahead even if `block` policies match.',
+});
+
+/**
+ * No `type` keyword on purpose: the service checks the value (a JSON object the engine can
+ * build) and answers `rule: jsonlogic`, one rule for every way a condition can be wrong.
+ */
+const ConditionSchema = Type.Unknown({
+  description:
+    'A JSONLogic object over the input of the policy type, e.g. `{">": [{"var": "order.totalCents"}, 1000000]}`. ' +
+    'It holds when its result is truthy (JSONLogic truthiness: `0`, `""`, `[]`, `null`, `false` are false).',
+});
+
+export const PolicySchema = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  type: PolicyTypeSchema,
+  condition: Type.Unknown({ description: 'The JSONLogic condition.' }),
+  effect: PolicyEffectSchema,
+  active: Type.Boolean({ description: 'Inactive policies are not evaluated.' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const policyFields = {
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  type: PolicyTypeSchema,
+  condition: ConditionSchema,
+  effect: PolicyEffectSchema,
+  active: Type.Optional(Type.Boolean({ description: 'Default true; inactive policies are not evaluated.' })),
+};
+
+export const PolicyCreate = Type.Object(
+  {
+    id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description:
+          'Client-chosen id (e.g. to load policies from a file); 409 when the tenant already has it.',
+      }),
+    ),
+    ...policyFields,
+  },
+  { additionalProperties: false },
+);
+
+export const PolicyUpdate = Type.Object(
+  {
+    name: Type.Optional(policyFields.name),
+    type: Type.Optional(policyFields.type),
+    condition: Type.Optional(policyFields.condition),
+    effect: Type.Optional(policyFields.effect),
+    active: policyFields.active,
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
