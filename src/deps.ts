@@ -1,4 +1,7 @@
 import pino, { type Logger } from 'pino';
+import type { BillingAdapter } from './billing/adapter.js';
+import { builtinFactory } from './billing/builtin/index.js';
+import { BillingRegistry } from './billing/registry.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Database, type Db, openPglite, openPostgres } from './db/client.js';
@@ -17,6 +20,8 @@ export interface Deps {
   apiKeys: ApiKeyResolver;
   /** Shared through Redis when REDIS_URL is set, in-process otherwise. */
   rateLimiter: RateLimiter;
+  /** Billing adapters, and each tenant's active integration. */
+  billing: BillingRegistry;
 }
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -31,7 +36,10 @@ export function createDeps(
   config: Config,
   database: Database,
   logger: Logger,
-  overrides: Partial<Pick<Deps, 'clock' | 'rateLimiter'>> = {},
+  overrides: Partial<Pick<Deps, 'clock' | 'rateLimiter'>> & {
+    /** Wraps every billing adapter handed out (tests inject faults with it). */
+    wrapBilling?: (adapter: BillingAdapter) => BillingAdapter;
+  } = {},
 ): Deps {
   const clock = overrides.clock ?? systemClock;
   return {
@@ -44,5 +52,6 @@ export function createDeps(
     rateLimiter:
       overrides.rateLimiter ??
       (config.redisUrl ? new RedisRateLimiter(config.redisUrl, logger) : new MemoryRateLimiter()),
+    billing: new BillingRegistry([builtinFactory({ db: database.db, clock })], overrides.wrapBilling),
   };
 }

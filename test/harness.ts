@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { type App, type BuildOptions, buildApp } from '../src/app.js';
+import type { BillingAdapter } from '../src/billing/adapter.js';
 import type { Clock } from '../src/clock.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { type Database, openPglite, openPostgres } from '../src/db/client.js';
@@ -44,6 +45,8 @@ export async function startApp(
     clock?: Clock;
     database?: Database;
     rateLimiter?: RateLimiter;
+    /** Wraps every billing adapter (e.g. withFaults) for outage tests. */
+    wrapBilling?: (adapter: BillingAdapter) => BillingAdapter;
   } & BuildOptions = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await testDatabase());
@@ -59,6 +62,7 @@ export async function startApp(
   const deps = createDeps(config, database, logger, {
     rateLimiter,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.wrapBilling ? { wrapBilling: options.wrapBilling } : {}),
   });
   const app = await buildApp(deps, {
     extraRoutes: (app) => {

@@ -1,8 +1,19 @@
 // Every table of every module, gathered for drizzle-kit and the typed client.
 // Modules import only their own tables; nothing else should import from here.
 
+export {
+  billingAccounts,
+  billingInvoiceLines,
+  billingInvoices,
+  billingOperations,
+  billingPaymentMethods,
+  billingPayments,
+  billingSubscriptions,
+} from '../billing/builtin/tables.js';
+export { billingIntegrations } from '../billing/tables.js';
 export { events } from '../events/tables.js';
 export { idempotencyKeys } from '../http/idempotency/tables.js';
+export { organizations } from '../modules/accounts/tables.js';
 export { apiKeys } from '../modules/api-keys/tables.js';
 export { auditLogs } from '../modules/audit/tables.js';
 export {

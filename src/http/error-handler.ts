@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { BillingUnavailableError } from '../billing/adapter.js';
 import { isDatabaseUnavailable } from './db-errors.js';
 import { AppError, type ErrorCode } from './errors.js';
 import type { TypedApp } from './types.js';
@@ -52,6 +53,15 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
 export function registerErrorHandling(app: TypedApp) {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let error: AppError | undefined = err instanceof AppError ? err : fromFastifyError(err);
+    if (!error && (err as unknown) instanceof BillingUnavailableError) {
+      request.log.error({ err }, 'billing system unavailable');
+      error = new AppError(
+        'billing_unavailable',
+        'The billing system is unavailable; retry shortly',
+        undefined,
+        5,
+      );
+    }
     if (!error && isDatabaseUnavailable(err)) {
       request.log.error({ err }, 'database unavailable');
       error = new AppError(

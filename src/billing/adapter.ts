@@ -1,0 +1,235 @@
+/**
+ * The billing-adapter boundary: what the service needs from a billing system (accounts,
+ * invoices, subscriptions, payment methods, settlement, live quotes). Implement this interface to
+ * connect another billing system; no vendor type may cross it.
+ *
+ * Conventions every implementation follows:
+ * - Amounts are integers in minor units of `currency` (ISO 4217). The HTTP layer renders invoice
+ *   `amount`/`balance` as decimals; adapters never use floating point for money.
+ * - Expected failures (an unknown id, an invalid request, a state conflict) are returned as
+ *   `{ ok: false, failure }`. Only an outage (network, timeout, 5xx of the vendor) is thrown, as
+ *   `BillingUnavailableError`; the HTTP layer answers it with `502 billing_unavailable`.
+ * - Every call that changes something takes an `idempotencyKey` derived from the operation (for
+ *   example the payment session id). Repeating a call with the same key must not change anything
+ *   again and must return the same result, so "the adapter succeeded, our commit failed, the
+ *   client retried" never invoices or settles twice.
+ * - An adapter instance is bound to one tenant's integration (see BillingAdapterFactory).
+ */
+
+export type BillingFailureKind = 'not_found' | 'invalid' | 'conflict';
+
+export interface BillingFailure {
+  kind: BillingFailureKind;
+  message: string;
+  /** The input field at fault, for `invalid`. */
+  field?: string;
+}
+
+export type BillingResult<T> = { ok: true; value: T } | { ok: false; failure: BillingFailure };
+
+export const ok = <T>(value: T): BillingResult<T> => ({ ok: true, value });
+export const fail = <T = never>(
+  kind: BillingFailureKind,
+  message: string,
+  field?: string,
+): BillingResult<T> => ({
+  ok: false,
+  failure: { kind, message, ...(field ? { field } : {}) },
+});
+
+/** The billing system cannot be reached or answered with an error of its own. */
+export class BillingUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly adapter: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'BillingUnavailableError';
+  }
+}
+
+export interface BillingContact {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+}
+
+export interface BillingAccount {
+  /** The billing system's account id (its own format: see `isAccountId`). */
+  id: string;
+  accountNumber: string;
+  name: string;
+  currency: string;
+  /** Sum of the open invoices' balances, minor units. */
+  balanceCents: number;
+  contacts: BillingContact[];
+}
+
+export type InvoiceStatus = 'open' | 'paid' | 'void' | 'uncollectible';
+
+export interface InvoiceLine {
+  description: string;
+  quantity: number;
+  unitAmountCents: number;
+  amountCents: number;
+}
+
+export interface Invoice {
+  id: string;
+  accountId: string;
+  invoiceNumber: string;
+  /** `YYYY-MM-DD`. */
+  invoiceDate: string;
+  dueDate: string;
+  currency: string;
+  amountCents: number;
+  balanceCents: number;
+  status: InvoiceStatus;
+  /** A page where the customer can see and pay the invoice, when the system has one. */
+  hostedInvoiceUrl: string | null;
+  lines: InvoiceLine[];
+}
+
+export type BillingSubscriptionStatus = 'active' | 'cancelled' | 'pending_cancellation';
+
+export interface BillingSubscription {
+  id: string;
+  accountId: string;
+  productId: string;
+  productName: string;
+  quantity: number;
+  priceCents: number;
+  currency: string;
+  billingInterval: 'month' | 'year';
+  status: BillingSubscriptionStatus;
+  currentPeriodStart: string;
+  currentPeriodEnd: string;
+}
+
+export interface BillingPaymentMethod {
+  id: string;
+  type: string;
+  cardType: string | null;
+  lastFour: string;
+  expirationMonth: number | null;
+  expirationYear: number | null;
+  isDefault: boolean;
+}
+
+export interface InvoiceLineInput {
+  description: string;
+  quantity: number;
+  unitAmountCents: number;
+}
+
+export interface CreateInvoiceInput {
+  accountId: string;
+  currency: string;
+  lines: InvoiceLineInput[];
+  /** `YYYY-MM-DD`; default: 30 days after the invoice date. */
+  dueDate?: string;
+  idempotencyKey: string;
+}
+
+export interface SettlementInput {
+  amountCents: number;
+  currency: string;
+  /** Our reference for the payment (the payment session id). */
+  paymentReference: string;
+  idempotencyKey: string;
+}
+
+export interface ProvisionSubscriptionInput {
+  accountId: string;
+  productId: string;
+  productName: string;
+  quantity: number;
+  priceCents: number;
+  currency: string;
+  billingInterval: 'month' | 'year';
+  currentPeriodStart: string;
+  currentPeriodEnd: string;
+  /** Invoice the first period now. */
+  invoiceFirstPeriod: boolean;
+  idempotencyKey: string;
+}
+
+export interface ChangeSubscriptionInput {
+  subscriptionId: string;
+  productId?: string;
+  productName?: string;
+  quantity?: number;
+  priceCents?: number;
+  /** Net amount to invoice now (prorated charge), minor units; 0 or absent for none. */
+  chargeCents?: number;
+  /** Amount to credit (recorded as a credit line on the next invoice), minor units. */
+  creditCents?: number;
+  idempotencyKey: string;
+}
+
+export interface CancelSubscriptionInput {
+  subscriptionId: string;
+  /** `immediate` ends it now; `end_of_period` marks it to end at the current period's end. */
+  timing: 'immediate' | 'end_of_period';
+  idempotencyKey: string;
+}
+
+export interface RenewSubscriptionInput {
+  subscriptionId: string;
+  currentPeriodStart: string;
+  currentPeriodEnd: string;
+  idempotencyKey: string;
+}
+
+export interface SubscriptionChange {
+  subscription: BillingSubscription;
+  /** The invoice the operation issued, if any. */
+  invoice: Invoice | null;
+}
+
+export interface QuoteLineInput {
+  productId: string;
+  chargeId: string;
+  chargeName: string;
+  quantity: number;
+  currency: string;
+}
+
+export interface Quote {
+  lines: { productId: string; chargeId: string; amountCents: number }[];
+  totalCents: number;
+  currency: string;
+}
+
+export interface BillingAdapter {
+  readonly name: string;
+  /** Whether `id` has the form of this system's account ids (no I/O). */
+  isAccountId(id: string): boolean;
+  getAccount(accountId: string): Promise<BillingResult<BillingAccount>>;
+  listInvoices(accountId: string): Promise<BillingResult<Invoice[]>>;
+  getInvoice(invoiceId: string): Promise<BillingResult<Invoice>>;
+  listSubscriptions(accountId: string): Promise<BillingResult<BillingSubscription[]>>;
+  listPaymentMethods(accountId: string): Promise<BillingResult<BillingPaymentMethod[]>>;
+  createInvoice(input: CreateInvoiceInput): Promise<BillingResult<Invoice>>;
+  /** Applies a payment to an open invoice: a partial one lowers its balance, a full one pays it. */
+  settleInvoice(invoiceId: string, payment: SettlementInput): Promise<BillingResult<Invoice>>;
+  provisionSubscription(input: ProvisionSubscriptionInput): Promise<BillingResult<SubscriptionChange>>;
+  changeSubscription(input: ChangeSubscriptionInput): Promise<BillingResult<SubscriptionChange>>;
+  cancelSubscription(input: CancelSubscriptionInput): Promise<BillingResult<SubscriptionChange>>;
+  renewSubscription(input: RenewSubscriptionInput): Promise<BillingResult<SubscriptionChange>>;
+  /**
+   * OPTIONAL: prices passthrough charges live. Adapters without it make orders with passthrough
+   * charges fail with `502 quote_unavailable`.
+   */
+  quoteCart?(lines: QuoteLineInput[]): Promise<BillingResult<Quote>>;
+}
+
+/** Builds a tenant's adapter from its integration config; one per adapter name. */
+export interface BillingAdapterFactory {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the integration's `config` (validated on PUT /admin/billing-integration). */
+  readonly configSchema: object;
+  create(tenantId: string, config: Record<string, unknown>): BillingAdapter;
+}

@@ -1,0 +1,163 @@
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+// The built-in billing engine's own tables, kept apart from the API's (prefix `billing_`): the
+// API reaches them only through the BillingAdapter interface, as it would an external system.
+
+const money = (name: string) => bigint(name, { mode: 'number' });
+
+export const billingAccounts = pgTable(
+  'billing_accounts',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    /** `ba_` + 20 characters [0-9a-z]. */
+    id: text('id').notNull(),
+    /** `A-` + a zero-padded per-tenant sequence, e.g. `A-000042`. */
+    accountNumber: text('account_number').notNull(),
+    name: text('name').notNull(),
+    currency: text('currency').notNull(),
+    contacts: jsonb('contacts')
+      .notNull()
+      .$type<{ name: string | null; email: string | null; phone: string | null }[]>(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    uniqueIndex('billing_accounts_number_key').on(t.tenantId, t.accountNumber),
+  ],
+);
+
+export const billingInvoices = pgTable(
+  'billing_invoices',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    /** `in_` + 20 characters [0-9a-z]. */
+    id: text('id').notNull(),
+    accountId: text('account_id').notNull(),
+    invoiceNumber: text('invoice_number').notNull(),
+    invoiceDate: date('invoice_date').notNull(),
+    dueDate: date('due_date').notNull(),
+    currency: text('currency').notNull(),
+    amountCents: money('amount_cents').notNull(),
+    balanceCents: money('balance_cents').notNull(),
+    status: text('status').notNull().$type<'open' | 'paid' | 'void' | 'uncollectible'>(),
+    /** Set when the invoice was created by an idempotent call; a repeat returns this invoice. */
+    idempotencyKey: text('idempotency_key'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    uniqueIndex('billing_invoices_number_key').on(t.tenantId, t.invoiceNumber),
+    uniqueIndex('billing_invoices_idempotency_key').on(t.tenantId, t.idempotencyKey),
+    index('billing_invoices_account_idx').on(t.tenantId, t.accountId, t.createdAt),
+  ],
+);
+
+export const billingInvoiceLines = pgTable(
+  'billing_invoice_lines',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    invoiceId: text('invoice_id').notNull(),
+    position: integer('position').notNull(),
+    description: text('description').notNull(),
+    quantity: integer('quantity').notNull(),
+    unitAmountCents: money('unit_amount_cents').notNull(),
+    amountCents: money('amount_cents').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.invoiceId, t.position] })],
+);
+
+/** Payments applied to invoices; the idempotency key makes a repeated settlement a no-op. */
+export const billingPayments = pgTable(
+  'billing_payments',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    id: text('id').notNull(),
+    invoiceId: text('invoice_id').notNull(),
+    amountCents: money('amount_cents').notNull(),
+    currency: text('currency').notNull(),
+    paymentReference: text('payment_reference').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    uniqueIndex('billing_payments_idempotency_key').on(t.tenantId, t.idempotencyKey),
+    index('billing_payments_invoice_idx').on(t.tenantId, t.invoiceId),
+  ],
+);
+
+export const billingSubscriptions = pgTable(
+  'billing_subscriptions',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    /** `bs_` + 20 characters [0-9a-z]. */
+    id: text('id').notNull(),
+    accountId: text('account_id').notNull(),
+    productId: text('product_id').notNull(),
+    productName: text('product_name').notNull(),
+    quantity: integer('quantity').notNull(),
+    priceCents: money('price_cents').notNull(),
+    currency: text('currency').notNull(),
+    billingInterval: text('billing_interval').notNull().$type<'month' | 'year'>(),
+    status: text('status').notNull().$type<'active' | 'cancelled' | 'pending_cancellation'>(),
+    currentPeriodStart: timestamp('current_period_start', { withTimezone: true }).notNull(),
+    currentPeriodEnd: timestamp('current_period_end', { withTimezone: true }).notNull(),
+    /** Credit to apply on the next invoice, minor units (from downgrades). */
+    creditCents: money('credit_cents').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    uniqueIndex('billing_subscriptions_idempotency_key').on(t.tenantId, t.idempotencyKey),
+    index('billing_subscriptions_account_idx').on(t.tenantId, t.accountId),
+  ],
+);
+
+/** Operations already applied to subscriptions (change, cancel, renew), by idempotency key. */
+export const billingOperations = pgTable(
+  'billing_operations',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    /** The result returned the first time, returned again on a repeat. */
+    result: jsonb('result').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.idempotencyKey] })],
+);
+
+export const billingPaymentMethods = pgTable(
+  'billing_payment_methods',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    id: text('id').notNull(),
+    accountId: text('account_id').notNull(),
+    type: text('type').notNull(),
+    cardType: text('card_type'),
+    lastFour: text('last_four').notNull(),
+    expirationMonth: integer('expiration_month'),
+    expirationYear: integer('expiration_year'),
+    isDefault: boolean('is_default').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    index('billing_payment_methods_account_idx').on(t.tenantId, t.accountId),
+  ],
+);

@@ -1,0 +1,23 @@
+import { index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+/** Tenant-owned accounts (organizations). */
+export const organizations = pgTable(
+  'organizations',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    id: uuid('id').notNull(),
+    name: text('name').notNull(),
+    /** The caller's id for it; a billing-system account id here links the account to its invoices. */
+    externalId: text('external_id'),
+    email: text('email'),
+    phone: text('phone'),
+    website: text('website'),
+    industry: text('industry'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    index('organizations_tenant_created_idx').on(t.tenantId, t.createdAt),
+  ],
+);
