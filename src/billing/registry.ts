@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { assertOutsideApiTransaction } from '../db/transaction-guard.js';
 import type { BillingAdapter, BillingAdapterFactory } from './adapter.js';
 import { billingIntegrations } from './tables.js';
 
@@ -10,17 +11,33 @@ export interface BillingIntegration {
   updatedAt: Date;
 }
 
+/** Every I/O method of the adapter refuses to run inside the API's write transaction. */
+function guardTransactions(adapter: BillingAdapter): BillingAdapter {
+  return new Proxy(adapter, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || property === 'isAccountId') return value;
+      return (...args: unknown[]) => {
+        assertOutsideApiTransaction(`billing adapter ${target.name}.${String(property)}`);
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
 /**
  * The adapters this deployment knows, and each tenant's active one. `wrap` lets tests put a
  * fault-injecting wrapper around every adapter handed out.
  */
 export class BillingRegistry {
   private readonly factories: Map<string, BillingAdapterFactory>;
+  private readonly wrap: (adapter: BillingAdapter) => BillingAdapter;
 
   constructor(
     factories: readonly BillingAdapterFactory[],
-    private readonly wrap: (adapter: BillingAdapter) => BillingAdapter = (a) => a,
+    wrap: (adapter: BillingAdapter) => BillingAdapter = (a) => a,
   ) {
+    this.wrap = (adapter) => guardTransactions(wrap(adapter));
     this.factories = new Map(factories.map((f) => [f.name, f]));
   }
 

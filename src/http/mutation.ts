@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db, Tx } from '../db/client.js';
+import { insideApiTransaction } from '../db/transaction-guard.js';
 import type { EventType } from '../events/event-types.js';
 import { recordEvent } from '../events/outbox.js';
 import { type AuditInput, recordAudit } from '../modules/audit/index.js';
@@ -109,53 +110,55 @@ export async function runMutation(
   const idem = idempotentRequest(request, ctx);
   const now = deps.clock.now();
 
-  const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
-    if (!idem) {
-      const response = await work(bind(tx, ctx, now));
-      return {
-        status: response.status,
-        payload: serialize(reply, response.status, response.body),
-        replayed: false,
-      };
-    }
-    if (!(await tryLockScope(tx, idem))) {
-      throw new AppError(
-        'idempotency_in_flight',
-        'A request with this Idempotency-Key is still being processed; retry shortly',
-        undefined,
-        1,
-      );
-    }
-    const stored = await findResponse(tx, idem, now);
-    if (stored) {
-      if (stored.requestHash !== idem.hash) {
+  const outcome = await insideApiTransaction(() =>
+    deps.db.transaction(async (tx): Promise<Outcome> => {
+      if (!idem) {
+        const response = await work(bind(tx, ctx, now));
+        return {
+          status: response.status,
+          payload: serialize(reply, response.status, response.body),
+          replayed: false,
+        };
+      }
+      if (!(await tryLockScope(tx, idem))) {
         throw new AppError(
-          'idempotency_conflict',
-          'This Idempotency-Key was used with a different request body; use a new key for a new request',
+          'idempotency_in_flight',
+          'A request with this Idempotency-Key is still being processed; retry shortly',
+          undefined,
+          1,
         );
       }
-      return { status: stored.status, payload: stored.body, replayed: true };
-    }
-    let result: Outcome;
-    try {
-      const response = await tx.transaction((savepoint) => work(bind(savepoint, ctx, now)));
-      result = {
-        status: response.status,
-        payload: serialize(reply, response.status, response.body),
-        replayed: false,
-      };
-    } catch (err) {
-      if (!(err instanceof AppError) || !isRemembered(err.status)) throw err;
-      result = {
-        status: err.status,
-        payload: errorPayload(reply, request, err),
-        replayed: false,
-        error: err,
-      };
-    }
-    await saveResponse(tx, idem, result.status, result.payload, now);
-    return result;
-  });
+      const stored = await findResponse(tx, idem, now);
+      if (stored) {
+        if (stored.requestHash !== idem.hash) {
+          throw new AppError(
+            'idempotency_conflict',
+            'This Idempotency-Key was used with a different request body; use a new key for a new request',
+          );
+        }
+        return { status: stored.status, payload: stored.body, replayed: true };
+      }
+      let result: Outcome;
+      try {
+        const response = await tx.transaction((savepoint) => work(bind(savepoint, ctx, now)));
+        result = {
+          status: response.status,
+          payload: serialize(reply, response.status, response.body),
+          replayed: false,
+        };
+      } catch (err) {
+        if (!(err instanceof AppError) || !isRemembered(err.status)) throw err;
+        result = {
+          status: err.status,
+          payload: errorPayload(reply, request, err),
+          replayed: false,
+          error: err,
+        };
+      }
+      await saveResponse(tx, idem, result.status, result.payload, now);
+      return result;
+    }),
+  );
 
   if (outcome.replayed) reply.header('X-Idempotency-Replayed', 'true');
   if (outcome.error?.retryAfter !== undefined) reply.header('Retry-After', String(outcome.error.retryAfter));

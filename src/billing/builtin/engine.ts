@@ -72,13 +72,12 @@ export class BuiltinBilling implements BillingAdapter {
 
   // ---- accounts -------------------------------------------------------------------------
 
-  /** Operator: opens a billing account (`ba_...`, number `A-000001`...). */
-  async createAccount(input: {
-    name: string;
-    currency: string;
-    contacts?: BillingContact[];
-  }): Promise<BillingAccount> {
-    return this.db.transaction(async (tx) => {
+  /** Operator: opens a billing account (`ba_...`, number `A-000001`...); once per idempotency key. */
+  async createAccount(
+    input: { name: string; currency: string; contacts?: BillingContact[] },
+    idempotencyKey: string = builtinId('bp_'),
+  ): Promise<BillingAccount> {
+    const result = await this.once(idempotencyKey, async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`billing-accounts:${this.tenantId}`}))`);
       const [{ n } = { n: 0 }] = await tx
         .select({ n: sql<number>`count(*)::int` })
@@ -94,8 +93,9 @@ export class BuiltinBilling implements BillingAdapter {
         createdAt: this.clock.now(),
       };
       await tx.insert(billingAccounts).values(row);
-      return this.presentAccount(row, 0);
+      return ok(this.presentAccount(row, 0));
     });
+    return (result as { ok: true; value: BillingAccount }).value;
   }
 
   async listAccounts(): Promise<BillingAccount[]> {
@@ -346,11 +346,13 @@ export class BuiltinBilling implements BillingAdapter {
     });
   }
 
-  /** Operator: voids or writes off an open invoice. */
+  /** Operator: voids or writes off an open invoice (again: no change). */
   async closeInvoice(invoiceId: string, status: 'void' | 'uncollectible'): Promise<BillingResult<Invoice>> {
     return this.db.transaction(async (tx) => {
       const row = INVOICE_ID.test(invoiceId) ? await this.invoiceRow(tx, invoiceId, true) : undefined;
       if (!row) return fail('not_found', `invoice ${invoiceId} not found`);
+      // Closing it the same way again changes nothing (a retried request gets the same answer).
+      if (row.status === status) return ok((await this.presentInvoices(tx, [row]))[0] as Invoice);
       if (row.status !== 'open') return fail('conflict', `invoice ${invoiceId} is ${row.status}, not open`);
       const now = this.clock.now();
       await tx
@@ -522,7 +524,7 @@ export class BuiltinBilling implements BillingAdapter {
   }
 
   /**
-   * Runs a subscription operation once per idempotency key: the first result is stored with the
+   * Runs an operation once per idempotency key: the first result is stored with the
    * operation's writes, in one transaction, and returned as it was on every repeat.
    */
   private once<T>(
@@ -571,12 +573,13 @@ export class BuiltinBilling implements BillingAdapter {
     );
   }
 
-  /** Operator: stores a payment method on a billing account (the first becomes default). */
+  /** Operator: stores a payment method on a billing account (the first becomes default); once per key. */
   async addPaymentMethod(
     accountId: string,
     input: Omit<BillingPaymentMethod, 'id' | 'isDefault'>,
+    idempotencyKey: string = builtinId('bp_'),
   ): Promise<BillingResult<BillingPaymentMethod>> {
-    return this.db.transaction(async (tx) => {
+    return this.once(idempotencyKey, async (tx) => {
       if (!(await this.accountRow(tx, accountId)))
         return fail('not_found', `billing account ${accountId} not found`);
       const existing = await tx

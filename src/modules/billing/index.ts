@@ -1,0 +1,1 @@
+export { registerBillingAdminRoutes } from './routes.js';

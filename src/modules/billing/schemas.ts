@@ -1,0 +1,84 @@
+import { Type } from 'typebox';
+
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const IntegrationSchema = Type.Object({
+  adapter: Type.Union([Type.String(), Type.Null()], {
+    description: 'Active adapter; null when none is configured.',
+  }),
+  config: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+  createdAt: Type.Union([Timestamp, Type.Null()]),
+  updatedAt: Type.Union([Timestamp, Type.Null()]),
+  availableAdapters: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      description: Type.String(),
+      configSchema: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of `config`.' }),
+    }),
+  ),
+});
+
+export const PutIntegrationBody = Type.Object(
+  {
+    adapter: Type.String({ minLength: 1, maxLength: 50, description: 'One of `availableAdapters[].name`.' }),
+    config: Type.Optional(
+      Type.Object(
+        {},
+        { additionalProperties: true, description: 'Validated against the adapter’s configSchema.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Contact = Type.Object(
+  {
+    name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()])),
+    email: Type.Optional(Type.Union([Type.String({ format: 'email', maxLength: 255 }), Type.Null()])),
+    phone: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 50 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateBillingAccountBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+    contacts: Type.Optional(Type.Array(Contact, { maxItems: 20 })),
+  },
+  { additionalProperties: false },
+);
+
+export const IssueInvoiceBody = Type.Object(
+  {
+    lines: Type.Array(
+      Type.Object(
+        {
+          description: Type.String({ minLength: 1, maxLength: 500 }),
+          quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+          unitAmountCents: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 100 },
+    ),
+    dueDate: Type.Optional(
+      Type.String({ format: 'date', description: 'Default: invoice date + payment terms.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const AddPaymentMethodBody = Type.Object(
+  {
+    type: Type.Optional(Type.String({ minLength: 1, maxLength: 50, default: 'card' })),
+    cardType: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 50 }), Type.Null()])),
+    lastFour: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', default: '0000' })),
+    expirationMonth: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 12 }), Type.Null()])),
+    expirationYear: Type.Optional(Type.Union([Type.Integer({ minimum: 2000, maximum: 2200 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const AccountIdParams = Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 64 }) });
+export const InvoiceIdParams = Type.Object({ invoiceId: Type.String({ minLength: 1, maxLength: 255 }) });
