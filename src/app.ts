@@ -1,15 +1,18 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Deps } from './deps.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { registerErrorHandling, sendError } from './http/error-handler.js';
+import { AppError } from './http/errors.js';
 import { registerRequestGate } from './http/gate.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { RouteRegistry, registerRouteRegistry } from './http/route-registry.js';
 import type { TypedApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { registerAccountRoutes } from './modules/accounts/index.js';
 import { registerApiKeyRoutes } from './modules/api-keys/index.js';
 import { registerAuditRoutes } from './modules/audit/index.js';
+import { registerBillingAdminRoutes } from './modules/billing/index.js';
 import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/catalog/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/index.js';
 import { registerHealthRoutes } from './modules/health/index.js';
@@ -34,7 +37,17 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     exposeHeadRoutes: false,
     // While shutting down, requests already on open connections are served, not refused.
     return503OnClosing: false,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path ids may be up to 255 characters (billing ids): longer params reach the schema's 400.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // Bad URLs and over-long params, which the router rejects itself, get our error body too.
+    frameworkErrors: (error, request, reply) =>
+      sendError(
+        reply,
+        request,
+        new AppError('validation_failed', error.message, [
+          { field: 'path', rule: 'url', message: error.message },
+        ]),
+      ),
     trustProxy: deps.config.trustProxy as boolean,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -62,6 +75,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerCatalogAdminRoutes(app, deps);
   registerCatalogRoutes(app, deps);
   registerPricingRoutes(app, deps);
+  registerAccountRoutes(app, deps);
+  registerBillingAdminRoutes(app, deps);
   registerPolicyRoutes(app, deps);
   registerShippingRoutes(app, deps);
   options.extraRoutes?.(app);

@@ -79,6 +79,19 @@ describe('error bodies', () => {
     expect(errorBody(res).details?.[0]).toMatchObject({ field: 'path.id', rule: 'format' });
   });
 
+  it('400 in our error body for a path parameter the router refuses (over 1000 characters)', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/admin/api-keys/${'x'.repeat(1001)}`,
+      headers: bearer(tenant.keys.admin),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(errorBody(res)).toMatchObject({
+      code: 'validation_failed',
+      requestId: res.headers['x-request-id'],
+    });
+  });
+
   it('404 not_found for an unknown route', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/nothing-here' });
     expect(res.statusCode).toBe(404);

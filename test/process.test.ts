@@ -187,6 +187,14 @@ describe('server process', () => {
     });
     expect(catalog.status).toBe(200);
     expect(((await catalog.json()) as { data: unknown[] }).data).toHaveLength(6);
+    const { accountId } = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-keys.json'), 'utf8')) as {
+      accountId: string;
+    };
+    const invoices = await fetch(url(first, `/api/v1/accounts/${accountId}/invoices`), {
+      headers: { authorization: `Bearer ${readKey}` },
+    });
+    expect(invoices.status).toBe(200);
+    expect(((await invoices.json()) as { data: unknown[] }).data).toHaveLength(3);
 
     expect((await fetch(url(first, '/healthz'))).status).toBe(200);
     expect(fs.readFileSync(path.join(dataDir, 'server.lock'), 'utf8')).toBe(String(first.child.pid));

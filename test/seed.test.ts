@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSeedFile, SeedError, seedCatalog } from '../src/seed/catalog.js';
 import { DEMO_CATALOG } from '../src/seed/demo.js';
+import { seedDemoBilling } from '../src/seed/demo-billing.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
 
 const PRO = '0190a000-0000-7000-8000-000000000002';
@@ -138,6 +139,28 @@ describe('seed files', () => {
         expect.stringMatching(/^colours: not a known section/),
       ]),
     });
+  });
+
+  it('gives the demo tenant billing: builtin integration, two open invoices and one paid, a card, a linked account', async () => {
+    const fresh = await createTestTenant(t.deps);
+    const demo = await t.deps.db.transaction((tx) => seedDemoBilling(tx, fresh.tenantId, t.deps.clock));
+    const invoices = (await get(`/accounts/${demo.accountId}/invoices`, fresh.keys.read)).json().data as {
+      status: string;
+      amount: number;
+    }[];
+    expect(invoices.map((i) => i.status).sort()).toEqual(['open', 'open', 'paid']);
+    expect(invoices.map((i) => i.amount).sort((a, b) => a - b)).toEqual([125, 125, 1500]);
+    const billing = (await get(`/accounts/${demo.billingAccountId}`, fresh.keys.read)).json().data;
+    expect(billing).toMatchObject({
+      source: 'billing',
+      name: 'Acme Corp',
+      balanceCents: 162_500,
+      balance: 1625,
+    });
+    const methods = (await get(`/accounts/${demo.accountId}/payment-methods`, fresh.keys.read)).json().data;
+    expect(methods).toEqual([
+      expect.objectContaining({ lastFour: '4242', isDefault: true, source: 'billing' }),
+    ]);
   });
 
   it('reads JSON as well as YAML, and reports unparsable files', () => {

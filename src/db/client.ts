@@ -11,6 +11,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import * as schema from './schema.js';
+import { guardRootHandle } from './transaction-guard.js';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -48,7 +49,7 @@ export function openPostgres({ url, poolSize = 10, logger }: PostgresOptions): D
     statement_timeout: 30_000,
   });
   pool.on('error', (err) => logger?.warn({ err }, 'idle PostgreSQL connection failed'));
-  const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+  const db = guardRootHandle(drizzlePg({ client: pool, schema }) as unknown as Db);
   return {
     db,
     kind: 'postgres',
@@ -77,7 +78,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   if (dataDir) lock = lockDataDir(dataDir);
   try {
     const client = await PGlite.create(dataDir ? path.join(dataDir, 'pgdata') : undefined);
-    const db = drizzlePglite({ client, schema }) as unknown as Db;
+    const db = guardRootHandle(drizzlePglite({ client, schema }) as unknown as Db);
     return {
       db,
       kind: 'pglite',

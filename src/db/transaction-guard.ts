@@ -19,3 +19,34 @@ export function assertOutsideApiTransaction(what: string): void {
     );
   }
 }
+
+const QUERY_METHODS = new Set([
+  'select',
+  'selectDistinct',
+  'selectDistinctOn',
+  'insert',
+  'update',
+  'delete',
+  'execute',
+  'transaction',
+  'with',
+  '$count',
+]);
+
+/**
+ * The root database handle, refusing queries inside the API's write transaction: there the
+ * transaction (`m.tx`) must be used, or the query would run outside it (on PGlite, wait for it
+ * forever).
+ */
+export function guardRootHandle<T extends object>(db: T): T {
+  return new Proxy(db, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || !QUERY_METHODS.has(String(property))) return value;
+      return (...args: unknown[]) => {
+        assertOutsideApiTransaction(`db.${String(property)} (use the mutation's transaction)`);
+        return value.apply(target, args);
+      };
+    },
+  });
+}

@@ -40,6 +40,8 @@ function fromFastifyError(err: FastifyError): AppError | undefined {
 }
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: AppError) {
+  // Also on errors the router raises before any hook runs.
+  reply.header('X-Request-Id', request.id);
   if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
   return reply.code(error.status).send({
     error: error.message,

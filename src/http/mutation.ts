@@ -110,8 +110,10 @@ export async function runMutation(
   const idem = idempotentRequest(request, ctx);
   const now = deps.clock.now();
 
-  const outcome = await insideApiTransaction(() =>
-    deps.db.transaction(async (tx): Promise<Outcome> => {
+  // Everything inside is marked as in the transaction: the root handle and billing adapters
+  // refuse to run there (src/db/transaction-guard.ts).
+  const outcome = await deps.db.transaction((tx) =>
+    insideApiTransaction(async (): Promise<Outcome> => {
       if (!idem) {
         const response = await work(bind(tx, ctx, now));
         return {

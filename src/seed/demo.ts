@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
+import { type Clock, systemClock } from '../clock.js';
 import type { AppEnv } from '../config.js';
 import type { Db } from '../db/client.js';
 import { SCOPES, type Scope } from '../http/scopes.js';
 import { issueApiKey } from '../modules/api-keys/index.js';
 import { createTenant, hasAnyTenant } from '../modules/tenants/index.js';
 import { readSeedFile, seedCatalog } from './catalog.js';
+import { seedDemoBilling } from './demo-billing.js';
 
 export const DEMO_KEYS_FILE = 'demo-keys.json';
 /** The demo tenant's catalog, rules, promotions, policy and shipping options. */
@@ -17,6 +19,9 @@ const SEED_LOCK_ID = 7_242_020;
 
 export interface DemoSeed {
   tenantId: string;
+  /** The demo's local account, linked to its billing account. */
+  accountId: string;
+  billingAccountId: string;
   keys: Record<Scope, string>;
   file: string;
 }
@@ -31,6 +36,7 @@ export async function seedDemoIfEmpty(
   db: Db,
   environment: AppEnv,
   dataDir: string,
+  clock: Clock = systemClock,
 ): Promise<DemoSeed | undefined> {
   const seeded = await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
@@ -47,7 +53,8 @@ export async function seedDemoIfEmpty(
       keys[scope] = secret;
     }
     await seedCatalog(tx, tenant.id, readSeedFile(DEMO_CATALOG));
-    return { tenantId: tenant.id, keys };
+    const billing = await seedDemoBilling(tx, tenant.id, clock);
+    return { tenantId: tenant.id, keys, ...billing };
   });
   if (!seeded) return undefined;
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -67,6 +74,7 @@ export function formatDemoBanner(seed: DemoSeed, baseUrl: string): string {
     '',
     `  Try: curl -H "Authorization: Bearer ${seed.keys.read}" ${baseUrl}/api/v1/manifest`,
     `       curl -H "Authorization: Bearer ${seed.keys.read}" ${baseUrl}/api/v1/catalog`,
+    `       curl -H "Authorization: Bearer ${seed.keys.read}" ${baseUrl}/api/v1/accounts/${seed.accountId}/invoices`,
     `  Demo catalog (products, price rules, offers, promo code WELCOME10, a policy, shipping):`,
     `  ${path.relative(process.cwd(), DEMO_CATALOG) || DEMO_CATALOG}`,
     `  API document: ${baseUrl}/api/v1/openapi.json`,

@@ -1,0 +1,10 @@
+export { registerAccountRoutes } from './routes.js';
+export { AccountSchema } from './schemas.js';
+export {
+  type AccountApi,
+  billingAccountFor,
+  createAccount,
+  isOrganizationId,
+  presentAccount,
+  resolveAccount,
+} from './service.js';

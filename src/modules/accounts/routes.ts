@@ -1,0 +1,238 @@
+import { type TSchema, Type } from 'typebox';
+import type { BillingAdapter, BillingResult } from '../../billing/adapter.js';
+import { unwrapBilling } from '../../billing/http.js';
+import {
+  BillingPaymentMethodSchema,
+  BillingSubscriptionSchema,
+  InvoiceSchema,
+  presentBillingAccount,
+  presentBillingPaymentMethod,
+  presentBillingSubscription,
+  presentInvoice,
+} from '../../billing/schemas.js';
+import type { Deps } from '../../deps.js';
+import { requireCtx } from '../../http/auth.js';
+import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
+import { errorResponses, notFound } from '../../http/errors.js';
+import { runMutation } from '../../http/mutation.js';
+import type { TypedApp } from '../../http/types.js';
+import { diffChanges } from '../audit/index.js';
+import {
+  AccountCreate,
+  AccountIdParams,
+  AccountOrBillingSchema,
+  AccountSchema,
+  AccountUpdate,
+} from './schemas.js';
+import { billingAccountFor, createAccount, resolveAccount, updateAccount } from './service.js';
+
+const TAGS = ['Accounts'];
+const BASE = '/api/v1/accounts';
+
+const ID_RULES =
+  'An account id is either an internal organization id (a UUID, returned by POST /accounts) or a ' +
+  'billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses ' +
+  '`ba_` followed by 20 characters [0-9a-z]).';
+
+const SUB_LIST_RULES =
+  'The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 ' +
+  '(whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, ' +
+  'or 404 when the account has no `externalId` or it is not a billing account id (a local account without a ' +
+  'billing id has no billing data); a billing-system account id -> that account (404 if the billing system ' +
+  'does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` ' +
+  '(invalid billing account id format). Data is read live from the billing system, never stored here; ' +
+  'an outage of the billing system is 502 `billing_unavailable` (retry later).';
+
+/** What a tenant-owned account links to; `update` only where the account is ours to change. */
+function accountActions(id: string, tenantOwned: boolean): ActionSpec[] {
+  const path = `/accounts/${encodeURIComponent(id)}`;
+  return [
+    action('self', 'GET', path, 'read'),
+    ...(tenantOwned ? [action('update', 'PATCH', path, 'commerce')] : []),
+    action('invoices', 'GET', `${path}/invoices`, 'read'),
+    action('subscriptions', 'GET', `${path}/subscriptions`, 'read'),
+    action('paymentMethods', 'GET', `${path}/payment-methods`, 'read'),
+  ];
+}
+
+interface SubList<T> {
+  path: string;
+  operationId: string;
+  summary: string;
+  about: string;
+  item: TSchema;
+  list(adapter: BillingAdapter, accountId: string): Promise<BillingResult<T[]>>;
+  present(item: T): unknown;
+  actions: ActionSpec[];
+}
+
+function registerSubList<T>(app: TypedApp, deps: Deps, spec: SubList<T>) {
+  app.get(
+    `${BASE}/:id/${spec.path}`,
+    {
+      config: { public: true, scope: 'read' },
+      schema: {
+        operationId: spec.operationId,
+        summary: spec.summary,
+        description: `${spec.about} ${SUB_LIST_RULES} ${ID_RULES}`,
+        tags: TAGS,
+        params: AccountIdParams,
+        response: {
+          200: Envelope(Type.Array(spec.item), spec.summary),
+          ...errorResponses(404, 502),
+        },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const { adapter, accountId } = await billingAccountFor(deps, ctx.tenantId, request.params.id);
+      const items = unwrapBilling(await spec.list(adapter, accountId), 'Billing account');
+      return envelope(ctx, items.map(spec.present), spec.actions);
+    },
+  );
+}
+
+export function registerAccountRoutes(app: TypedApp, deps: Deps) {
+  app.post(
+    BASE,
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'createAccount',
+        summary: 'Create an account',
+        description:
+          'Creates a tenant-owned account (organization) and returns it with its UUID `id`. Only `name` is ' +
+          'required; optional fields may be omitted or null. Set `externalId` to the customer’s billing-system ' +
+          'account id to link this account to its invoices, subscriptions and payment methods (the sub-lists ' +
+          'read them through that id); `externalId` cannot be changed later. Unknown fields are rejected ' +
+          '(400 naming the field). Emits `account.created`.',
+        tags: TAGS,
+        body: AccountCreate,
+        response: { 201: Envelope(AccountSchema, 'The new account.') },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const account = await createAccount(m.tx, m.ctx.tenantId, request.body, m.now);
+        await m.audit({ action: 'account.create', resourceType: 'account', resourceId: account.id });
+        await m.emit('account.created', account);
+        return { status: 201, body: envelope(m.ctx, account, accountActions(account.id, true)) };
+      }),
+  );
+
+  app.get(
+    `${BASE}/:id`,
+    {
+      config: { public: true, scope: 'read' },
+      schema: {
+        operationId: 'getAccount',
+        summary: 'Get an account',
+        description:
+          'Looks the id up as a tenant-owned account first. If there is none and the tenant has an active ' +
+          'billing integration whose account-id format the id matches, the account is read live from the ' +
+          'billing system: `data` then has `source: "billing"`, the account number, the open balance (decimal ' +
+          'and minor units) and contacts, and there is no `update` action (it is not a tenant-owned account). ' +
+          `${ID_RULES} 404 when neither finds it; 502 \`billing_unavailable\` when the billing system is down.`,
+        tags: TAGS,
+        params: AccountIdParams,
+        response: {
+          200: Envelope(AccountOrBillingSchema, 'The account.'),
+          ...errorResponses(404, 502),
+        },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const resolved = await resolveAccount(deps, ctx.tenantId, request.params.id);
+      if (!resolved) throw notFound('Account');
+      if (resolved.source === 'local') {
+        return envelope(ctx, resolved.account, accountActions(resolved.account.id, true));
+      }
+      return envelope(
+        ctx,
+        presentBillingAccount(resolved.account),
+        accountActions(resolved.account.id, false),
+      );
+    },
+  );
+
+  app.patch(
+    `${BASE}/:id`,
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'updateAccount',
+        summary: 'Update an account',
+        description:
+          'Changes the given fields of a tenant-owned account; omitted fields stay as they are, null clears ' +
+          'an optional field. At least one field is required. `externalId` is set at creation and cannot be ' +
+          'changed here (400). Billing-system accounts are not tenant-owned and cannot be updated: 404, as for ' +
+          'any id that is not one of this tenant’s accounts. The audit entry records the changed fields before ' +
+          'and after. Emits `account.updated`.',
+        tags: TAGS,
+        params: AccountIdParams,
+        body: AccountUpdate,
+        response: { 200: Envelope(AccountSchema, 'The updated account.'), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const result = await updateAccount(m.tx, m.ctx.tenantId, request.params.id, request.body, m.now);
+        if (!result) throw notFound('Account');
+        const { updatedAt: _b, ...before } = result.before;
+        const { updatedAt: _a, ...after } = result.after;
+        await m.audit({
+          action: 'account.update',
+          resourceType: 'account',
+          resourceId: result.after.id,
+          details: diffChanges(before, after),
+        });
+        await m.emit('account.updated', result.after);
+        return { status: 200, body: envelope(m.ctx, result.after, accountActions(result.after.id, true)) };
+      }),
+  );
+
+  registerSubList(app, deps, {
+    path: 'invoices',
+    operationId: 'listAccountInvoices',
+    summary: 'List an account’s invoices',
+    about:
+      'The invoices of the account’s billing-system account, newest first. `amount` and `balance` are decimals ' +
+      'in major units of `currency` (`amountCents`/`balanceCents` give minor units); `balance` is what is ' +
+      'still to pay. Pay an open invoice with the `createPaymentSession` action.',
+    item: InvoiceSchema,
+    list: (adapter, accountId) => adapter.listInvoices(accountId),
+    present: presentInvoice,
+    actions: [action('createPaymentSession', 'POST', '/payments', 'commerce')],
+  });
+
+  registerSubList(app, deps, {
+    path: 'subscriptions',
+    operationId: 'listAccountSubscriptions',
+    summary: 'List an account’s subscriptions',
+    about:
+      'The subscriptions of the account’s billing-system account, newest first. Start a new one with the ' +
+      '`createSubscription` action; `catalog` lists what can be subscribed to.',
+    item: BillingSubscriptionSchema,
+    list: (adapter, accountId) => adapter.listSubscriptions(accountId),
+    present: presentBillingSubscription,
+    actions: [
+      action('createSubscription', 'POST', '/subscriptions', 'commerce'),
+      action('catalog', 'GET', '/catalog', 'read'),
+    ],
+  });
+
+  registerSubList(app, deps, {
+    path: 'payment-methods',
+    operationId: 'listAccountPaymentMethods',
+    summary: 'List an account’s payment methods',
+    about:
+      'The payment methods stored on the account’s billing-system account (`source: "billing"`), newest ' +
+      'first; card details are limited to type, last four digits and expiry. Add one with the ' +
+      '`addPaymentMethod` action.',
+    item: BillingPaymentMethodSchema,
+    list: (adapter, accountId) => adapter.listPaymentMethods(accountId),
+    present: presentBillingPaymentMethod,
+    actions: [action('addPaymentMethod', 'POST', '/payment-methods', 'commerce')],
+  });
+}

@@ -1,0 +1,90 @@
+import { Type } from 'typebox';
+import { BillingAccountSchema } from '../../billing/schemas.js';
+
+const Timestamp = Type.String({ format: 'date-time' });
+
+/**
+ * An optional text field that may also be null, as `type: [string, null]` rather than a union, so
+ * a bad value gets one error naming the rule (`maxLength`, `format`) instead of one per branch.
+ */
+const NullableText = (maxLength: number, description: string, format?: 'email') =>
+  Type.Unsafe<string | null>({
+    type: ['string', 'null'],
+    maxLength,
+    ...(format ? { format } : {}),
+    description,
+  });
+
+const Name = Type.String({ minLength: 1, maxLength: 255, description: 'Display name, 1-255 characters.' });
+
+const fields = {
+  externalId: NullableText(
+    255,
+    'Your own id for this account, up to 255 characters. Put the billing-system account id here (e.g. ' +
+      '`ba_...` with the built-in billing engine) to link the account to its invoices, subscriptions and ' +
+      'payment methods; any other value is stored but links nothing.',
+  ),
+  email: NullableText(255, 'Primary email address (up to 255 characters).', 'email'),
+  phone: NullableText(50, 'Phone number, up to 50 characters, free form.'),
+  website: NullableText(500, 'Website URL, up to 500 characters.'),
+  industry: NullableText(100, 'Industry, up to 100 characters.'),
+};
+
+export const AccountSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Internal organization id (UUID).' }),
+    tenantId: Type.String({ format: 'uuid', description: 'The owning tenant.' }),
+    name: Type.String(),
+    externalId: Type.Union([Type.String(), Type.Null()], {
+      description: 'Your own id; when it is a billing-system account id it links the billing sub-lists.',
+    }),
+    email: Type.Union([Type.String(), Type.Null()]),
+    phone: Type.Union([Type.String(), Type.Null()]),
+    website: Type.Union([Type.String(), Type.Null()]),
+    industry: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { description: 'A tenant-owned account (organization).' },
+);
+
+/** What GET /accounts/{id} answers: a local account, or one resolved through the billing adapter. */
+export const AccountOrBillingSchema = Type.Union([AccountSchema, BillingAccountSchema], {
+  description:
+    'A tenant-owned account, or, when the id is a billing-system account id, the billing system’s account ' +
+    '(recognisable by `source: "billing"`).',
+});
+
+export const AccountCreate = Type.Object(
+  {
+    name: Name,
+    externalId: Type.Optional(fields.externalId),
+    email: Type.Optional(fields.email),
+    phone: Type.Optional(fields.phone),
+    website: Type.Optional(fields.website),
+    industry: Type.Optional(fields.industry),
+  },
+  { additionalProperties: false },
+);
+
+// externalId is set at creation only (SPEC.md lists no externalId on PATCH).
+export const AccountUpdate = Type.Object(
+  {
+    name: Type.Optional(Name),
+    email: Type.Optional(fields.email),
+    phone: Type.Optional(fields.phone),
+    website: Type.Optional(fields.website),
+    industry: Type.Optional(fields.industry),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const AccountIdParams = Type.Object({
+  id: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description:
+      'An internal organization id (UUID), or a billing-system account id in the active billing adapter’s ' +
+      'format (`ba_` + 20 characters [0-9a-z] with the built-in engine).',
+  }),
+});

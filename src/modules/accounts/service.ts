@@ -1,0 +1,149 @@
+import { eq } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import { uuidv7 } from 'uuidv7';
+import type { BillingAccount, BillingAdapter } from '../../billing/adapter.js';
+import { unwrapBilling } from '../../billing/http.js';
+import type { BillingRegistry } from '../../billing/registry.js';
+import type { Queryable } from '../../db/client.js';
+import { tenantRepo } from '../../db/tenant-repo.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
+import { AppError, notFound, validationFailed } from '../../http/errors.js';
+import { iso } from '../../http/format.js';
+import type { AccountCreate, AccountSchema, AccountUpdate } from './schemas.js';
+import { organizations } from './tables.js';
+
+export type AccountApi = Static<typeof AccountSchema>;
+type CreateInput = Static<typeof AccountCreate>;
+type UpdateInput = Static<typeof AccountUpdate>;
+type OrganizationRow = typeof organizations.$inferSelect;
+
+/** What account lookups need: the database and the tenant's billing integration. */
+export interface AccountDeps {
+  db: Queryable;
+  billing: Pick<BillingRegistry, 'forTenant'>;
+}
+
+const repo = tenantRepo(organizations);
+
+// Organization ids are UUIDs; anything else cannot be a local account (and must not reach a uuid column).
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isOrganizationId = (id: string) => UUID.test(id);
+
+export function presentAccount(row: OrganizationRow): AccountApi {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    name: row.name,
+    externalId: row.externalId,
+    email: row.email,
+    phone: row.phone,
+    website: row.website,
+    industry: row.industry,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+/** The tenant's organization with this id, or undefined (also for ids that are not UUIDs). */
+async function organization(db: Queryable, tenantId: string, id: string, forUpdate = false) {
+  if (!isOrganizationId(id)) return undefined;
+  if (!forUpdate) return repo.get(db, tenantId, id);
+  const [row] = await db
+    .select()
+    .from(organizations)
+    .where(tenantWhere(organizations, tenantId, eq(organizations.id, id)))
+    .for('update');
+  return row;
+}
+
+export async function createAccount(
+  tx: Queryable,
+  tenantId: string,
+  input: CreateInput,
+  now: Date,
+): Promise<AccountApi> {
+  const row = await repo.insert(tx, tenantId, {
+    id: uuidv7(),
+    name: input.name,
+    externalId: input.externalId ?? null,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    website: input.website ?? null,
+    industry: input.industry ?? null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return presentAccount(row);
+}
+
+/** Applies a partial update to a tenant-owned account; undefined when the id is not one. */
+export async function updateAccount(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  patch: UpdateInput,
+  now: Date,
+): Promise<{ before: AccountApi; after: AccountApi } | undefined> {
+  // Locked so the audit diff's `before` is the row this update replaces, even under concurrent PATCHes.
+  const before = await organization(tx, tenantId, id, true);
+  if (!before) return undefined;
+  const after = await repo.update(tx, tenantId, before.id, { ...patch, updatedAt: now });
+  return after && { before: presentAccount(before), after: presentAccount(after) };
+}
+
+export type ResolvedAccount =
+  | { source: 'local'; account: AccountApi }
+  | { source: 'billing'; account: BillingAccount };
+
+/**
+ * GET /accounts/{id}: a tenant-owned organization first; otherwise, when the tenant has a billing
+ * integration and the id has its account-id form, the billing system's account. Undefined: 404.
+ */
+export async function resolveAccount(
+  deps: AccountDeps,
+  tenantId: string,
+  id: string,
+): Promise<ResolvedAccount | undefined> {
+  const row = await organization(deps.db, tenantId, id);
+  if (row) return { source: 'local', account: presentAccount(row) };
+  const adapter = await deps.billing.forTenant(deps.db, tenantId);
+  if (!adapter?.isAccountId(id)) return undefined;
+  const result = await adapter.getAccount(id);
+  if (!result.ok && result.failure.kind === 'not_found') return undefined;
+  return { source: 'billing', account: unwrapBilling(result, 'Account') };
+}
+
+/**
+ * The billing-system account the sub-lists (invoices, subscriptions, payment methods) read, in
+ * this order: no integration -> 404; a tenant-owned organization -> its `externalId` when that is a
+ * billing account id, else 404; a billing account id -> itself; any other UUID -> 404 (an
+ * organization id of no account here); anything else -> 400 naming `path.id`.
+ */
+export async function billingAccountFor(
+  deps: AccountDeps,
+  tenantId: string,
+  id: string,
+): Promise<{ adapter: BillingAdapter; accountId: string }> {
+  const adapter = await deps.billing.forTenant(deps.db, tenantId);
+  if (!adapter) {
+    throw new AppError('not_found', 'Not found: this tenant has no active billing integration');
+  }
+  const row = await organization(deps.db, tenantId, id);
+  if (row) {
+    if (row.externalId !== null && adapter.isAccountId(row.externalId)) {
+      return { adapter, accountId: row.externalId };
+    }
+    throw new AppError(
+      'not_found',
+      'Not found: this account has no billing-system account (its externalId is not a billing account id)',
+    );
+  }
+  if (adapter.isAccountId(id)) return { adapter, accountId: id };
+  if (isOrganizationId(id)) throw notFound('Account');
+  throw validationFailed(
+    'path.id',
+    'format',
+    `path.id has an invalid billing account id format for the ${adapter.name} billing adapter; ` +
+      'pass a billing-system account id or an account id (UUID)',
+  );
+}
