@@ -27,3 +27,5 @@ export {
 export { policies } from '../modules/policies/tables.js';
 export { shippingOptions } from '../modules/shipping/tables.js';
 export { tenants } from '../modules/tenants/tables.js';
+export { cartItems, carts } from '../modules/carts/tables.js';
+export { orderNumberSeq, orders, usageEvents } from '../modules/orders/tables.js';

@@ -1,0 +1,60 @@
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+export interface CustomerContext {
+  segment?: string | null;
+  locale?: string | null;
+  partner?: string | null;
+}
+
+export const carts = pgTable(
+  'carts',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    id: uuid('id').notNull(),
+    sessionId: text('session_id').notNull(),
+    status: text('status').notNull().$type<'active' | 'checked_out'>(),
+    currency: text('currency').notNull(),
+    customerContext: jsonb('customer_context').notNull().$type<CustomerContext>(),
+    contactId: uuid('contact_id'),
+    organizationId: uuid('organization_id'),
+    promotionId: uuid('promotion_id'),
+    promoCode: text('promo_code'),
+    subtotalCents: integer('subtotal_cents').notNull(),
+    discountCents: integer('discount_cents').notNull(),
+    totalCents: integer('total_cents').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
+);
+
+export interface CartLineCharge {
+  chargeId: string;
+  name: string;
+  kind: 'modeled' | 'passthrough';
+  chargeModel: string | null;
+  amountCents: number | null;
+}
+
+export const cartItems = pgTable(
+  'cart_items',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    cartId: uuid('cart_id').notNull(),
+    id: uuid('id').notNull(),
+    productId: uuid('product_id').notNull(),
+    productName: text('product_name').notNull(),
+    productType: text('product_type').notNull(),
+    quantity: integer('quantity').notNull(),
+    unitPriceCents: integer('unit_price_cents').notNull(),
+    totalCents: integer('total_cents').notNull(),
+    /** Before offers; the cart promo applies to the sum of line totals. */
+    listCents: integer('list_cents').notNull(),
+    charges: jsonb('charges').notNull().$type<CartLineCharge[]>(),
+    appliedOffers: jsonb('applied_offers').notNull().$type<{ id: string; name: string; discountCents: number }[]>(),
+    appliedPriceRules: jsonb('applied_price_rules').notNull().$type<{ id: string; name: string; chargeId: string }[]>(),
+    requiresQuote: boolean('requires_quote').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.id] }), index('cart_items_cart_idx').on(t.tenantId, t.cartId)],
+);
