@@ -8,6 +8,7 @@ export interface Fixture {
   tenantId: string;
   keyId: string;
   productId: string;
+  oneTimeProductId: string;
 }
 
 export interface BenchServer {
@@ -74,7 +75,7 @@ export interface LoadResult {
 export async function runLoad(
   name: string,
   baseUrl: string,
-  next: () => { path: string; headers?: Record<string, string> },
+  next: () => { path: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string },
   options: { connections: number; seconds: number },
 ): Promise<LoadResult> {
   const result = await autocannon({
@@ -84,8 +85,18 @@ export async function runLoad(
     requests: [
       {
         setupRequest: (request) => {
-          const { path, headers } = next();
-          return { ...request, method: 'GET', path, headers: { ...request.headers, ...headers } };
+          const { path, method = 'GET', headers, body } = next();
+          return {
+            ...request,
+            method,
+            path,
+            headers: {
+              ...request.headers,
+              ...headers,
+              ...(body ? { 'content-type': 'application/json' } : {}),
+            },
+            ...(body ? { body } : {}),
+          };
         },
       },
     ],

@@ -4,6 +4,7 @@
 //   database read the measured API route does). Prints one JSON line with the fixtures when ready.
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
+import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -35,6 +36,22 @@ const benchProduct = {
   ],
 };
 
+const benchOneTime = {
+  name: 'Bench add-on pack',
+  type: 'one_time' as const,
+  currency: 'USD',
+  charges: [
+    {
+      name: 'Packs',
+      chargeModel: 'volume' as const,
+      tiers: [
+        { upTo: 10, unitPriceCents: 900 },
+        { upTo: null, unitPriceCents: 700 },
+      ],
+    },
+  ],
+};
+
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 200);
 const logger = pino({ level: 'warn' });
 const config = {
@@ -46,7 +63,13 @@ const database = process.env.DATABASE_URL
   : await openPglite(undefined);
 await database.migrate();
 
-const fixtures: { key: string; tenantId: string; keyId: string; productId: string }[] = [];
+const fixtures: {
+  key: string;
+  tenantId: string;
+  keyId: string;
+  productId: string;
+  oneTimeProductId: string;
+}[] = [];
 for (let i = 0; i < TENANTS; i++) {
   const tenant = await createTenant(database.db, `bench tenant ${i}`);
   const { apiKey, secret } = await issueApiKey(database.db, tenant.id, {
@@ -58,7 +81,16 @@ for (let i = 0; i < TENANTS; i++) {
   const product = await database.db.transaction((tx) =>
     productCrud.service.create(tx, tenant.id, benchProduct, new Date()),
   );
-  fixtures.push({ key: secret, tenantId: tenant.id, keyId: apiKey.id, productId: product.id });
+  const oneTime = await database.db.transaction((tx) =>
+    productCrud.service.create(tx, tenant.id, benchOneTime, new Date()),
+  );
+  fixtures.push({
+    key: secret,
+    tenantId: tenant.id,
+    keyId: apiKey.id,
+    productId: product.id,
+    oneTimeProductId: oneTime.id,
+  });
 }
 
 const rateLimiter = config.redisUrl
@@ -73,6 +105,36 @@ bare.get('/bare', async () => ({ ok: true }));
 bare.get<{ Params: { tenantId: string; id: string } }>('/read/:tenantId/:id', async (request) => {
   return (await getApiKey(database.db, request.params.tenantId, request.params.id)) ?? null;
 });
+// The raw baseline of an order write: one transaction of three INSERTs on the same database,
+// with no framework, validation, pricing or outbox around it.
+if (process.env.DATABASE_URL) {
+  const rawPool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+  await rawPool.query(
+    'create table if not exists bench_raw (id uuid primary key, tenant_id uuid not null, kind text not null, body jsonb not null)',
+  );
+  bare.post('/raw-tx', async () => {
+    const client = await rawPool.connect();
+    try {
+      await client.query('begin');
+      const tenant = randomUUID();
+      for (const kind of ['order', 'audit', 'event']) {
+        await client.query('insert into bench_raw (id, tenant_id, kind, body) values ($1, $2, $3, $4)', [
+          randomUUID(),
+          tenant,
+          kind,
+          { n: 1 },
+        ]);
+      }
+      await client.query('commit');
+      return { ok: true };
+    } catch (err) {
+      await client.query('rollback');
+      throw err;
+    } finally {
+      client.release();
+    }
+  });
+}
 await bare.listen({ port: Number(process.env.BENCH_BARE_PORT), host: '127.0.0.1' });
 
 process.stdout.write(

@@ -13,12 +13,15 @@ import { registerAccountRoutes } from './modules/accounts/index.js';
 import { registerApiKeyRoutes } from './modules/api-keys/index.js';
 import { registerAuditRoutes } from './modules/audit/index.js';
 import { registerBillingAdminRoutes } from './modules/billing/index.js';
+import { registerCartRoutes } from './modules/carts/index.js';
 import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/catalog/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/index.js';
 import { registerHealthRoutes } from './modules/health/index.js';
+import { registerOrderRoutes } from './modules/orders/index.js';
 import { registerPolicyRoutes } from './modules/policies/index.js';
 import { registerPricingRoutes } from './modules/pricing/index.js';
 import { registerShippingRoutes } from './modules/shipping/index.js';
+import { registerTenantRoutes } from './modules/tenants/index.js';
 
 export type App = TypedApp & { registry: RouteRegistry };
 
@@ -75,6 +78,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerCatalogAdminRoutes(app, deps);
   registerCatalogRoutes(app, deps);
   registerPricingRoutes(app, deps);
+  registerCartRoutes(app, deps);
+  registerOrderRoutes(app, deps);
+  registerTenantRoutes(app, deps);
   registerAccountRoutes(app, deps);
   registerBillingAdminRoutes(app, deps);
   registerPolicyRoutes(app, deps);

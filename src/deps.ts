@@ -9,6 +9,7 @@ import type { RateLimiter } from './http/rate-limit/limiter.js';
 import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver } from './modules/api-keys/index.js';
+import { recordOrderUsage } from './modules/orders/index.js';
 
 /** Everything the app needs from the outside world, built once in the composition root. */
 export interface Deps {
@@ -22,6 +23,12 @@ export interface Deps {
   rateLimiter: RateLimiter;
   /** Billing adapters, and each tenant's active integration. */
   billing: BillingRegistry;
+  /** Platform usage metering (tenants opt in); fed after responses, never affecting them. */
+  usage: UsageMeter;
+}
+
+export interface UsageMeter {
+  recordOrder(tenantId: string, orderId: string, quantity: number): Promise<void>;
 }
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -36,7 +43,7 @@ export function createDeps(
   config: Config,
   database: Database,
   logger: Logger,
-  overrides: Partial<Pick<Deps, 'clock' | 'rateLimiter'>> & {
+  overrides: Partial<Pick<Deps, 'clock' | 'rateLimiter' | 'usage'>> & {
     /** Wraps every billing adapter handed out (tests inject faults with it). */
     wrapBilling?: (adapter: BillingAdapter) => BillingAdapter;
   } = {},
@@ -53,5 +60,9 @@ export function createDeps(
       overrides.rateLimiter ??
       (config.redisUrl ? new RedisRateLimiter(config.redisUrl, logger) : new MemoryRateLimiter()),
     billing: new BillingRegistry([builtinFactory({ db: database.db, clock })], overrides.wrapBilling),
+    usage: overrides.usage ?? {
+      recordOrder: (tenantId, orderId, quantity) =>
+        recordOrderUsage(database.db, tenantId, orderId, quantity, clock.now()),
+    },
   };
 }

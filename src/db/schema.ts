@@ -16,6 +16,7 @@ export { idempotencyKeys } from '../http/idempotency/tables.js';
 export { organizations } from '../modules/accounts/tables.js';
 export { apiKeys } from '../modules/api-keys/tables.js';
 export { auditLogs } from '../modules/audit/tables.js';
+export { cartItems, carts } from '../modules/carts/tables.js';
 export {
   offers,
   planChangeRules,
@@ -24,8 +25,7 @@ export {
   products,
   promotions,
 } from '../modules/catalog/tables.js';
+export { orderNumberSeq, orders, usageEvents } from '../modules/orders/tables.js';
 export { policies } from '../modules/policies/tables.js';
 export { shippingOptions } from '../modules/shipping/tables.js';
 export { tenants } from '../modules/tenants/tables.js';
-export { cartItems, carts } from '../modules/carts/tables.js';
-export { orderNumberSeq, orders, usageEvents } from '../modules/orders/tables.js';

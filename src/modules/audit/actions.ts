@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'webhook.delete',
   'webhook.rotate_secret',
   'webhook.replay',
+  'tenant.update',
   'billing_integration.update',
   'billing_integration.delete',
   'billing_account.create',

@@ -1,4 +1,14 @@
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 export interface CustomerContext {
   segment?: string | null;
@@ -51,8 +61,12 @@ export const cartItems = pgTable(
     /** Before offers; the cart promo applies to the sum of line totals. */
     listCents: integer('list_cents').notNull(),
     charges: jsonb('charges').notNull().$type<CartLineCharge[]>(),
-    appliedOffers: jsonb('applied_offers').notNull().$type<{ id: string; name: string; discountCents: number }[]>(),
-    appliedPriceRules: jsonb('applied_price_rules').notNull().$type<{ id: string; name: string; chargeId: string }[]>(),
+    appliedOffers: jsonb('applied_offers')
+      .notNull()
+      .$type<{ id: string; name: string; discountCents: number }[]>(),
+    appliedPriceRules: jsonb('applied_price_rules')
+      .notNull()
+      .$type<{ id: string; name: string; chargeId: string }[]>(),
     requiresQuote: boolean('requires_quote').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },

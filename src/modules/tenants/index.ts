@@ -1,1 +1,9 @@
-export { createTenant, getTenant, hasAnyTenant, listTenants, type Tenant } from './service.js';
+export { registerTenantRoutes } from './routes.js';
+export {
+  createTenant,
+  getTenant,
+  hasAnyTenant,
+  listTenants,
+  type Tenant,
+  updateTenantSettings,
+} from './service.js';

@@ -6,6 +6,8 @@ import { tenants } from './tables.js';
 export interface Tenant {
   id: string;
   name: string;
+  /** Opt-in platform usage metering of orders created from carts. */
+  usageMetering: boolean;
   createdAt: Date;
 }
 
@@ -27,4 +29,13 @@ export async function listTenants(db: Queryable): Promise<Tenant[]> {
 export async function hasAnyTenant(db: Queryable): Promise<boolean> {
   const rows = await db.select({ id: tenants.id }).from(tenants).limit(1);
   return rows.length > 0;
+}
+
+export async function updateTenantSettings(
+  db: Queryable,
+  id: string,
+  patch: { name?: string; usageMetering?: boolean },
+): Promise<Tenant | undefined> {
+  const [row] = await db.update(tenants).set(patch).where(eq(tenants.id, id)).returning();
+  return row;
 }

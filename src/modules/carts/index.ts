@@ -1,0 +1,9 @@
+export { registerCartRoutes } from './routes.js';
+export { CartSchema } from './schemas.js';
+export {
+  type CartApi,
+  type CheckoutCart,
+  getCart,
+  lockCartForCheckout,
+  markCartCheckedOut,
+} from './service.js';

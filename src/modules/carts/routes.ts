@@ -1,0 +1,230 @@
+import type { Deps } from '../../deps.js';
+import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
+import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
+import { errorResponses, notFound, validationFailed } from '../../http/errors.js';
+import { runMutation } from '../../http/mutation.js';
+import type { TypedApp } from '../../http/types.js';
+import { resolveAccount } from '../accounts/index.js';
+import {
+  CartCreate,
+  CartIdParams,
+  CartItemAdd,
+  CartItemParams,
+  CartPromoApply,
+  CartSchema,
+} from './schemas.js';
+import {
+  addItem,
+  applyPromo,
+  type CartApi,
+  createCart,
+  getCart,
+  removeItem,
+  removePromo,
+} from './service.js';
+
+const TAGS = ['Carts'];
+const BASE = '/api/v1/carts';
+
+const PRICING =
+  'Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as ' +
+  'GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; ' +
+  'the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, ' +
+  '`discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). ' +
+  'Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and ' +
+  'the cart then have `requiresQuote: true`).';
+
+const CHECKED_OUT = 'A `checked_out` cart (an order was created from it) cannot change: 409 `conflict`.';
+
+/** What a cart links to; only `self` once it is checked out. */
+function cartActions(cart: CartApi): ActionSpec[] {
+  const path = `/carts/${cart.id}`;
+  const self = action('self', 'GET', path, 'read');
+  if (cart.status !== 'active') return [self];
+  return [
+    self,
+    action('addItem', 'POST', `${path}/items`, 'commerce'),
+    action('applyPromo', 'POST', `${path}/promo`, 'commerce'),
+    ...(cart.promo ? [action('removePromo', 'DELETE', `${path}/promo`, 'commerce')] : []),
+    // The order body carries the cart: { "cartId": "<this cart's id>" }.
+    action('checkout', 'POST', '/orders', 'commerce'),
+  ];
+}
+
+const respond = (ctx: RequestContext, cart: CartApi) => envelope(ctx, cart, cartActions(cart));
+
+/** An organizationId must name one of the tenant's own accounts, not a billing-system one. */
+async function checkOrganization(deps: Deps, tenantId: string, organizationId: string | null | undefined) {
+  if (!organizationId) return;
+  const localOnly = { db: deps.db, billing: { forTenant: async () => null } };
+  const found = await resolveAccount(localOnly, tenantId, organizationId);
+  if (found?.source !== 'local') {
+    throw validationFailed(
+      'organizationId',
+      'exists',
+      `organizationId ${organizationId} is not an account of this tenant (create one with POST /accounts)`,
+    );
+  }
+}
+
+export function registerCartRoutes(app: TypedApp, deps: Deps) {
+  app.post(
+    BASE,
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'createCart',
+        summary: 'Create a cart',
+        description:
+          'Starts an empty `active` cart (totals 0, no items, no promo). Every field is optional: `currency` ' +
+          '(default `USD`) fixes which products can be added; `customerContext` (segment, locale, partner) ' +
+          'selects the price rules and offers used for every line, as in GET /pricing/resolve; `sessionId` is ' +
+          'your session or conversation id (generated when absent); `contactId`/`organizationId` name the buyer ' +
+          '(`organizationId` must be one of this tenant’s accounts, else 400). Next: add items with the ' +
+          '`addItem` action, then the `checkout` action (POST /orders with the body `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.',
+        tags: TAGS,
+        body: CartCreate,
+        response: { 201: Envelope(CartSchema, 'The new, empty cart.') },
+      },
+    },
+    async (request, reply) => {
+      const ctx = requireCtx(request);
+      await checkOrganization(deps, ctx.tenantId, request.body.organizationId);
+      return runMutation(deps, request, reply, async (m) => {
+        const cart = await createCart(m.tx, m.ctx.tenantId, request.body, m.now);
+        return { status: 201, body: respond(m.ctx, cart) };
+      });
+    },
+  );
+
+  app.get(
+    `${BASE}/:id`,
+    {
+      config: { public: true, scope: 'read' },
+      schema: {
+        operationId: 'getCart',
+        summary: 'Get a cart',
+        description:
+          `The cart with its lines, totals and promotion code, as priced at its last change. ${PRICING} ` +
+          'A code that no longer applies stays on the cart with `applies: false` and the `reason`. While the cart ' +
+          'is `active`, the `checkout` action is POST /orders with the body `{ "cartId": "<this cart id>" }`; ' +
+          'once `checked_out` only `self` remains. 404 when the cart is not in this tenant.',
+        tags: TAGS,
+        params: CartIdParams,
+        response: { 200: Envelope(CartSchema, 'The cart.'), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const cart = await getCart(deps.db, ctx.tenantId, request.params.id);
+      if (!cart) throw notFound('Cart');
+      return respond(ctx, cart);
+    },
+  );
+
+  app.post(
+    `${BASE}/:id/items`,
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'addCartItem',
+        summary: 'Add a product to a cart',
+        description:
+          'Adds `quantity` (default 1) of an active product priced in the cart’s currency. Adding a product ' +
+          'that is already in the cart MERGES: that line’s quantity grows by `quantity` (at most 100000 units a ' +
+          'line) and it is re-priced for the new quantity (tiers apply to the whole line); no second line is made. ' +
+          `${PRICING} 400 \`validation_failed\` naming \`productId\` for an unknown or inactive product (rule ` +
+          '`exists` or `active`) or one in another currency (rule `currency`). 404 unknown cart. ' +
+          `${CHECKED_OUT} Send an Idempotency-Key so a retry cannot add the quantity twice.`,
+        tags: TAGS,
+        params: CartIdParams,
+        body: CartItemAdd,
+        response: { 201: Envelope(CartSchema, 'The updated cart.'), ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const { productId, quantity = 1 } = request.body;
+        const cart = await addItem(m.tx, m.ctx.tenantId, request.params.id, { productId, quantity }, m.now);
+        return { status: 201, body: respond(m.ctx, cart) };
+      }),
+  );
+
+  app.delete(
+    `${BASE}/:id/items/:itemId`,
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'removeCartItem',
+        summary: 'Remove a line from a cart',
+        description:
+          `Removes the whole line (all its units) and re-prices the rest. ${PRICING} A promotion code that no ` +
+          'longer applies (e.g. the total fell below its minimum) stays on the cart with `applies: false`, ' +
+          `discount 0 and the \`reason\`. 404 unknown cart or item. ${CHECKED_OUT}`,
+        tags: TAGS,
+        params: CartItemParams,
+        response: { 200: Envelope(CartSchema, 'The updated cart.'), ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const { id, itemId } = request.params;
+        const cart = await removeItem(m.tx, m.ctx.tenantId, id, itemId, m.now);
+        return { status: 200, body: respond(m.ctx, cart) };
+      }),
+  );
+
+  app.post(
+    `${BASE}/:id/promo`,
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'applyCartPromo',
+        summary: 'Apply a promotion code to a cart',
+        description:
+          'Puts a promotion code on the cart (one code per cart: it replaces any other). The code applies to the ' +
+          'sum of the line totals after offers, never below 0. 400 `validation_failed` naming `code`, with the ' +
+          'rule saying why: `unknown` (no such code), `inactive`, `not_started`, `expired`, `exhausted` (usage ' +
+          'limit reached), `minimum_not_met` (cart total after offers below the code’s minimum), ' +
+          '`currency_mismatch` (an amount code in another currency). Once applied, the code stays on the cart ' +
+          'through later changes; when it stops applying it shows `applies: false` and the reason. Its use is ' +
+          `counted when the order is created. ${PRICING} 404 unknown cart. ${CHECKED_OUT}`,
+        tags: TAGS,
+        params: CartIdParams,
+        body: CartPromoApply,
+        response: {
+          200: Envelope(CartSchema, 'The cart with the code applied.'),
+          ...errorResponses(404, 409),
+        },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const cart = await applyPromo(m.tx, m.ctx.tenantId, request.params.id, request.body.code, m.now);
+        return { status: 200, body: respond(m.ctx, cart) };
+      }),
+  );
+
+  app.delete(
+    `${BASE}/:id/promo`,
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'removeCartPromo',
+        summary: 'Remove the promotion code from a cart',
+        description:
+          'Takes the promotion code off the cart and re-prices it without the code. A cart without a code is ' +
+          `returned unchanged (200). 404 unknown cart. ${CHECKED_OUT}`,
+        tags: TAGS,
+        params: CartIdParams,
+        response: { 200: Envelope(CartSchema, 'The cart without a code.'), ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const cart = await removePromo(m.tx, m.ctx.tenantId, request.params.id, m.now);
+        return { status: 200, body: respond(m.ctx, cart) };
+      }),
+  );
+}

@@ -1,0 +1,180 @@
+import { Type } from 'typebox';
+import { StringEnum } from '../../http/schema-helpers.js';
+
+const Uuid = Type.String({ format: 'uuid' });
+const NullableUuid = Type.Union([Uuid, Type.Null()]);
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const CustomerContextSchema = Type.Object(
+  {
+    segment: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+    locale: Type.Optional(Type.Union([Type.String({ maxLength: 20 }), Type.Null()])),
+    partner: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+  },
+  {
+    additionalProperties: false,
+    description: 'Passed to pricing: price rules and offers for this customer.',
+  },
+);
+
+export const OrderItemInput = Type.Object(
+  {
+    productId: Type.String({ format: 'uuid' }),
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+    priceCents: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'A hint: the server resolves the price; a different hint is recorded.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateOrderBody = Type.Object(
+  {
+    contactId: Type.Optional(Type.String({ format: 'uuid', description: 'Individual buyer.' })),
+    organizationId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'B2B account (an account id).' }),
+    ),
+    items: Type.Optional(
+      Type.Array(OrderItemInput, { maxItems: 100, description: 'Default []. Ignored with cartId.' }),
+    ),
+    totalCents: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'A hint; recorded as submitted only for orders without items.',
+      }),
+    ),
+    currency: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'Default USD.' })),
+    customerContext: Type.Optional(CustomerContextSchema),
+    journeyId: Type.Optional(Type.String({ format: 'uuid' })),
+    cartId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Convert this active cart: it becomes checked_out.' }),
+    ),
+    billingAccountId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[a-zA-Z0-9_-]+$',
+        description:
+          'Invoice one-time lines to this billing account (default: the organization’s externalId).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const PatchOrderBody = Type.Object(
+  {
+    status: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 50,
+        description: 'Free-form; the vocabulary is draft, pending, confirmed, fulfilled, cancelled.',
+      }),
+    ),
+    items: Type.Optional(
+      Type.Array(OrderItemInput, { maxItems: 100, description: 'Replaces the lines; re-priced.' }),
+    ),
+    totalCents: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Recorded only when the order has no items.' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const OrderLineSchema = Type.Object({
+  productId: Uuid,
+  productName: Type.Union([Type.String(), Type.Null()]),
+  quantity: Type.Integer(),
+  priceCents: Type.Integer({ description: 'Resolved unit price (line total / quantity, rounded down).' }),
+  totalCents: Type.Integer({ description: 'Resolved line total: authoritative.' }),
+  priced: StringEnum(['engine', 'quote', 'submitted'], {
+    description: '`engine`: modeled charges; `quote`: includes a live billing quote for passthrough charges.',
+  }),
+});
+
+export const OrderSchema = Type.Object({
+  id: Uuid,
+  tenantId: Uuid,
+  orderNumber: Type.String({ description: 'Human-readable, increasing within the tenant (gaps possible).' }),
+  status: Type.String(),
+  items: Type.Array(OrderLineSchema),
+  totalCents: Type.Integer(),
+  currency: Type.String(),
+  contactId: NullableUuid,
+  organizationId: NullableUuid,
+  journeyId: NullableUuid,
+  cartId: NullableUuid,
+  customerContext: Type.Object({}, { additionalProperties: true }),
+  promoCode: Type.Union([Type.String(), Type.Null()]),
+  discountCents: Type.Integer(),
+  billingAccountId: Type.Union([Type.String(), Type.Null()]),
+  invoiceId: Type.Union([Type.String(), Type.Null()], {
+    description: 'The invoice of the one-time lines, when invoiced.',
+  }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const RulesAppliedSchema = Type.Object(
+  {
+    policyEvaluation: Type.Object({
+      allowed: Type.Boolean(),
+      evaluations: Type.Array(
+        Type.Object({
+          policyId: Type.String(),
+          policyName: Type.String(),
+          policyType: Type.String(),
+          result: Type.String(),
+        }),
+      ),
+    }),
+    priceRules: Type.Array(
+      Type.Object({
+        productId: Type.String(),
+        id: Type.String(),
+        name: Type.String(),
+        chargeId: Type.String(),
+      }),
+    ),
+    offers: Type.Array(
+      Type.Object({
+        productId: Type.String(),
+        id: Type.String(),
+        name: Type.String(),
+        discountCents: Type.Integer(),
+      }),
+    ),
+    promotion: Type.Union([Type.Object({ code: Type.String(), discountCents: Type.Integer() }), Type.Null()]),
+    quotes: Type.Array(
+      Type.Object({ productId: Type.String(), chargeId: Type.String(), amountCents: Type.Integer() }),
+    ),
+    hints: Type.Array(
+      Type.Object({
+        field: Type.String({ description: 'e.g. `items.0.priceCents` or `totalCents`.' }),
+        submitted: Type.Integer(),
+        resolved: Type.Integer(),
+      }),
+      { description: 'Client hints that differed from the resolved values (the resolved ones were used).' },
+    ),
+  },
+  { description: 'What decided this order, recorded at creation only.' },
+);
+
+export const CreatedOrderSchema = Type.Intersect([
+  OrderSchema,
+  Type.Object({ rulesApplied: RulesAppliedSchema }),
+]);
+
+export const OrderListQuery = Type.Object(
+  {
+    contactId: Type.Optional(Type.String({ format: 'uuid' })),
+    organizationId: Type.Optional(Type.String({ format: 'uuid' })),
+    status: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+export const OrderParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

@@ -1,0 +1,127 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import { uuidv7 } from 'uuidv7';
+import type { Queryable } from '../../db/client.js';
+import { rowsOf } from '../../db/client.js';
+import { tenantRepo } from '../../db/tenant-repo.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
+import { iso } from '../../http/format.js';
+import type { OrderSchema } from './schemas.js';
+import { type OrderLine, orders, usageEvents } from './tables.js';
+
+export type OrderApi = Static<typeof OrderSchema>;
+export type OrderRow = typeof orders.$inferSelect;
+
+const repo = tenantRepo(orders);
+
+export function presentOrder(row: OrderRow): OrderApi {
+  const { tenantId, sequence: _s, createdAt, updatedAt, items, ...rest } = row;
+  return {
+    ...rest,
+    tenantId,
+    items: items.map(({ productId, productName, quantity, priceCents, totalCents, priced }) => ({
+      productId,
+      productName,
+      quantity,
+      priceCents,
+      totalCents,
+      priced,
+    })),
+    createdAt: iso(createdAt),
+    updatedAt: iso(updatedAt),
+  };
+}
+
+export interface NewOrder {
+  status: string;
+  items: OrderLine[];
+  totalCents: number;
+  currency: string;
+  contactId: string | null;
+  organizationId: string | null;
+  journeyId: string | null;
+  cartId: string | null;
+  customerContext: Record<string, unknown>;
+  promoCode: string | null;
+  discountCents: number;
+  billingAccountId: string | null;
+  invoiceId: string | null;
+}
+
+/** Inserts an order numbered from the sequence (never blocks; a rolled-back number is a gap). */
+export async function insertOrder(
+  tx: Queryable,
+  tenantId: string,
+  order: NewOrder,
+  now: Date,
+): Promise<OrderRow> {
+  const [next] = rowsOf<{ n: string }>(await tx.execute(sql`select nextval('order_number_seq') as n`));
+  const sequence = Number(next?.n);
+  return repo.insert(tx, tenantId, {
+    id: uuidv7(),
+    orderNumber: `ORD-${sequence}`,
+    sequence,
+    ...order,
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
+export async function getOrder(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+  lock = false,
+): Promise<OrderRow | undefined> {
+  const query = db
+    .select()
+    .from(orders)
+    .where(tenantWhere(orders, tenantId, eq(orders.id, id)));
+  const [row] = lock ? await query.for('update') : await query;
+  return row;
+}
+
+export async function listOrders(
+  db: Queryable,
+  tenantId: string,
+  filters: { contactId?: string; organizationId?: string; status?: string },
+): Promise<OrderRow[]> {
+  return db
+    .select()
+    .from(orders)
+    .where(
+      tenantWhere(
+        orders,
+        tenantId,
+        and(
+          filters.contactId ? eq(orders.contactId, filters.contactId) : undefined,
+          filters.organizationId ? eq(orders.organizationId, filters.organizationId) : undefined,
+          filters.status ? eq(orders.status, filters.status) : undefined,
+        ),
+      ),
+    )
+    .orderBy(desc(orders.createdAt), desc(orders.sequence));
+}
+
+export async function updateOrder(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  patch: Partial<Pick<OrderRow, 'status' | 'items' | 'totalCents'>>,
+  now: Date,
+): Promise<OrderRow | undefined> {
+  return repo.update(tx, tenantId, id, { ...patch, updatedAt: now });
+}
+
+/** Platform usage metering: one event per order created from a cart (opt-in per tenant). */
+export async function recordOrderUsage(
+  db: Queryable,
+  tenantId: string,
+  orderId: string,
+  quantity: number,
+  now: Date,
+) {
+  await db
+    .insert(usageEvents)
+    .values({ tenantId, id: uuidv7(), kind: 'order.from_cart', orderId, quantity, createdAt: now });
+}

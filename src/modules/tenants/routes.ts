@@ -1,0 +1,95 @@
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { requireCtx } from '../../http/auth.js';
+import { action, Envelope, envelope } from '../../http/envelope.js';
+import { runMutation } from '../../http/mutation.js';
+import type { TypedApp } from '../../http/types.js';
+import { diffChanges } from '../audit/index.js';
+import { getTenant, updateTenantSettings } from './service.js';
+
+const SettingsSchema = Type.Object({
+  tenantId: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  usageMetering: Type.Boolean({
+    description:
+      'Record a platform usage event for each order created from a cart (after the response; never affects it).',
+  }),
+});
+
+const PatchSettings = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    usageMetering: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const actions = [
+  action('self', 'GET', '/admin/settings', 'admin'),
+  action('update', 'PATCH', '/admin/settings', 'admin'),
+];
+
+/** The calling tenant's own settings. */
+export function registerTenantRoutes(app: TypedApp, deps: Deps) {
+  app.get(
+    '/api/v1/admin/settings',
+    {
+      config: { public: true, scope: 'admin' },
+      schema: {
+        operationId: 'getTenantSettings',
+        summary: 'Get tenant settings',
+        description: 'The calling tenant’s name and opt-in settings.',
+        tags: ['Tenant admin'],
+        response: { 200: Envelope(SettingsSchema, 'The settings.') },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const tenant = await getTenant(deps.db, ctx.tenantId);
+      if (!tenant) throw new Error(`key ${ctx.keyId} belongs to a missing tenant`);
+      return envelope(
+        ctx,
+        { tenantId: tenant.id, name: tenant.name, usageMetering: tenant.usageMetering },
+        actions,
+      );
+    },
+  );
+
+  app.patch(
+    '/api/v1/admin/settings',
+    {
+      config: { public: true, scope: 'admin' },
+      schema: {
+        operationId: 'updateTenantSettings',
+        summary: 'Update tenant settings',
+        description: 'Renames the tenant and/or turns platform usage metering on or off.',
+        tags: ['Tenant admin'],
+        body: PatchSettings,
+        response: { 200: Envelope(SettingsSchema, 'The settings.') },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const before = await getTenant(m.tx, m.ctx.tenantId);
+        const after = await updateTenantSettings(m.tx, m.ctx.tenantId, request.body);
+        if (!before || !after) throw new Error(`key ${m.ctx.keyId} belongs to a missing tenant`);
+        await m.audit({
+          action: 'tenant.update',
+          resourceType: 'tenant',
+          resourceId: after.id,
+          details: diffChanges(
+            { name: before.name, usageMetering: before.usageMetering },
+            { name: after.name, usageMetering: after.usageMetering },
+          ),
+        });
+        return {
+          status: 200,
+          body: envelope(
+            m.ctx,
+            { tenantId: after.id, name: after.name, usageMetering: after.usageMetering },
+            actions,
+          ),
+        };
+      }),
+  );
+}
