@@ -26,6 +26,9 @@ export {
   promotions,
 } from '../modules/catalog/tables.js';
 export { orderNumberSeq, orders, usageEvents } from '../modules/orders/tables.js';
+export { paymentMethods } from '../modules/payment-methods/tables.js';
+export { paymentSessions } from '../modules/payments/tables.js';
 export { policies } from '../modules/policies/tables.js';
+export { providerEvents, providerIntegrations } from '../modules/provider-events/tables.js';
 export { shippingOptions } from '../modules/shipping/tables.js';
 export { tenants } from '../modules/tenants/tables.js';

@@ -19,6 +19,8 @@ export const AUDIT_ACTIONS = [
   'subscription.renew',
   'payment.create',
   'payment.complete',
+  'payment.provider_event',
+  'provider_integration.update',
   'payment_method.create',
   'payment_method.set_default',
   'webhook.create',
