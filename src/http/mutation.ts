@@ -105,8 +105,10 @@ export async function runMutation(
   request: FastifyRequest,
   reply: FastifyReply,
   work: (m: Mutation) => Promise<MutationResponse>,
+  /** For routes authenticated otherwise (provider callbacks): the tenant context to act as. */
+  options: { ctx?: RequestContext } = {},
 ): Promise<FastifyReply> {
-  const ctx = requireCtx(request);
+  const ctx = options.ctx ?? requireCtx(request);
   const idem = idempotentRequest(request, ctx);
   const now = deps.clock.now();
 
