@@ -4,6 +4,7 @@ import type { Deps } from './deps.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { AppError } from './http/errors.js';
 import { registerRequestGate } from './http/gate.js';
+import { registerIdempotentReplay } from './http/mutation.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { RouteRegistry, registerRouteRegistry } from './http/route-registry.js';
@@ -18,6 +19,7 @@ import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/cat
 import { registerDiscoveryRoutes } from './modules/discovery/index.js';
 import { registerHealthRoutes } from './modules/health/index.js';
 import { registerOrderRoutes } from './modules/orders/index.js';
+import { registerPaymentRoutes } from './modules/payments/index.js';
 import { registerPolicyRoutes } from './modules/policies/index.js';
 import { registerPricingRoutes } from './modules/pricing/index.js';
 import { registerShippingRoutes } from './modules/shipping/index.js';
@@ -69,6 +71,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     rateLimiter: deps.rateLimiter,
     clock: deps.clock,
   });
+  registerIdempotentReplay(app, deps);
   await registerOpenApi(app, deps.config);
 
   registerHealthRoutes(app, deps);
@@ -80,6 +83,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerPricingRoutes(app, deps);
   registerCartRoutes(app, deps);
   registerOrderRoutes(app, deps);
+  registerPaymentRoutes(app, deps);
   registerTenantRoutes(app, deps);
   registerAccountRoutes(app, deps);
   registerBillingAdminRoutes(app, deps);

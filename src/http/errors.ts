@@ -4,6 +4,8 @@ import { StringEnum } from './schema-helpers.js';
 /** The closed list of error codes. Extend it here; never answer with free text. */
 export const ERROR_CODES = {
   validation_failed: 400,
+  /** The resource's state does not allow the operation (e.g. completing a terminal payment session). */
+  invalid_state: 400,
   unauthorized: 401,
   forbidden: 403,
   policy_blocked: 403,

@@ -16,6 +16,7 @@ import {
   tryLockScope,
 } from './idempotency/store.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './limits.js';
+import type { TypedApp } from './types.js';
 
 /** What a write sees: its transaction, the caller, the time, and the audit/event writers bound to both. */
 export interface Mutation {
@@ -32,12 +33,18 @@ export interface MutationResponse {
 }
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+
+const conflictingReuse = () =>
+  new AppError(
+    'idempotency_conflict',
+    'This Idempotency-Key was used with a different request body; use a new key for a new request',
+  );
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** 5xx may succeed on retry and 400 is fixed by changing the request: neither is remembered. */
 const isRemembered = (status: number) => status > 400 && status < 500;
 
-function idempotentRequest(request: FastifyRequest, ctx: RequestContext): IdempotentRequest | null {
+export function idempotentRequest(request: FastifyRequest, ctx: RequestContext): IdempotentRequest | null {
   const header = request.headers['idempotency-key'];
   if (header === undefined || !WRITE_METHODS.has(request.method)) return null;
   const key = Array.isArray(header) ? header.join(',') : header;
@@ -134,12 +141,7 @@ export async function runMutation(
       }
       const stored = await findResponse(tx, idem, now);
       if (stored) {
-        if (stored.requestHash !== idem.hash) {
-          throw new AppError(
-            'idempotency_conflict',
-            'This Idempotency-Key was used with a different request body; use a new key for a new request',
-          );
-        }
+        if (stored.requestHash !== idem.hash) throw conflictingReuse();
         return { status: stored.status, payload: stored.body, replayed: true };
       }
       let result: Outcome;
@@ -164,8 +166,32 @@ export async function runMutation(
     }),
   );
 
+  return sendOutcome(reply, outcome);
+}
+
+/** Sends a stored or fresh outcome as the exact bytes recorded. */
+function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply {
   if (outcome.replayed) reply.header('X-Idempotency-Replayed', 'true');
   if (outcome.error?.retryAfter !== undefined) reply.header('Retry-After', String(outcome.error.retryAfter));
   if (outcome.status === 204) return reply.code(204).send();
   return reply.code(outcome.status).type(JSON_TYPE).send(outcome.payload);
+}
+
+/**
+ * Before a write handler runs (a preHandler): a request whose Idempotency-Key already holds a
+ * completed response is answered from it at once, byte for byte. Handlers read state and call
+ * the billing system before their transaction; without this, the first request's own effects
+ * (a session now terminal, an invoice now paid) would make its retry fail instead of replaying.
+ * runMutation still checks again under the lock, for requests that race.
+ */
+export function registerIdempotentReplay(app: TypedApp, deps: { db: Db; clock: Clock }) {
+  app.addHook('preHandler', async (request, reply) => {
+    if (!request.ctx) return;
+    const idem = idempotentRequest(request, request.ctx);
+    if (!idem) return;
+    const stored = await findResponse(deps.db, idem, deps.clock.now());
+    if (!stored) return;
+    if (stored.requestHash !== idem.hash) throw conflictingReuse();
+    return sendOutcome(reply, { status: stored.status, payload: stored.body, replayed: true });
+  });
 }

@@ -1,0 +1,64 @@
+import { Type } from 'typebox';
+import { StringEnum } from '../../http/schema-helpers.js';
+import { PAYMENT_STATUSES } from './tables.js';
+
+const sessionFields = {
+  accountId: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: '^[a-zA-Z0-9_-]+$',
+    description: 'The paying account.',
+  }),
+  amountCents: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000_000,
+    description: 'Amount in minor units, > 0.',
+  }),
+  currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217, 3 upper-case letters.' }),
+  paymentPageSlug: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'Payment page the session is tied to.' }),
+  ),
+};
+
+export const CreatePaymentBody = Type.Object(
+  {
+    ...sessionFields,
+    invoiceId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'Invoice being paid: it must be open and in the same currency.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const PayInvoiceBody = Type.Object(sessionFields, { additionalProperties: false });
+
+export const PaymentSessionSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  tenantId: Type.String({ format: 'uuid' }),
+  accountId: Type.String(),
+  amountCents: Type.Integer(),
+  currency: Type.String(),
+  status: StringEnum(PAYMENT_STATUSES, {
+    description:
+      '`pending` -> (`processing`) -> `success` | `failed` | `cancelled`; the last three are terminal.',
+  }),
+  invoiceId: Type.Union([Type.String(), Type.Null()]),
+  paymentPageSlug: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+
+export const PaymentListQuery = Type.Object(
+  {
+    accountId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    status: Type.Optional(StringEnum(PAYMENT_STATUSES)),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const InvoiceParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) });
