@@ -62,3 +62,27 @@ export function tenantRepo<T extends EntityTable>(table: T) {
     },
   };
 }
+
+/**
+ * The list/get/remove of an admin resource whose API shape is `present(row)` (the parts of a
+ * CrudService that are the same for every simple resource).
+ */
+export function presentedReads<T extends EntityTable, Api>(
+  repo: ReturnType<typeof tenantRepo<T>>,
+  present: (row: Row<T>) => Api,
+) {
+  return {
+    async list(db: Queryable, tenantId: string): Promise<Api[]> {
+      return (await repo.list(db, tenantId)).map(present);
+    },
+    async get(db: Queryable, tenantId: string, id: string): Promise<Api | undefined> {
+      const row = await repo.get(db, tenantId, id);
+      return row && present(row);
+    },
+    async remove(tx: Queryable, tenantId: string, id: string): Promise<Api | undefined> {
+      const row = await repo.get(tx, tenantId, id);
+      if (row) await repo.remove(tx, tenantId, id);
+      return row && present(row);
+    },
+  };
+}

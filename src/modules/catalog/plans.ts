@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../db/client.js';
-import { tenantRepo } from '../../db/tenant-repo.js';
+import { presentedReads, tenantRepo } from '../../db/tenant-repo.js';
 import type { CrudService } from '../../http/admin-crud.js';
 import { validationFailed } from '../../http/errors.js';
 import { iso } from '../../http/format.js';
@@ -57,13 +57,7 @@ export const planLinkService: CrudService<
   Static<typeof PlanLinkCreate>,
   Static<typeof PlanLinkUpdate>
 > = {
-  async list(db, tenantId) {
-    return (await linkRepo.list(db, tenantId)).map(presentLink);
-  },
-  async get(db, tenantId, id) {
-    const row = await linkRepo.get(db, tenantId, id);
-    return row && presentLink(row);
-  },
+  ...presentedReads(linkRepo, presentLink),
   async create(tx, tenantId, input, now) {
     requireCharge(
       await requireProduct(tx, tenantId, input.sourceProductId, 'sourceProductId'),
@@ -89,11 +83,6 @@ export const planLinkService: CrudService<
     if (!before) return undefined;
     const after = await linkRepo.update(tx, tenantId, id, { ...patch, updatedAt: now });
     return after && { before: presentLink(before), after: presentLink(after) };
-  },
-  async remove(tx, tenantId, id) {
-    const row = await linkRepo.get(tx, tenantId, id);
-    if (row) await linkRepo.remove(tx, tenantId, id);
-    return row && presentLink(row);
   },
 };
 
@@ -133,13 +122,7 @@ export const planChangeRuleService: CrudService<
   Static<typeof PlanChangeRuleCreate>,
   Static<typeof PlanChangeRuleUpdate>
 > = {
-  async list(db, tenantId) {
-    return (await ruleRepo.list(db, tenantId)).map(presentRule);
-  },
-  async get(db, tenantId, id) {
-    const row = await ruleRepo.get(db, tenantId, id);
-    return row && presentRule(row);
-  },
+  ...presentedReads(ruleRepo, presentRule),
   async create(tx, tenantId, input, now) {
     const scope = {
       family: input.family ?? null,
@@ -164,11 +147,6 @@ export const planChangeRuleService: CrudService<
     if (!before) return undefined;
     const after = await ruleRepo.update(tx, tenantId, id, { ...patch, updatedAt: now });
     return after && { before: presentRule(before), after: presentRule(after) };
-  },
-  async remove(tx, tenantId, id) {
-    const row = await ruleRepo.get(tx, tenantId, id);
-    if (row) await ruleRepo.remove(tx, tenantId, id);
-    return row && presentRule(row);
   },
 };
 

@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../db/client.js';
-import { tenantRepo } from '../../db/tenant-repo.js';
+import { presentedReads, tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { CrudService } from '../../http/admin-crud.js';
 import { AppError, validationFailed } from '../../http/errors.js';
@@ -88,13 +88,7 @@ export const priceRuleService: CrudService<
   Static<typeof PriceRuleCreate>,
   Static<typeof PriceRuleUpdate>
 > = {
-  async list(db, tenantId) {
-    return (await priceRuleRepo.list(db, tenantId)).map(presentPriceRule);
-  },
-  async get(db, tenantId, id) {
-    const row = await priceRuleRepo.get(db, tenantId, id);
-    return row && presentPriceRule(row);
-  },
+  ...presentedReads(priceRuleRepo, presentPriceRule),
   async create(tx, tenantId, input, now) {
     const dims = {
       segment: input.segment ?? null,
@@ -133,11 +127,6 @@ export const priceRuleService: CrudService<
     });
     return after && { before: presentPriceRule(before), after: presentPriceRule(after) };
   },
-  async remove(tx, tenantId, id) {
-    const row = await priceRuleRepo.get(tx, tenantId, id);
-    if (row) await priceRuleRepo.remove(tx, tenantId, id);
-    return row && presentPriceRule(row);
-  },
 };
 
 // ---- offers ------------------------------------------------------------------------------
@@ -150,13 +139,7 @@ function presentOffer(row: typeof offers.$inferSelect): OfferApi {
 const toDate = (value: string | null | undefined) => (value == null ? null : new Date(value));
 
 export const offerService: CrudService<OfferApi, Static<typeof OfferCreate>, Static<typeof OfferUpdate>> = {
-  async list(db, tenantId) {
-    return (await offerRepo.list(db, tenantId)).map(presentOffer);
-  },
-  async get(db, tenantId, id) {
-    const row = await offerRepo.get(db, tenantId, id);
-    return row && presentOffer(row);
-  },
+  ...presentedReads(offerRepo, presentOffer),
   async create(tx, tenantId, input, now) {
     await productOf(tx, tenantId, input.productId);
     const startsAt = new Date(input.startsAt);
@@ -198,11 +181,6 @@ export const offerService: CrudService<OfferApi, Static<typeof OfferCreate>, Sta
     });
     return after && { before: presentOffer(before), after: presentOffer(after) };
   },
-  async remove(tx, tenantId, id) {
-    const row = await offerRepo.get(tx, tenantId, id);
-    if (row) await offerRepo.remove(tx, tenantId, id);
-    return row && presentOffer(row);
-  },
 };
 
 // ---- promotions --------------------------------------------------------------------------
@@ -231,13 +209,7 @@ export const promotionService: CrudService<
   Static<typeof PromotionCreate>,
   Static<typeof PromotionUpdate>
 > = {
-  async list(db, tenantId) {
-    return (await promotionRepo.list(db, tenantId)).map(presentPromotion);
-  },
-  async get(db, tenantId, id) {
-    const row = await promotionRepo.get(db, tenantId, id);
-    return row && presentPromotion(row);
-  },
+  ...presentedReads(promotionRepo, presentPromotion),
   async create(tx, tenantId, input, now) {
     const code = input.code.toUpperCase();
     if (await codeTaken(tx, tenantId, code)) {
@@ -288,11 +260,6 @@ export const promotionService: CrudService<
       updatedAt: now,
     });
     return after && { before: presentPromotion(before), after: presentPromotion(after) };
-  },
-  async remove(tx, tenantId, id) {
-    const row = await promotionRepo.get(tx, tenantId, id);
-    if (row) await promotionRepo.remove(tx, tenantId, id);
-    return row && presentPromotion(row);
   },
 };
 

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
-import { tenantRepo } from '../../db/tenant-repo.js';
+import { presentedReads, tenantRepo } from '../../db/tenant-repo.js';
 import type { CrudService } from '../../http/admin-crud.js';
 import { AppError } from '../../http/errors.js';
 import { iso } from '../../http/format.js';
@@ -21,13 +21,7 @@ function presentPolicy(row: PolicyRow): PolicyApi {
 }
 
 export const policyService: CrudService<PolicyApi, CreateInput, UpdateInput> = {
-  async list(db, tenantId) {
-    return (await repo.list(db, tenantId)).map(presentPolicy);
-  },
-  async get(db, tenantId, id) {
-    const row = await repo.get(db, tenantId, id);
-    return row && presentPolicy(row);
-  },
+  ...presentedReads(repo, presentPolicy),
   async create(tx, tenantId, input, now) {
     checkCondition(input.condition);
     // ON CONFLICT DO NOTHING: a concurrent create of the same id also ends in 409, not a 500.
@@ -59,11 +53,5 @@ export const policyService: CrudService<PolicyApi, CreateInput, UpdateInput> = {
     if (patch.condition !== undefined) checkCondition(patch.condition);
     const after = await repo.update(tx, tenantId, id, { ...patch, updatedAt: now });
     return after && { before: presentPolicy(before), after: presentPolicy(after) };
-  },
-  async remove(tx, tenantId, id) {
-    const row = await repo.get(tx, tenantId, id);
-    if (!row) return undefined;
-    await repo.remove(tx, tenantId, id);
-    return presentPolicy(row);
   },
 };

@@ -2,7 +2,7 @@ import { asc, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../db/client.js';
-import { tenantRepo } from '../../db/tenant-repo.js';
+import { presentedReads, tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { CrudService } from '../../http/admin-crud.js';
 import { AppError, validationFailed } from '../../http/errors.js';
@@ -34,13 +34,7 @@ function checkDays(minDays: number, maxDays: number) {
 }
 
 export const shippingOptionService: CrudService<ShippingOptionApi, CreateInput, UpdateInput> = {
-  async list(db, tenantId) {
-    return (await repo.list(db, tenantId)).map(present);
-  },
-  async get(db, tenantId, id) {
-    const row = await repo.get(db, tenantId, id);
-    return row && present(row);
-  },
+  ...presentedReads(repo, present),
   async create(tx, tenantId, input, now) {
     checkDays(input.minDays, input.maxDays);
     const id = input.id ?? uuidv7();
@@ -74,12 +68,6 @@ export const shippingOptionService: CrudService<ShippingOptionApi, CreateInput, 
     checkDays(patch.minDays ?? before.minDays, patch.maxDays ?? before.maxDays);
     const after = await repo.update(tx, tenantId, id, { ...patch, updatedAt: now });
     return after && { before: present(before), after: present(after) };
-  },
-  async remove(tx, tenantId, id) {
-    const row = await repo.get(tx, tenantId, id);
-    if (!row) return undefined;
-    await repo.remove(tx, tenantId, id);
-    return present(row);
   },
 };
 
