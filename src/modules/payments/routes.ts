@@ -56,6 +56,17 @@ async function checkInvoice(deps: Deps, ctx: RequestContext, invoiceId: string, 
   }
 }
 
+const sessionInput = (
+  b: { accountId: string; amountCents: number; currency: string; paymentPageSlug?: string },
+  invoiceId: string | null,
+): NewSession => ({
+  accountId: b.accountId,
+  amountCents: b.amountCents,
+  currency: b.currency,
+  invoiceId,
+  paymentPageSlug: b.paymentPageSlug ?? null,
+});
+
 async function createSession(deps: Deps, request: FastifyRequest, reply: FastifyReply, input: NewSession) {
   const ctx = requireCtx(request);
   if (input.invoiceId) await checkInvoice(deps, ctx, input.invoiceId, input.currency);
@@ -85,16 +96,8 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         response: { 201: Envelope(PaymentSessionSchema, 'The session, pending.'), ...errorResponses(502) },
       },
     },
-    async (request, reply) => {
-      const b = request.body;
-      return createSession(deps, request, reply, {
-        accountId: b.accountId,
-        amountCents: b.amountCents,
-        currency: b.currency,
-        invoiceId: b.invoiceId ?? null,
-        paymentPageSlug: b.paymentPageSlug ?? null,
-      });
-    },
+    async (request, reply) =>
+      createSession(deps, request, reply, sessionInput(request.body, request.body.invoiceId ?? null)),
   );
 
   app.post(
@@ -113,16 +116,8 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         response: { 201: Envelope(PaymentSessionSchema, 'The session, pending.'), ...errorResponses(502) },
       },
     },
-    async (request, reply) => {
-      const b = request.body;
-      return createSession(deps, request, reply, {
-        accountId: b.accountId,
-        amountCents: b.amountCents,
-        currency: b.currency,
-        invoiceId: request.params.id,
-        paymentPageSlug: b.paymentPageSlug ?? null,
-      });
-    },
+    async (request, reply) =>
+      createSession(deps, request, reply, sessionInput(request.body, request.params.id)),
   );
 
   app.get(
