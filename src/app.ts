@@ -19,6 +19,7 @@ import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/cat
 import { registerDiscoveryRoutes } from './modules/discovery/index.js';
 import { registerHealthRoutes } from './modules/health/index.js';
 import { registerOrderRoutes } from './modules/orders/index.js';
+import { registerPaymentMethodRoutes } from './modules/payment-methods/index.js';
 import { registerPaymentRoutes } from './modules/payments/index.js';
 import { registerPolicyRoutes } from './modules/policies/index.js';
 import { registerPricingRoutes } from './modules/pricing/index.js';
@@ -83,6 +84,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerPricingRoutes(app, deps);
   registerCartRoutes(app, deps);
   registerOrderRoutes(app, deps);
+  registerPaymentMethodRoutes(app, deps);
   registerPaymentRoutes(app, deps);
   registerTenantRoutes(app, deps);
   registerAccountRoutes(app, deps);

@@ -17,6 +17,7 @@ import { errorResponses, notFound } from '../../http/errors.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
 import { diffChanges } from '../audit/index.js';
+import { localAccountPaymentMethods } from '../payment-methods/index.js';
 import {
   AccountCreate,
   AccountIdParams,
@@ -63,6 +64,8 @@ interface SubList<T> {
   item: TSchema;
   list(adapter: BillingAdapter, accountId: string): Promise<BillingResult<T[]>>;
   present(item: T): unknown;
+  /** Tenant-owned items listed after the billing system's, held under any of `accountIds`. */
+  local?(deps: Deps, tenantId: string, accountIds: string[]): Promise<unknown[]>;
   actions: ActionSpec[];
 }
 
@@ -87,7 +90,9 @@ function registerSubList<T>(app: TypedApp, deps: Deps, spec: SubList<T>) {
       const ctx = requireCtx(request);
       const { adapter, accountId } = await billingAccountFor(deps, ctx.tenantId, request.params.id);
       const items = unwrapBilling(await spec.list(adapter, accountId), 'Billing account');
-      return envelope(ctx, items.map(spec.present), spec.actions);
+      // Local items may be held under the billing account id or the organization id of the path.
+      const local = spec.local ? await spec.local(deps, ctx.tenantId, [accountId, request.params.id]) : [];
+      return envelope(ctx, [...items.map(spec.present), ...local], spec.actions);
     },
   );
 }
@@ -228,11 +233,15 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
     summary: 'List an account’s payment methods',
     about:
       'The payment methods stored on the account’s billing-system account (`source: "billing"`), newest ' +
-      'first; card details are limited to type, last four digits and expiry. Add one with the ' +
+      'first, followed by the local references added with POST /payment-methods (`source: "local"`, newest ' +
+      'first) whose `accountId` is the billing-system account id or the path’s account id (UUID). Card ' +
+      'details are limited to type, last four digits and expiry. `isDefault` holds per source and per ' +
+      '`accountId`: the billing system’s default and the local default may both be listed. Add one with the ' +
       '`addPaymentMethod` action.',
     item: BillingPaymentMethodSchema,
     list: (adapter, accountId) => adapter.listPaymentMethods(accountId),
     present: presentBillingPaymentMethod,
+    local: (deps, tenantId, accountIds) => localAccountPaymentMethods(deps.db, tenantId, accountIds),
     actions: [action('addPaymentMethod', 'POST', '/payment-methods', 'commerce')],
   });
 }

@@ -1,0 +1,126 @@
+import type { Deps } from '../../deps.js';
+import { requireCtx } from '../../http/auth.js';
+import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
+import { errorResponses, notFound } from '../../http/errors.js';
+import { runMutation } from '../../http/mutation.js';
+import type { TypedApp } from '../../http/types.js';
+import { CreatePaymentMethodBody, PaymentMethodParams, PaymentMethodSchema } from './schemas.js';
+import {
+  createPaymentMethod,
+  getPaymentMethod,
+  type PaymentMethodApi,
+  setDefaultPaymentMethod,
+} from './service.js';
+
+const TAGS = ['Payment methods'];
+const BASE = '/api/v1/payment-methods';
+
+function methodActions(method: PaymentMethodApi): ActionSpec[] {
+  const path = `/payment-methods/${method.id}`;
+  return [
+    action('self', 'GET', path, 'read'),
+    action('setDefault', 'POST', `${path}/set-default`, 'commerce'),
+    action(
+      'accountPaymentMethods',
+      'GET',
+      `/accounts/${encodeURIComponent(method.accountId)}/payment-methods`,
+      'read',
+    ),
+  ];
+}
+
+export function registerPaymentMethodRoutes(app: TypedApp, deps: Deps) {
+  app.post(
+    BASE,
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'createPaymentMethod',
+        summary: 'Add a payment-method reference',
+        description:
+          'Stores a local reference to a payment method held by the payment provider (no card number is ever ' +
+          'sent or kept): type, brand, last four digits and expiry. Only `accountId` is required (400 naming ' +
+          'it when missing); `type` defaults to `card` and `lastFour` to `0000`. The account’s first reference ' +
+          'becomes its default (`isDefault: true`); later ones do not until set with the `setDefault` action. ' +
+          'The reference is listed by GET /accounts/{accountId}/payment-methods with `source: "local"`. ' +
+          'Unknown fields are rejected (400 naming the field).',
+        tags: TAGS,
+        body: CreatePaymentMethodBody,
+        response: { 201: Envelope(PaymentMethodSchema, 'The stored reference.') },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const method = await createPaymentMethod(m.tx, m.ctx.tenantId, request.body, m.now);
+        await m.audit({
+          action: 'payment_method.create',
+          resourceType: 'payment_method',
+          resourceId: method.id,
+          details: { accountId: method.accountId, isDefault: method.isDefault },
+        });
+        return { status: 201, body: envelope(m.ctx, method, methodActions(method)) };
+      }),
+  );
+
+  app.get(
+    `${BASE}/:id`,
+    {
+      config: { public: true, scope: 'read' },
+      schema: {
+        operationId: 'getPaymentMethod',
+        summary: 'Get a payment-method reference',
+        description: 'A local payment-method reference of this tenant; 404 when there is none with this id.',
+        tags: TAGS,
+        params: PaymentMethodParams,
+        response: { 200: Envelope(PaymentMethodSchema, 'The reference.'), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const method = await getPaymentMethod(deps.db, ctx.tenantId, request.params.id);
+      if (!method) throw notFound('Payment method');
+      return envelope(ctx, method, methodActions(method));
+    },
+  );
+
+  app.post(
+    `${BASE}/:id/set-default`,
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'setDefaultPaymentMethod',
+        summary: 'Make a payment-method reference the default',
+        description:
+          'Makes this reference its account’s default and clears the flag on the account’s other local ' +
+          'references, so exactly one is the default, also under concurrent calls (the last one wins). ' +
+          'Idempotent: on the current default it changes nothing and answers 200. No body. 404 when the id ' +
+          'is not one of this tenant’s references.',
+        tags: TAGS,
+        params: PaymentMethodParams,
+        response: {
+          200: Envelope(PaymentMethodSchema, 'The reference, now the default.'),
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const result = await setDefaultPaymentMethod(m.tx, m.ctx.tenantId, request.params.id, m.now);
+        if (!result) throw notFound('Payment method');
+        if (result.changed) {
+          await m.audit({
+            action: 'payment_method.set_default',
+            resourceType: 'payment_method',
+            resourceId: result.method.id,
+            details: {
+              before: { isDefault: false },
+              after: { isDefault: true },
+              accountId: result.method.accountId,
+              previousDefaultId: result.previousDefaultId,
+            },
+          });
+        }
+        return { status: 200, body: envelope(m.ctx, result.method, methodActions(result.method)) };
+      }),
+  );
+}
