@@ -23,6 +23,7 @@ import { registerPaymentMethodRoutes } from './modules/payment-methods/index.js'
 import { registerPaymentRoutes } from './modules/payments/index.js';
 import { registerPolicyRoutes } from './modules/policies/index.js';
 import { registerPricingRoutes } from './modules/pricing/index.js';
+import { registerProviderEventRoutes } from './modules/provider-events/index.js';
 import { registerShippingRoutes } from './modules/shipping/index.js';
 import { registerTenantRoutes } from './modules/tenants/index.js';
 
@@ -84,6 +85,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerPricingRoutes(app, deps);
   registerCartRoutes(app, deps);
   registerOrderRoutes(app, deps);
+  registerProviderEventRoutes(app, deps);
   registerPaymentMethodRoutes(app, deps);
   registerPaymentRoutes(app, deps);
   registerTenantRoutes(app, deps);

@@ -1,0 +1,8 @@
+export { registerProviderEventRoutes } from './routes.js';
+export { PROVIDERS, type ProviderEvent, type ProviderName } from './schemas.js';
+export {
+  SIGNATURE_HEADER,
+  signatureHeader,
+  TIMESTAMP_TOLERANCE_SECONDS,
+  verifySignature,
+} from './signature.js';

@@ -1,0 +1,288 @@
+import { createHash } from 'node:crypto';
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { requireCtx } from '../../http/auth.js';
+import { action, Envelope, envelope } from '../../http/envelope.js';
+import { AppError, errorResponses, notFound } from '../../http/errors.js';
+import { iso } from '../../http/format.js';
+import { runMutation } from '../../http/mutation.js';
+import type { TypedApp } from '../../http/types.js';
+import { compileBodyValidator, validationDetails } from '../../http/validation.js';
+import { getSession } from '../payments/index.js';
+import {
+  IssuedProviderIntegrationSchema,
+  isProvider,
+  type ProviderEvent,
+  ProviderEventSchema,
+  ProviderIntegrationSchema,
+  PutProviderBody,
+  ReceiptSchema,
+  SimulateBody,
+  SimulationSchema,
+} from './schemas.js';
+import {
+  applyProviderEvent,
+  findIntegrationByEndpoint,
+  getProviderIntegration,
+  hasProviderEvent,
+  type ProviderIntegrationRow,
+  prepareProviderEvent,
+  providerContext,
+  saveProviderIntegration,
+} from './service.js';
+import {
+  newEventId,
+  SIGNATURE_HEADER,
+  signatureHeader,
+  type VerifyFailure,
+  verifySignature,
+} from './signature.js';
+
+const ADMIN = '/api/v1/admin/payment-provider';
+const admin = { public: true, scope: 'admin' } as const;
+const tags = ['Payment provider admin'];
+
+const callbackPath = (provider: string, endpointId: string) =>
+  `/api/v1/provider-events/${provider}/${endpointId}`;
+
+const adminActions = [
+  action('self', 'GET', '/admin/payment-provider', 'admin'),
+  action('rotate', 'PUT', '/admin/payment-provider', 'admin'),
+  action('simulate', 'POST', '/admin/payment-provider/simulate', 'admin'),
+];
+
+function presentIntegration(deps: Deps, row: ProviderIntegrationRow) {
+  return {
+    provider: row.provider,
+    endpointId: row.endpointId,
+    callbackUrl: deps.config.publicBaseUrl + callbackPath(row.provider, row.endpointId),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+export function registerProviderEventRoutes(app: TypedApp, deps: Deps) {
+  registerAdminRoutes(app, deps);
+  registerCallbackRoute(app, deps);
+}
+
+function registerAdminRoutes(app: TypedApp, deps: Deps) {
+  app.get(
+    ADMIN,
+    {
+      config: admin,
+      schema: {
+        operationId: 'getPaymentProvider',
+        summary: 'Get the payment-provider integration',
+        description:
+          'The provider that reports payment outcomes for this tenant and the callback URL it posts signed events ' +
+          'to (the signing secret is shown only when issued). 404 when none is configured.',
+        tags,
+        response: {
+          200: Envelope(ProviderIntegrationSchema, 'The integration, without its secret.'),
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const row = await getProviderIntegration(deps.db, ctx.tenantId);
+      if (!row) throw new AppError('not_found', 'No payment provider is configured');
+      return envelope(ctx, presentIntegration(deps, row), adminActions);
+    },
+  );
+
+  app.put(
+    ADMIN,
+    {
+      config: admin,
+      schema: {
+        operationId: 'putPaymentProvider',
+        summary: 'Configure or rotate the payment provider',
+        description:
+          'Configures `provider` (`sandbox`: the built-in engine’s) to report payment outcomes, issuing a new ' +
+          'unguessable callback URL and a new signing secret (`whsec_...`, shown only in this response). On an ' +
+          'existing integration both are replaced at once: the old URL and secret stop working.',
+        tags,
+        body: PutProviderBody,
+        response: { 200: Envelope(IssuedProviderIntegrationSchema, 'The integration and its new secret.') },
+      },
+    },
+    async (request, reply) =>
+      runMutation(deps, request, reply, async (m) => {
+        const row = await saveProviderIntegration(m.tx, m.ctx.tenantId, request.body.provider, m.now);
+        await m.audit({
+          action: 'provider_integration.update',
+          resourceType: 'provider_integration',
+          resourceId: row.provider,
+          // Never the secret.
+          details: { after: { provider: row.provider, endpointId: row.endpointId } },
+        });
+        const data = { ...presentIntegration(deps, row), secret: row.secret };
+        return { status: 200, body: envelope(m.ctx, data, adminActions) };
+      }),
+  );
+
+  app.post(
+    `${ADMIN}/simulate`,
+    {
+      config: admin,
+      schema: {
+        operationId: 'simulateProviderEvent',
+        summary: 'Simulate a sandbox provider event',
+        description:
+          'Acts as the sandbox payment provider: builds a `payment.succeeded` or `payment.failed` event for the ' +
+          'session, signs it with the tenant’s secret and delivers it to the tenant’s callback URL through the ' +
+          'real route. Returns the event and what the callback answered (its status and body). With an ' +
+          'Idempotency-Key the event id is derived from the key, so a retry is acknowledged as a duplicate. 404 ' +
+          'when no sandbox provider is configured.',
+        tags,
+        body: SimulateBody,
+        response: {
+          200: Envelope(SimulationSchema, 'The event sent and the callback’s answer.'),
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const integration = await getProviderIntegration(deps.db, ctx.tenantId, 'sandbox');
+      if (!integration) {
+        throw new AppError(
+          'not_found',
+          'No sandbox payment provider is configured: PUT /api/v1/admin/payment-provider',
+        );
+      }
+      const body = request.body;
+      const session = await getSession(deps.db, ctx.tenantId, body.paymentSessionId);
+      const header = request.headers['idempotency-key'];
+      const eventId =
+        body.eventId ??
+        (typeof header === 'string'
+          ? `evt_${createHash('sha256').update(`${ctx.tenantId}:${header}`).digest('hex').slice(0, 24)}`
+          : newEventId());
+      const event: ProviderEvent = {
+        id: eventId,
+        type: body.outcome === 'succeeded' ? 'payment.succeeded' : 'payment.failed',
+        data: {
+          paymentSessionId: body.paymentSessionId,
+          ...(session ? { amountCents: session.amountCents } : {}),
+          ...(body.outcome === 'failed' ? { failureReason: body.failureReason ?? 'card_declined' } : {}),
+        },
+      };
+      const raw = JSON.stringify(event);
+      const timestamp = Math.floor(deps.clock.now().getTime() / 1000);
+      const response = await app.inject({
+        method: 'POST',
+        url: callbackPath(integration.provider, integration.endpointId),
+        headers: {
+          'content-type': 'application/json',
+          [SIGNATURE_HEADER]: signatureHeader(integration.secret, timestamp, raw),
+        },
+        payload: raw,
+      });
+      let answer: unknown = response.body;
+      try {
+        answer = JSON.parse(response.body);
+      } catch {
+        // Not JSON: returned as text.
+      }
+      return envelope(
+        ctx,
+        { event, delivery: { statusCode: response.statusCode, body: answer } },
+        adminActions,
+      );
+    },
+  );
+}
+
+const SIGNATURE_MESSAGES: Record<VerifyFailure, string> = {
+  missing: 'Missing Provider-Signature header',
+  malformed: 'Malformed Provider-Signature header: expected t=<unix seconds>,v1=<hex HMAC-SHA256>',
+  timestamp: 'Provider-Signature timestamp is outside the 5 minute tolerance',
+  mismatch: 'Provider-Signature does not match the body',
+};
+
+const validateEvent = compileBodyValidator(ProviderEventSchema);
+
+function parseEvent(raw: Buffer): ProviderEvent {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('validation_failed', 'Request body is not valid JSON', [
+      { field: 'body', rule: 'json', message: 'body is not valid JSON' },
+    ]);
+  }
+  if (!validateEvent(parsed)) {
+    const details = validationDetails('body', validateEvent.errors ?? []);
+    throw new AppError(
+      'validation_failed',
+      `Invalid event: ${details.map((d) => d.message).join('; ')}`,
+      details,
+    );
+  }
+  return parsed as ProviderEvent;
+}
+
+/**
+ * The provider callback: internal (not in OpenAPI), no API key. The signature covers the exact
+ * bytes sent, so this route alone gets the body as a Buffer (an encapsulated JSON parser) and
+ * parses it only after verifying.
+ */
+function registerCallbackRoute(app: TypedApp, deps: Deps) {
+  app.register(async (scope) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+      done(null, body),
+    );
+    scope.post(
+      '/api/v1/provider-events/:provider/:endpointId',
+      {
+        config: { public: false },
+        schema: {
+          params: Type.Object({ provider: Type.String(), endpointId: Type.String() }),
+          response: { 200: ReceiptSchema },
+        },
+      },
+      async (request, reply) => {
+        const { provider, endpointId } = request.params as { provider: string; endpointId: string };
+        const integration =
+          isProvider(provider) && endpointId.length <= 64
+            ? await findIntegrationByEndpoint(deps.db, provider, endpointId)
+            : undefined;
+        if (!integration) throw notFound('Provider endpoint');
+        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const header = request.headers[SIGNATURE_HEADER];
+        const verdict = verifySignature(
+          integration.secret,
+          Array.isArray(header) ? header.join(',') : header,
+          raw,
+          deps.clock.now(),
+        );
+        if (!verdict.ok) throw new AppError('unauthorized', SIGNATURE_MESSAGES[verdict.reason]);
+        const event = parseEvent(raw);
+        const { tenantId } = integration;
+        const sessionId = event.data.paymentSessionId;
+        // Deduplication is by the provider's event id; an Idempotency-Key header means nothing here.
+        delete request.headers['idempotency-key'];
+        if (await hasProviderEvent(deps.db, tenantId, provider, event.id)) {
+          return { received: true, applied: false, duplicate: true, paymentSessionId: sessionId };
+        }
+        const prepared = await prepareProviderEvent(deps, tenantId, event);
+        if (!prepared.apply && prepared.reason === 'settlement_refused') {
+          request.log.warn(
+            { tenantId, provider, eventId: event.id, sessionId, detail: prepared.detail },
+            'provider reported a payment the billing system refused to settle',
+          );
+        }
+        return runMutation(
+          deps,
+          request,
+          reply,
+          async (m) => ({ status: 200, body: await applyProviderEvent(m, provider, event, prepared) }),
+          { ctx: providerContext(deps, tenantId, provider, request.id) },
+        );
+      },
+    );
+  });
+}
