@@ -1,5 +1,5 @@
-import { eq } from 'drizzle-orm';
 import type { Queryable } from '../db/client.js';
+import { tenantWhere } from '../db/tenant-scope.js';
 import { assertOutsideApiTransaction } from '../db/transaction-guard.js';
 import type { BillingAdapter, BillingAdapterFactory } from './adapter.js';
 import { billingIntegrations } from './tables.js';
@@ -53,7 +53,7 @@ export class BillingRegistry {
     const [row] = await db
       .select()
       .from(billingIntegrations)
-      .where(eq(billingIntegrations.tenantId, tenantId));
+      .where(tenantWhere(billingIntegrations, tenantId));
     return (
       row && { adapter: row.adapter, config: row.config, createdAt: row.createdAt, updatedAt: row.updatedAt }
     );

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Clock } from '../../clock.js';
 import type { Db, Queryable } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
@@ -536,7 +536,7 @@ export class BuiltinBilling implements BillingAdapter {
       const [done] = await tx
         .select({ result: billingOperations.result })
         .from(billingOperations)
-        .where(and(eq(billingOperations.tenantId, this.tenantId), eq(billingOperations.idempotencyKey, key)));
+        .where(tenantWhere(billingOperations, this.tenantId, eq(billingOperations.idempotencyKey, key)));
       if (done) return done.result as BillingResult<T>;
       const result = await work(tx);
       // Failures are not stored: fixing the request and retrying with the same key is allowed.

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
 import { billingIntegrations } from '../../billing/tables.js';
 import type { Queryable } from '../../db/client.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
 
 // The `billing_integrations` table belongs to src/billing (the registry reads it); these are the
 // writes the admin endpoints make.
@@ -21,7 +21,7 @@ export async function saveIntegration(
 export async function deleteIntegration(tx: Queryable, tenantId: string): Promise<boolean> {
   const rows = await tx
     .delete(billingIntegrations)
-    .where(eq(billingIntegrations.tenantId, tenantId))
+    .where(tenantWhere(billingIntegrations, tenantId))
     .returning({ tenantId: billingIntegrations.tenantId });
   return rows.length > 0;
 }
