@@ -100,7 +100,8 @@ export async function listOrders(
         ),
       ),
     )
-    .orderBy(desc(orders.createdAt), desc(orders.sequence));
+    // Newest first by order number: the sequence is the order of creation (request clocks can interleave).
+    .orderBy(desc(orders.sequence));
 }
 
 export async function updateOrder(
