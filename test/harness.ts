@@ -51,7 +51,7 @@ export async function startApp(
 ): Promise<TestApp> {
   const database = options.database ?? (await testDatabase());
   const config = testConfig({ redisUrl: process.env.REDIS_URL || undefined, ...options.config });
-  const logger = pino({ level: 'silent' });
+  const logger = pino({ level: process.env.TEST_LOG ?? 'silent' });
   // A prefix per app keeps per-IP buckets of concurrent test files apart in a shared Redis.
   const rateLimiter =
     options.rateLimiter ??

@@ -18,6 +18,21 @@ export interface EventRecord {
  * it reports (runMutation does): a rolled-back change then leaves no event, and a committed one
  * always has its event.
  */
+export type EventRow = typeof events.$inferInsert;
+
+export function eventRow(
+  tenantId: string,
+  type: EventType,
+  payload: unknown,
+  occurredAt: Date,
+  requestId: string | null,
+): EventRow {
+  return { tenantId, id: uuidv7(), type, occurredAt, payload, requestId };
+}
+
+/** An INSERT of outbox rows, not yet run (to combine with other writes in one statement). */
+export const insertEventRows = (tx: Queryable, rows: EventRow[]) => tx.insert(events).values(rows);
+
 export async function recordEvent(
   tx: Queryable,
   tenantId: string,

@@ -1,10 +1,11 @@
+import { sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db, Tx } from '../db/client.js';
 import { insideApiTransaction } from '../db/transaction-guard.js';
 import type { EventType } from '../events/event-types.js';
-import { recordEvent } from '../events/outbox.js';
-import { type AuditInput, recordAudit } from '../modules/audit/index.js';
+import { type EventRow, eventRow, insertEventRows } from '../events/outbox.js';
+import { type AuditInput, auditRow, insertAuditRows } from '../modules/audit/index.js';
 import { requireCtx } from './auth.js';
 import type { RequestContext } from './context.js';
 import { AppError } from './errors.js';
@@ -63,17 +64,50 @@ export function idempotentRequest(request: FastifyRequest, ctx: RequestContext):
   };
 }
 
-function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation {
+/**
+ * The mutation handed to `work`: audit entries and events are buffered and written by `flush`
+ * in one statement at the end of the work, in its transaction (one round trip, not one each).
+ */
+function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation & { flush(): Promise<void> } {
+  const audits: Parameters<typeof insertAuditRows>[1] = [];
+  const outbox: EventRow[] = [];
+  const actor = { tenantId: ctx.tenantId, keyId: ctx.keyId, requestId: ctx.requestId };
   return {
     tx,
     ctx,
     now,
-    audit: (entry) =>
-      recordAudit(tx, { tenantId: ctx.tenantId, keyId: ctx.keyId, requestId: ctx.requestId }, entry, now),
+    audit: async (entry) => {
+      audits.push(auditRow(actor, entry, now));
+    },
     emit: async (type, data) => {
-      await recordEvent(tx, ctx.tenantId, type, data, now, ctx.requestId);
+      outbox.push(eventRow(ctx.tenantId, type, data, now, ctx.requestId));
+    },
+    async flush() {
+      if (audits.length > 0 && outbox.length > 0) {
+        // getSQL(): embedded as SQL, not as a parenthesised subquery.
+        await tx.execute(
+          sql`with audit as (${insertAuditRows(tx, audits).getSQL()}) ${insertEventRows(tx, outbox).getSQL()}`,
+        );
+      } else if (audits.length > 0) {
+        await insertAuditRows(tx, audits);
+      } else if (outbox.length > 0) {
+        await insertEventRows(tx, outbox);
+      }
     },
   };
+}
+
+/** Runs `work` and writes what it buffered, on the same transaction. */
+async function runWork(
+  tx: Tx,
+  ctx: RequestContext,
+  now: Date,
+  work: (m: Mutation) => Promise<MutationResponse>,
+) {
+  const m = bind(tx, ctx, now);
+  const response = await work(m);
+  await m.flush();
+  return response;
 }
 
 /** Serialises with the route's response schema for `status`, exactly as a plain send would. */
@@ -124,7 +158,7 @@ export async function runMutation(
   const outcome = await deps.db.transaction((tx) =>
     insideApiTransaction(async (): Promise<Outcome> => {
       if (!idem) {
-        const response = await work(bind(tx, ctx, now));
+        const response = await runWork(tx, ctx, now, work);
         return {
           status: response.status,
           payload: serialize(reply, response.status, response.body),
@@ -146,7 +180,7 @@ export async function runMutation(
       }
       let result: Outcome;
       try {
-        const response = await tx.transaction((savepoint) => work(bind(savepoint, ctx, now)));
+        const response = await tx.transaction((savepoint) => runWork(savepoint, ctx, now, work));
         result = {
           status: response.status,
           payload: serialize(reply, response.status, response.body),

@@ -31,14 +31,9 @@ export interface AuditEntry {
   createdAt: Date;
 }
 
-/** Records an audit entry in the caller's transaction (runMutation does this for every write). */
-export async function recordAudit(
-  tx: Queryable,
-  actor: AuditActor,
-  input: AuditInput,
-  at: Date,
-): Promise<void> {
-  await tx.insert(auditLogs).values({
+/** The row of an audit entry (runMutation buffers these and writes them with the change). */
+export function auditRow(actor: AuditActor, input: AuditInput, at: Date): typeof auditLogs.$inferInsert {
+  return {
     tenantId: actor.tenantId,
     id: uuidv7(),
     action: input.action,
@@ -48,7 +43,21 @@ export async function recordAudit(
     requestId: actor.requestId,
     details: input.details ?? null,
     createdAt: at,
-  });
+  };
+}
+
+/** An INSERT of audit rows, not yet run (to combine with other writes in one statement). */
+export const insertAuditRows = (tx: Queryable, rows: (typeof auditLogs.$inferInsert)[]) =>
+  tx.insert(auditLogs).values(rows);
+
+/** Records an audit entry in the caller's transaction. */
+export async function recordAudit(
+  tx: Queryable,
+  actor: AuditActor,
+  input: AuditInput,
+  at: Date,
+): Promise<void> {
+  await insertAuditRows(tx, [auditRow(actor, input, at)]);
 }
 
 const isEqual = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);

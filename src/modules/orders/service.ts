@@ -1,8 +1,7 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../db/client.js';
-import { rowsOf } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { iso } from '../../http/format.js';
@@ -15,9 +14,10 @@ export type OrderRow = typeof orders.$inferSelect;
 const repo = tenantRepo(orders);
 
 export function presentOrder(row: OrderRow): OrderApi {
-  const { tenantId, sequence: _s, createdAt, updatedAt, items, ...rest } = row;
+  const { tenantId, sequence, createdAt, updatedAt, items, ...rest } = row;
   return {
     ...rest,
+    orderNumber: `ORD-${sequence}`,
     tenantId,
     items: items.map(({ productId, productName, quantity, priceCents, totalCents, priced }) => ({
       productId,
@@ -48,23 +48,14 @@ export interface NewOrder {
   invoiceId: string | null;
 }
 
-/** Inserts an order numbered from the sequence (never blocks; a rolled-back number is a gap). */
+/** Inserts an order numbered by the sequence default (never blocks; a rolled-back number is a gap). */
 export async function insertOrder(
   tx: Queryable,
   tenantId: string,
   order: NewOrder,
   now: Date,
 ): Promise<OrderRow> {
-  const [next] = rowsOf<{ n: string }>(await tx.execute(sql`select nextval('order_number_seq') as n`));
-  const sequence = Number(next?.n);
-  return repo.insert(tx, tenantId, {
-    id: uuidv7(),
-    orderNumber: `ORD-${sequence}`,
-    sequence,
-    ...order,
-    createdAt: now,
-    updatedAt: now,
-  });
+  return repo.insert(tx, tenantId, { id: uuidv7(), ...order, createdAt: now, updatedAt: now });
 }
 
 export async function getOrder(
@@ -86,22 +77,24 @@ export async function listOrders(
   tenantId: string,
   filters: { contactId?: string; organizationId?: string; status?: string },
 ): Promise<OrderRow[]> {
-  return db
-    .select()
-    .from(orders)
-    .where(
-      tenantWhere(
-        orders,
-        tenantId,
-        and(
-          filters.contactId ? eq(orders.contactId, filters.contactId) : undefined,
-          filters.organizationId ? eq(orders.organizationId, filters.organizationId) : undefined,
-          filters.status ? eq(orders.status, filters.status) : undefined,
+  return (
+    db
+      .select()
+      .from(orders)
+      .where(
+        tenantWhere(
+          orders,
+          tenantId,
+          and(
+            filters.contactId ? eq(orders.contactId, filters.contactId) : undefined,
+            filters.organizationId ? eq(orders.organizationId, filters.organizationId) : undefined,
+            filters.status ? eq(orders.status, filters.status) : undefined,
+          ),
         ),
-      ),
-    )
-    // Newest first by order number: the sequence is the order of creation (request clocks can interleave).
-    .orderBy(desc(orders.sequence));
+      )
+      // Newest first by order number: the sequence is the order of creation (request clocks can interleave).
+      .orderBy(desc(orders.sequence))
+  );
 }
 
 export async function updateOrder(

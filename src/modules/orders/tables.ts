@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   index,
@@ -32,8 +33,8 @@ export const orders = pgTable(
   {
     tenantId: uuid('tenant_id').notNull(),
     id: uuid('id').notNull(),
-    orderNumber: text('order_number').notNull(),
-    sequence: bigint('sequence', { mode: 'number' }).notNull(),
+    /** From order_number_seq by default (no extra round trip); the API shows it as `ORD-<n>`. */
+    sequence: bigint('sequence', { mode: 'number' }).notNull().default(sql`nextval('order_number_seq')`),
     status: text('status').notNull(),
     items: jsonb('items').notNull().$type<OrderLine[]>(),
     totalCents: integer('total_cents').notNull(),
