@@ -1,10 +1,10 @@
 export { planChangeRulesOf, planLinksBetween } from './plans.js';
+export { pricingDataFor } from './pricing-data.js';
 export {
   activeProducts,
   type ProductApi,
   type ProductRow,
   presentProduct,
-  productsByIds,
 } from './products.js';
 export {
   catalogCrudSpecs,
@@ -12,5 +12,5 @@ export {
   registerCatalogAdminRoutes,
   registerCatalogRoutes,
 } from './routes.js';
-export { offersFor, priceRulesFor, promotionByCode, redeemPromotion } from './rules.js';
+export { promotionByCode, redeemPromotion } from './rules.js';
 export { ProductSchema } from './schemas.js';

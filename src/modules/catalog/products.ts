@@ -208,19 +208,6 @@ export const productService: CrudService<ProductApi, CreateInput, UpdateInput> =
   },
 };
 
-/** Rows for pricing: the tenant's products by id (inactive ones included; callers decide). */
-export async function productsByIds(
-  db: Queryable,
-  tenantId: string,
-  ids: readonly string[],
-): Promise<ProductRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .select()
-    .from(products)
-    .where(tenantWhere(products, tenantId, inArray(products.id, [...ids])));
-}
-
 export async function activeProducts(db: Queryable, tenantId: string): Promise<ProductRow[]> {
   return (await repo.list(db, tenantId)).filter((p) => p.active);
 }

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../db/client.js';
@@ -7,7 +7,7 @@ import { tenantWhere } from '../../db/tenant-scope.js';
 import type { CrudService } from '../../http/admin-crud.js';
 import { AppError, validationFailed } from '../../http/errors.js';
 import { iso, isoOrNull } from '../../http/format.js';
-import type { Offer, PriceRule, Promotion } from '../pricing/engine.js';
+import type { Promotion } from '../pricing/engine.js';
 import type {
   OfferCreate,
   OfferSchema,
@@ -264,34 +264,6 @@ export const promotionService: CrudService<
 };
 
 // ---- reads for the pricing engine ----------------------------------------------------------
-
-export async function priceRulesFor(
-  db: Queryable,
-  tenantId: string,
-  productIds: readonly string[],
-): Promise<PriceRule[]> {
-  if (productIds.length === 0) return [];
-  const rows = await db
-    .select()
-    .from(priceRules)
-    .where(tenantWhere(priceRules, tenantId, inArray(priceRules.productId, [...productIds])));
-  return rows.map(({ tenantId: _t, updatedAt: _u, ...rule }) => rule);
-}
-
-export async function offersFor(
-  db: Queryable,
-  tenantId: string,
-  productIds: readonly string[],
-): Promise<Offer[]> {
-  if (productIds.length === 0) return [];
-  const rows = await db
-    .select()
-    .from(offers)
-    .where(
-      tenantWhere(offers, tenantId, inArray(offers.productId, [...productIds]), eq(offers.active, true)),
-    );
-  return rows.map(({ tenantId: _t, createdAt: _c, updatedAt: _u, ...offer }) => offer);
-}
 
 export async function promotionByCode(
   db: Queryable,

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/client.js';
-import { offersFor, type ProductRow, priceRulesFor, productsByIds } from '../catalog/index.js';
+import { type ProductRow, pricingDataFor } from '../catalog/index.js';
 import { type PriceResolution, type PricingContext, resolvePrice } from './engine.js';
 
 export interface PricedLine {
@@ -19,11 +19,7 @@ export async function priceLines(
   now: Date,
 ): Promise<(PricedLine | undefined)[]> {
   const ids = [...new Set(lines.map((l) => l.productId))];
-  const [products, rules, offers] = await Promise.all([
-    productsByIds(db, tenantId, ids),
-    priceRulesFor(db, tenantId, ids),
-    offersFor(db, tenantId, ids),
-  ]);
+  const { products, rules, offers } = await pricingDataFor(db, tenantId, ids);
   const byId = new Map(products.map((p) => [p.id, p]));
   return lines.map((line) => {
     const product = byId.get(line.productId);

@@ -1,0 +1,74 @@
+import { sql } from 'drizzle-orm';
+import { type Queryable, rowsOf } from '../../db/client.js';
+import type { Offer, PriceRule } from '../pricing/engine.js';
+import type { ProductRow } from './products.js';
+
+type Json = Record<string, unknown>;
+
+const date = (v: unknown) => new Date(String(v));
+const dateOrNull = (v: unknown) => (v == null ? null : new Date(String(v)));
+
+const toProduct = (p: Json): ProductRow => ({
+  tenantId: p.tenant_id as string,
+  id: p.id as string,
+  name: p.name as string,
+  description: p.description as string | null,
+  type: p.type as ProductRow['type'],
+  family: p.family as string | null,
+  rank: p.rank as number | null,
+  billingInterval: p.billing_interval as ProductRow['billingInterval'],
+  currency: p.currency as string,
+  active: p.active as boolean,
+  entitlements: p.entitlements as ProductRow['entitlements'],
+  charges: p.charges as ProductRow['charges'],
+  createdAt: date(p.created_at),
+  updatedAt: date(p.updated_at),
+});
+
+const toRule = (r: Json): PriceRule => ({
+  id: r.id as string,
+  name: r.name as string,
+  productId: r.product_id as string,
+  chargeId: r.charge_id as string,
+  segment: r.segment as string | null,
+  locale: r.locale as string | null,
+  partner: r.partner as string | null,
+  chargeModel: r.charge_model as PriceRule['chargeModel'],
+  tiers: r.tiers as PriceRule['tiers'],
+  createdAt: date(r.created_at),
+});
+
+const toOffer = (o: Json): Offer => ({
+  id: o.id as string,
+  name: o.name as string,
+  productId: o.product_id as string,
+  discountType: o.discount_type as Offer['discountType'],
+  percentOff: o.percent_off as number | null,
+  amountOffCents: o.amount_off_cents as number | null,
+  segment: o.segment as string | null,
+  partner: o.partner as string | null,
+  startsAt: date(o.starts_at),
+  endsAt: dateOrNull(o.ends_at),
+  active: o.active as boolean,
+});
+
+/**
+ * What the pricing engine needs for some products (the products, their price rules, their
+ * active offers) in ONE round trip: pricing sits on every cart, order and resolve request.
+ */
+export async function pricingDataFor(db: Queryable, tenantId: string, productIds: readonly string[]) {
+  if (productIds.length === 0) return { products: [], rules: [], offers: [] };
+  // The ids were validated as UUIDs by the route schemas; they travel as one array parameter.
+  const ids = `{${productIds.join(',')}}`;
+  const result = await db.execute(sql`
+    select
+      (select coalesce(json_agg(p), '[]') from products p where p.tenant_id = ${tenantId} and p.id = any(${ids}::uuid[])) as products,
+      (select coalesce(json_agg(r), '[]') from price_rules r where r.tenant_id = ${tenantId} and r.product_id = any(${ids}::uuid[])) as rules,
+      (select coalesce(json_agg(o), '[]') from offers o where o.tenant_id = ${tenantId} and o.product_id = any(${ids}::uuid[]) and o.active) as offers`);
+  const [row] = rowsOf<{ products: Json[]; rules: Json[]; offers: Json[] }>(result);
+  return {
+    products: (row?.products ?? []).map(toProduct),
+    rules: (row?.rules ?? []).map(toRule),
+    offers: (row?.offers ?? []).map(toOffer),
+  };
+}
