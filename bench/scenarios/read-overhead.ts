@@ -40,7 +40,7 @@ try {
     await runLoad('bare Fastify, no I/O', server.bareUrl, () => ({ path: '/bare' }), opts),
     await runLoad('bare Fastify + same DB read', server.bareUrl, bareRead, opts),
     await runLoad('API: auth + rate limit + envelope + DB read', server.appUrl, api, opts),
-    await runLoad('API: GET /pricing/resolve (3 reads + engine)', server.appUrl, resolve, opts),
+    await runLoad('API: GET /pricing/resolve (1 read + engine)', server.appUrl, resolve, opts),
   ];
   const [, bareReadResult, apiResult] = results as [
     unknown,
