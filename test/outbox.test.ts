@@ -1,10 +1,12 @@
 import { eq } from 'drizzle-orm';
+import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../src/events/outbox.js';
 import { idempotencyKeys } from '../src/http/idempotency/tables.js';
 import { runMutation } from '../src/http/mutation.js';
 import { issueApiKey, listApiKeys } from '../src/modules/api-keys/index.js';
 import { auditLogs } from '../src/modules/audit/tables.js';
+import { webhookDeliveries, webhookSubscriptions } from '../src/modules/webhooks/tables.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
 
 describe('transactional outbox: change, audit, event and idempotency record commit together', () => {
@@ -64,6 +66,48 @@ describe('transactional outbox: change, audit, event and idempotency record comm
     });
     const [event] = await listEvents(t.deps.db, tenant.tenantId, 'account.created');
     expect(event).toMatchObject({ type: 'account.created', payload: { resourceId: res.json().id } });
+  });
+
+  it('fans each event out to the matching active webhook subscriptions, in the same transaction', async () => {
+    failAfterWrites = false;
+    const tenant = await createTestTenant(t.deps);
+    const subscribe = async (events: string[], isActive = true) => {
+      const id = uuidv7();
+      await t.deps.db.insert(webhookSubscriptions).values({
+        tenantId: tenant.tenantId,
+        id,
+        url: 'https://receiver.example/hook',
+        events,
+        isActive,
+        secretCiphertext: 'v1.test',
+        createdAt: new Date(),
+        updatedAt: new Date(),
+      });
+      return id;
+    };
+    const all = await subscribe(['*']);
+    const accounts = await subscribe(['account.created', 'account.updated']);
+    await subscribe(['order.created']);
+    await subscribe(['*'], false);
+    const other = await createTestTenant(t.deps);
+    const deliveriesOf = async (tenantId: string) =>
+      t.deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, tenantId));
+    const res = await write(tenant, 'fan-1');
+    expect(res.statusCode).toBe(201);
+    const [event] = await listEvents(t.deps.db, tenant.tenantId, 'account.created');
+    const rows = await deliveriesOf(tenant.tenantId);
+    expect(rows.map((r) => r.subscriptionId).sort()).toEqual([all, accounts].sort());
+    expect(rows.every((r) => r.eventId === event?.id && r.status === 'pending' && r.attemptCount === 0)).toBe(
+      true,
+    );
+    expect(await deliveriesOf(other.tenantId)).toEqual([]);
+    // A subscription created after the event does not receive it; a rolled-back event fans out nothing.
+    await subscribe(['*']);
+    expect(await deliveriesOf(tenant.tenantId)).toHaveLength(2);
+    failAfterWrites = true;
+    expect((await write(tenant)).statusCode).toBe(500);
+    failAfterWrites = false;
+    expect(await deliveriesOf(tenant.tenantId)).toHaveLength(2);
   });
 
   it.each([

@@ -32,3 +32,4 @@ export { policies } from '../modules/policies/tables.js';
 export { providerEvents, providerIntegrations } from '../modules/provider-events/tables.js';
 export { shippingOptions } from '../modules/shipping/tables.js';
 export { tenants } from '../modules/tenants/tables.js';
+export { webhookAttempts, webhookDeliveries, webhookSubscriptions } from '../modules/webhooks/tables.js';

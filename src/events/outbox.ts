@@ -30,8 +30,12 @@ export function eventRow(
   return { tenantId, id: uuidv7(), type, occurredAt, payload, requestId };
 }
 
-/** An INSERT of outbox rows, not yet run (to combine with other writes in one statement). */
-export const insertEventRows = (tx: Queryable, rows: EventRow[]) => tx.insert(events).values(rows);
+/**
+ * An INSERT of outbox rows returning `tenant_id, id, type`, not yet run: runMutation makes it the
+ * `ev` CTE that webhook fan-out reads, all in one statement.
+ */
+export const insertEventRows = (tx: Queryable, rows: EventRow[]) =>
+  tx.insert(events).values(rows).returning({ tenant_id: events.tenantId, id: events.id, type: events.type });
 
 export async function recordEvent(
   tx: Queryable,

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db, Tx } from '../db/client.js';
@@ -6,6 +6,7 @@ import { insideApiTransaction } from '../db/transaction-guard.js';
 import type { EventType } from '../events/event-types.js';
 import { type EventRow, eventRow, insertEventRows } from '../events/outbox.js';
 import { type AuditInput, auditRow, insertAuditRows } from '../modules/audit/index.js';
+import { fanOutFromEvents } from '../modules/webhooks/index.js';
 import { requireCtx } from './auth.js';
 import type { RequestContext } from './context.js';
 import { AppError } from './errors.js';
@@ -83,15 +84,14 @@ function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation & { flush(): Pro
       outbox.push(eventRow(ctx.tenantId, type, data, now, ctx.requestId));
     },
     async flush() {
-      if (audits.length > 0 && outbox.length > 0) {
-        // getSQL(): embedded as SQL, not as a parenthesised subquery.
-        await tx.execute(
-          sql`with audit as (${insertAuditRows(tx, audits).getSQL()}) ${insertEventRows(tx, outbox).getSQL()}`,
-        );
+      // One statement: audit entries, events, and a delivery per matching webhook subscription.
+      const parts: SQL[] = [];
+      if (audits.length > 0) parts.push(sql`audit as (${insertAuditRows(tx, audits).getSQL()})`);
+      if (outbox.length > 0) {
+        parts.push(sql`ev as (${insertEventRows(tx, outbox).getSQL()})`);
+        await tx.execute(sql`with ${sql.join(parts, sql`, `)} ${fanOutFromEvents(now)}`);
       } else if (audits.length > 0) {
         await insertAuditRows(tx, audits);
-      } else if (outbox.length > 0) {
-        await insertEventRows(tx, outbox);
       }
     },
   };

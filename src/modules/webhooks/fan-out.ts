@@ -1,0 +1,17 @@
+import { type SQL, sql } from 'drizzle-orm';
+
+/**
+ * The fan-out statement's tail: given a CTE named `ev` holding freshly inserted events
+ * (`tenant_id, id, type`), inserts one pending delivery per active subscription of that tenant
+ * whose `events` include the type or `*`. It runs in the statement that writes the events, so
+ * deliveries commit or roll back with them, and a subscription created later never receives
+ * older events.
+ */
+export function fanOutFromEvents(now: Date): SQL {
+  return sql`insert into webhook_deliveries
+      (tenant_id, subscription_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at)
+    select ev.tenant_id, s.id, ev.id, ev.type, 'pending', 0, ${now}, ${now}, ${now}
+    from ev
+    join webhook_subscriptions s
+      on s.tenant_id = ev.tenant_id and s.is_active and (ev.type = any(s.events) or '*' = any(s.events))`;
+}

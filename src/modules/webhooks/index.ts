@@ -1,0 +1,1 @@
+export { fanOutFromEvents } from './fan-out.js';

@@ -1,0 +1,68 @@
+import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+export const webhookSubscriptions = pgTable(
+  'webhook_subscriptions',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    id: uuid('id').notNull(),
+    url: text('url').notNull(),
+    /** Event types, or `*` for all. */
+    events: text('events').array().notNull(),
+    isActive: boolean('is_active').notNull(),
+    /** AES-256-GCM ciphertext of the signing secret (`iv.tag.data`, base64url). */
+    secretCiphertext: text('secret_ciphertext').notNull(),
+    /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
+    previousSecretCiphertext: text('previous_secret_ciphertext'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
+);
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_letter'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * One row per (subscription, event), written in the transaction of the event (fan-out), so a
+ * committed event always has its deliveries and a rolled-back one has none.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    subscriptionId: uuid('subscription_id').notNull(),
+    eventId: uuid('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    status: text('status').notNull().$type<DeliveryStatus>(),
+    attemptCount: integer('attempt_count').notNull(),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+    lastResponseStatus: integer('last_response_status'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.subscriptionId, t.eventId] }),
+    // The worker's claim: due pending/failed deliveries, oldest first.
+    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+    index('webhook_deliveries_subscription_idx').on(t.tenantId, t.subscriptionId, t.createdAt),
+  ],
+);
+
+/** Each attempt of a delivery: time, response status, duration, truncated body, error. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    subscriptionId: uuid('subscription_id').notNull(),
+    eventId: uuid('event_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    attemptedAt: timestamp('attempted_at', { withTimezone: true }).notNull(),
+    responseStatus: integer('response_status'),
+    durationMs: integer('duration_ms').notNull(),
+    responseBody: text('response_body'),
+    error: text('error'),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.subscriptionId, t.eventId, t.attempt] })],
+);
