@@ -26,6 +26,7 @@ import { registerPricingRoutes } from './modules/pricing/index.js';
 import { registerProviderEventRoutes } from './modules/provider-events/index.js';
 import { registerShippingRoutes } from './modules/shipping/index.js';
 import { registerTenantRoutes } from './modules/tenants/index.js';
+import { registerWebhookRoutes } from './modules/webhooks/index.js';
 
 export type App = TypedApp & { registry: RouteRegistry };
 
@@ -87,6 +88,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerOrderRoutes(app, deps);
   registerProviderEventRoutes(app, deps);
   registerPaymentMethodRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
   registerPaymentRoutes(app, deps);
   registerTenantRoutes(app, deps);
   registerAccountRoutes(app, deps);

@@ -27,6 +27,13 @@ export interface Config {
   trustProxy: boolean | number;
   /** Grace period for in-flight requests on SIGTERM/SIGINT before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /**
+   * 32-byte key (64 hex characters) encrypting webhook signing secrets at rest. Without it the
+   * embedded mode generates one into `<dataDir>/webhook-secret.key`; PostgreSQL mode requires it.
+   */
+  webhookSecretKey: string | undefined;
+  /** Accept webhook targets resolving to loopback/private/reserved addresses (development, tests). */
+  webhookAllowPrivateTargets: boolean;
 }
 
 export class ConfigError extends Error {
@@ -85,6 +92,15 @@ function enumVar<T extends string>(env: Env, name: string, allowed: readonly T[]
   return raw as T;
 }
 
+function hexKeyVar(env: Env, name: string, bytes: number): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`).test(raw)) {
+    throw new ConfigError(name, `must be ${bytes * 2} hexadecimal characters (${bytes} bytes)`);
+  }
+  return raw.toLowerCase();
+}
+
 /** A listen address as it appears in a URL: wildcards become localhost, IPv6 gets brackets. */
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return 'localhost';
@@ -125,5 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: /^\d+$/.test(env.TRUST_PROXY ?? '')
       ? Number(env.TRUST_PROXY)
       : boolVar(env, 'TRUST_PROXY', false),
+    webhookSecretKey: hexKeyVar(env, 'WEBHOOK_SECRET_KEY', 32),
+    webhookAllowPrivateTargets: boolVar(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
   };
 }

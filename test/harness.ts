@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { type App, type BuildOptions, buildApp } from '../src/app.js';
 import type { BillingAdapter } from '../src/billing/adapter.js';
@@ -30,8 +30,14 @@ export function testDatabase(): Promise<Database> {
   return shared;
 }
 
+// One webhook encryption key per test process: tests never write a key file into ./data.
+const TEST_WEBHOOK_KEY = randomBytes(32).toString('hex');
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ LOG_LEVEL: 'silent', APP_ENV: 'sandbox' }), ...overrides };
+  return {
+    ...loadConfig({ LOG_LEVEL: 'silent', APP_ENV: 'sandbox', WEBHOOK_SECRET_KEY: TEST_WEBHOOK_KEY }),
+    ...overrides,
+  };
 }
 
 export interface TestApp {

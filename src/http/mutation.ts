@@ -6,7 +6,8 @@ import { insideApiTransaction } from '../db/transaction-guard.js';
 import type { EventType } from '../events/event-types.js';
 import { type EventRow, eventRow, insertEventRows } from '../events/outbox.js';
 import { type AuditInput, auditRow, insertAuditRows } from '../modules/audit/index.js';
-import { fanOutFromEvents } from '../modules/webhooks/index.js';
+// Direct import (not the module index): the index loads webhook routes, which import this file.
+import { fanOutFromEvents } from '../modules/webhooks/fan-out.js';
 import { requireCtx } from './auth.js';
 import type { RequestContext } from './context.js';
 import { AppError } from './errors.js';

@@ -1,0 +1,225 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import { uuidv7 } from 'uuidv7';
+import type { Queryable, Tx } from '../../db/client.js';
+import { tenantRepo } from '../../db/tenant-repo.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
+import { isEventType } from '../../events/event-types.js';
+import { AppError } from '../../http/errors.js';
+import { iso, isoOrNull } from '../../http/format.js';
+import type { CreateWebhookBody, UpdateWebhookBody, WebhookSchema } from './schemas.js';
+import { SECRET_OVERLAP_HOURS } from './schemas.js';
+import {
+  decryptSecret,
+  encryptSecret,
+  generateWebhookSecret,
+  type WebhookKeyConfig,
+  webhookKey,
+} from './secrets.js';
+import { type DeliveryStatus, webhookAttempts, webhookDeliveries, webhookSubscriptions } from './tables.js';
+
+export type WebhookApi = Static<typeof WebhookSchema>;
+type Row = typeof webhookSubscriptions.$inferSelect;
+type CreateInput = Static<typeof CreateWebhookBody>;
+type UpdateInput = Static<typeof UpdateWebhookBody>;
+
+const repo = tenantRepo(webhookSubscriptions);
+const DAY_MS = 24 * 60 * 60 * 1000;
+const OVERLAP_MS = SECRET_OVERLAP_HOURS * 60 * 60 * 1000;
+
+/** 400 naming every entry of `events` that is neither a known event type nor `*`. */
+export function assertKnownEvents(events: readonly string[]): void {
+  const unknown = events.filter((e) => e !== '*' && !isEventType(e));
+  if (unknown.length === 0) return;
+  const message = `events contains unknown event types: ${unknown.join(', ')} (see GET /webhooks/event-types)`;
+  throw new AppError('validation_failed', message, [{ field: 'events', rule: 'enum', message }]);
+}
+
+interface Stats {
+  lastDeliveryAt: Date | null;
+  lastDeliveryStatus: DeliveryStatus | null;
+  recentFailureCount: number;
+}
+
+/**
+ * Subscriptions of the tenant (all, or the one `id`) with their delivery stats, newest first.
+ * Failures are attempts with an error or without a 2xx status, counted over the 24 h before `now`.
+ */
+async function selectWithStats(db: Queryable, tenantId: string, now: Date, id?: string) {
+  const s = webhookSubscriptions;
+  const d = webhookDeliveries;
+  const a = webhookAttempts;
+  const since = new Date(now.getTime() - DAY_MS);
+  const rows = await db
+    .select({
+      row: s,
+      lastDeliveryAt: sql`(select max(${d.lastAttemptAt}) from ${d}
+        where ${d.tenantId} = ${s.tenantId} and ${d.subscriptionId} = ${s.id})`.mapWith(d.lastAttemptAt),
+      lastDeliveryStatus: sql<DeliveryStatus | null>`(select ${d.status} from ${d}
+        where ${d.tenantId} = ${s.tenantId} and ${d.subscriptionId} = ${s.id} and ${d.lastAttemptAt} is not null
+        order by ${d.lastAttemptAt} desc limit 1)`,
+      recentFailureCount: sql`(select count(*) from ${a}
+        where ${a.tenantId} = ${s.tenantId} and ${a.subscriptionId} = ${s.id} and ${a.attemptedAt} > ${since}
+          and (${a.error} is not null or ${a.responseStatus} is null
+            or ${a.responseStatus} < 200 or ${a.responseStatus} > 299))`.mapWith(Number),
+    })
+    .from(s)
+    .where(tenantWhere(s, tenantId, id === undefined ? undefined : eq(s.id, id)))
+    .orderBy(desc(s.createdAt), desc(s.id));
+  return rows.map((r) => present(r.row, r));
+}
+
+function present(row: Row, stats: Stats): WebhookApi {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    isActive: row.isActive,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    lastDeliveryAt: isoOrNull(stats.lastDeliveryAt),
+    recentFailureCount: stats.recentFailureCount,
+    lastDeliveryStatus: stats.lastDeliveryStatus,
+  };
+}
+
+export function listWebhooks(db: Queryable, tenantId: string, now: Date): Promise<WebhookApi[]> {
+  return selectWithStats(db, tenantId, now);
+}
+
+export async function getWebhook(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+  now: Date,
+): Promise<WebhookApi | undefined> {
+  return (await selectWithStats(db, tenantId, now, id))[0];
+}
+
+/** Creates an active subscription; the plain secret is returned once and stored only encrypted. */
+export async function createWebhook(
+  tx: Tx,
+  tenantId: string,
+  input: CreateInput,
+  key: Buffer,
+  now: Date,
+): Promise<{ webhook: WebhookApi; secret: string }> {
+  const secret = generateWebhookSecret();
+  const row = await repo.insert(tx, tenantId, {
+    id: uuidv7(),
+    url: input.url,
+    events: input.events,
+    isActive: true,
+    secretCiphertext: encryptSecret(key, secret),
+    previousSecretCiphertext: null,
+    previousSecretExpiresAt: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return {
+    webhook: present(row, { lastDeliveryAt: null, lastDeliveryStatus: null, recentFailureCount: 0 }),
+    secret,
+  };
+}
+
+const lockRow = (tx: Tx, tenantId: string, id: string) =>
+  tx
+    .select()
+    .from(webhookSubscriptions)
+    .where(tenantWhere(webhookSubscriptions, tenantId, eq(webhookSubscriptions.id, id)))
+    .for('update')
+    .then((rows) => rows[0]);
+
+type Editable = Pick<Row, 'url' | 'events' | 'isActive'>;
+const editable = (row: Row): Editable => ({ url: row.url, events: row.events, isActive: row.isActive });
+
+/**
+ * Applies the given fields; undefined when the id is not this tenant's. Returns the editable
+ * fields before and after (for the audit diff), never the secret.
+ */
+export async function updateWebhook(
+  tx: Tx,
+  tenantId: string,
+  id: string,
+  input: UpdateInput,
+  now: Date,
+): Promise<{ before: Editable; after: Editable; webhook: WebhookApi } | undefined> {
+  const current = await lockRow(tx, tenantId, id);
+  if (!current) return undefined;
+  const patch: Partial<Editable> = {};
+  if (input.url !== undefined) patch.url = input.url;
+  if (input.events !== undefined) patch.events = input.events;
+  if (input.isActive !== undefined) patch.isActive = input.isActive;
+  await repo.update(tx, tenantId, id, { ...patch, updatedAt: now });
+  const webhook = await getWebhook(tx, tenantId, id, now);
+  if (!webhook) return undefined;
+  return { before: editable(current), after: { ...editable(current), ...patch }, webhook };
+}
+
+/** Deletes the subscription with its deliveries and attempts (so pending retries are gone too). */
+export async function deleteWebhook(tx: Tx, tenantId: string, id: string): Promise<Editable | undefined> {
+  const current = await lockRow(tx, tenantId, id);
+  if (!current) return undefined;
+  await tx
+    .delete(webhookAttempts)
+    .where(tenantWhere(webhookAttempts, tenantId, eq(webhookAttempts.subscriptionId, id)));
+  await tx
+    .delete(webhookDeliveries)
+    .where(tenantWhere(webhookDeliveries, tenantId, eq(webhookDeliveries.subscriptionId, id)));
+  await repo.remove(tx, tenantId, id);
+  return editable(current);
+}
+
+/**
+ * A new current secret; the old one becomes the previous, signing beside it for 24 hours (a
+ * previous secret still in its window is replaced: only one previous is kept).
+ */
+export async function rotateWebhookSecret(
+  tx: Tx,
+  tenantId: string,
+  id: string,
+  key: Buffer,
+  now: Date,
+): Promise<{ id: string; secret: string; previousSecretExpiresAt: Date } | undefined> {
+  const current = await lockRow(tx, tenantId, id);
+  if (!current) return undefined;
+  const secret = generateWebhookSecret();
+  const previousSecretExpiresAt = new Date(now.getTime() + OVERLAP_MS);
+  await repo.update(tx, tenantId, id, {
+    secretCiphertext: encryptSecret(key, secret),
+    previousSecretCiphertext: current.secretCiphertext,
+    previousSecretExpiresAt,
+    updatedAt: now,
+  });
+  return { id, secret, previousSecretExpiresAt };
+}
+
+/**
+ * The secrets a delivery at `now` is signed with, decrypted: the current one, then the previous
+ * one while its overlap window lasts. Empty when the subscription does not exist. Inactive
+ * subscriptions still have secrets: whether to deliver is the caller's decision.
+ */
+export async function activeSigningSecrets(
+  db: Queryable,
+  tenantId: string,
+  subscriptionId: string,
+  now: Date,
+  /** Where the encryption key comes from: `deps.config`. */
+  keyConfig: WebhookKeyConfig,
+): Promise<string[]> {
+  const [row] = await db
+    .select({
+      current: webhookSubscriptions.secretCiphertext,
+      previous: webhookSubscriptions.previousSecretCiphertext,
+      expiresAt: webhookSubscriptions.previousSecretExpiresAt,
+    })
+    .from(webhookSubscriptions)
+    .where(and(tenantWhere(webhookSubscriptions, tenantId), eq(webhookSubscriptions.id, subscriptionId)));
+  if (!row) return [];
+  const key = webhookKey(keyConfig);
+  const secrets = [decryptSecret(key, row.current)];
+  if (row.previous && row.expiresAt && row.expiresAt.getTime() > now.getTime()) {
+    secrets.push(decryptSecret(key, row.previous));
+  }
+  return secrets;
+}
