@@ -14,9 +14,8 @@ export interface EventRecord {
 }
 
 /**
- * Records an event in the caller's transaction. Call it only inside the transaction of the change
- * it reports (runMutation does): a rolled-back change then leaves no event, and a committed one
- * always has its event.
+ * An event row. Write it only in the transaction of the change it reports (runMutation does): a
+ * rolled-back change then leaves no event, and a committed one always has its event.
  */
 export type EventRow = typeof events.$inferInsert;
 
@@ -36,19 +35,6 @@ export function eventRow(
  */
 export const insertEventRows = (tx: Queryable, rows: EventRow[]) =>
   tx.insert(events).values(rows).returning({ tenant_id: events.tenantId, id: events.id, type: events.type });
-
-export async function recordEvent(
-  tx: Queryable,
-  tenantId: string,
-  type: EventType,
-  payload: unknown,
-  occurredAt: Date,
-  requestId: string | null,
-): Promise<EventRecord> {
-  const row = { tenantId, id: uuidv7(), type, occurredAt, payload, requestId };
-  await tx.insert(events).values(row);
-  return row;
-}
 
 /** Events of a tenant, newest first (tests and, later, webhook replay read these). */
 export async function listEvents(db: Queryable, tenantId: string, type?: EventType): Promise<EventRecord[]> {

@@ -1,4 +1,4 @@
-import { eq, inArray, or } from 'drizzle-orm';
+import { eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../db/client.js';
@@ -80,6 +80,21 @@ function checkBilling(type: ProductApi['type'], billingInterval: string | null) 
   }
 }
 
+/** Ids in `table` of this tenant matching `condition`, as references named `resource`. */
+async function referencesIn(
+  tx: Queryable,
+  tenantId: string,
+  table: typeof priceRules | typeof offers | typeof planLinks | typeof planChangeRules,
+  resource: string,
+  condition: SQL | undefined,
+): Promise<Reference[]> {
+  const rows = await tx
+    .select({ id: table.id })
+    .from(table)
+    .where(tenantWhere(table, tenantId, condition));
+  return rows.map((r) => ({ resource, id: r.id }));
+}
+
 /** What refers to a product, or to some of its charges (price rules, offers, plan links and rules). */
 async function references(
   tx: Queryable,
@@ -87,65 +102,38 @@ async function references(
   productId: string,
   chargeIds?: string[],
 ): Promise<Reference[]> {
-  if (chargeIds) {
-    if (chargeIds.length === 0) return [];
-    const [rules, links] = await Promise.all([
-      tx
-        .select({ id: priceRules.id })
-        .from(priceRules)
-        .where(tenantWhere(priceRules, tenantId, inArray(priceRules.chargeId, chargeIds))),
-      tx
-        .select({ id: planLinks.id })
-        .from(planLinks)
-        .where(
-          tenantWhere(
-            planLinks,
+  const lists = chargeIds
+    ? chargeIds.length === 0
+      ? []
+      : [
+          referencesIn(tx, tenantId, priceRules, 'price rule', inArray(priceRules.chargeId, chargeIds)),
+          referencesIn(
+            tx,
             tenantId,
+            planLinks,
+            'plan link',
             or(inArray(planLinks.sourceChargeId, chargeIds), inArray(planLinks.targetChargeId, chargeIds)),
           ),
-        ),
-    ]);
-    return [
-      ...rules.map((r) => ({ resource: 'price rule', id: r.id })),
-      ...links.map((l) => ({ resource: 'plan link', id: l.id })),
-    ];
-  }
-  const [rules, productOffers, links, changeRules] = await Promise.all([
-    tx
-      .select({ id: priceRules.id })
-      .from(priceRules)
-      .where(tenantWhere(priceRules, tenantId, eq(priceRules.productId, productId))),
-    tx
-      .select({ id: offers.id })
-      .from(offers)
-      .where(tenantWhere(offers, tenantId, eq(offers.productId, productId))),
-    tx
-      .select({ id: planLinks.id })
-      .from(planLinks)
-      .where(
-        tenantWhere(
-          planLinks,
+        ]
+    : [
+        referencesIn(tx, tenantId, priceRules, 'price rule', eq(priceRules.productId, productId)),
+        referencesIn(tx, tenantId, offers, 'offer', eq(offers.productId, productId)),
+        referencesIn(
+          tx,
           tenantId,
+          planLinks,
+          'plan link',
           or(eq(planLinks.sourceProductId, productId), eq(planLinks.targetProductId, productId)),
         ),
-      ),
-    tx
-      .select({ id: planChangeRules.id })
-      .from(planChangeRules)
-      .where(
-        tenantWhere(
-          planChangeRules,
+        referencesIn(
+          tx,
           tenantId,
+          planChangeRules,
+          'plan change rule',
           or(eq(planChangeRules.fromProductId, productId), eq(planChangeRules.toProductId, productId)),
         ),
-      ),
-  ]);
-  return [
-    ...rules.map((r) => ({ resource: 'price rule', id: r.id })),
-    ...productOffers.map((o) => ({ resource: 'offer', id: o.id })),
-    ...links.map((l) => ({ resource: 'plan link', id: l.id })),
-    ...changeRules.map((r) => ({ resource: 'plan change rule', id: r.id })),
-  ];
+      ];
+  return (await Promise.all(lists)).flat();
 }
 
 export const productService: CrudService<ProductApi, CreateInput, UpdateInput> = {
