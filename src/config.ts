@@ -34,6 +34,17 @@ export interface Config {
   webhookSecretKey: string | undefined;
   /** Accept webhook targets resolving to loopback/private/reserved addresses (development, tests). */
   webhookAllowPrivateTargets: boolean;
+  /**
+   * Run the webhook delivery worker inside the server process (default). With PostgreSQL it can be
+   * turned off here and run apart (`npm run worker`); with PGlite it must stay in-process.
+   */
+  webhookWorker: boolean;
+  /** Deliveries one worker sends at once. */
+  webhookConcurrency: number;
+  /** How often an idle worker looks for due deliveries (retries, missed signals). */
+  webhookPollIntervalMs: number;
+  /** PEM file of extra certificate authorities trusted for webhook targets (private PKI, tests). */
+  webhookCaFile: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -143,5 +154,9 @@ export function loadConfig(env: Env = process.env): Config {
       : boolVar(env, 'TRUST_PROXY', false),
     webhookSecretKey: hexKeyVar(env, 'WEBHOOK_SECRET_KEY', 32),
     webhookAllowPrivateTargets: boolVar(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    webhookWorker: boolVar(env, 'WEBHOOK_WORKER', true),
+    webhookConcurrency: intVar(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
+    webhookPollIntervalMs: intVar(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000, 10, 60_000),
+    webhookCaFile: env.WEBHOOK_CA_FILE ? path.resolve(env.WEBHOOK_CA_FILE) : undefined,
   };
 }

@@ -5,6 +5,7 @@ import { BillingRegistry } from './billing/registry.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Database, type Db, openPglite, openPostgres } from './db/client.js';
+import { type DeliverySignal, deliverySignalFor } from './events/delivery/signal.js';
 import type { RateLimiter } from './http/rate-limit/limiter.js';
 import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
@@ -25,6 +26,8 @@ export interface Deps {
   billing: BillingRegistry;
   /** Platform usage metering (tenants opt in); fed after responses, never affecting them. */
   usage: UsageMeter;
+  /** Tells webhook delivery workers that a committed write queued deliveries. */
+  deliveries: DeliverySignal;
 }
 
 export interface UsageMeter {
@@ -60,6 +63,7 @@ export function createDeps(
       overrides.rateLimiter ??
       (config.redisUrl ? new RedisRateLimiter(config.redisUrl, logger) : new MemoryRateLimiter()),
     billing: new BillingRegistry([builtinFactory({ db: database.db, clock })], overrides.wrapBilling),
+    deliveries: deliverySignalFor(database),
     usage: overrides.usage ?? {
       recordOrder: (tenantId, orderId, quantity) =>
         recordOrderUsage(database.db, tenantId, orderId, quantity, clock.now()),

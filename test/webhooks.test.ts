@@ -18,7 +18,7 @@ import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestT
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
+const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const KEY_HEX = 'a1'.repeat(32);
 const UNKNOWN_ID = '0190f2a4-0000-7000-8000-000000000000';
 const HOUR = 60 * 60 * 1000;
@@ -137,6 +137,8 @@ describe('webhook subscriptions', () => {
         'update',
         'delete',
         'rotateSecret',
+        'deliveries',
+        'test',
         'list',
       ]);
       const { secret, ...shown } = data;

@@ -1,8 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
-import type { Db, Tx } from '../db/client.js';
+import { type Db, rowsOf, type Tx } from '../db/client.js';
 import { insideApiTransaction } from '../db/transaction-guard.js';
+import type { DeliverySignal } from '../events/delivery/signal.js';
 import type { EventType } from '../events/event-types.js';
 import { type EventRow, eventRow, insertEventRows } from '../events/outbox.js';
 import { type AuditInput, auditRow, insertAuditRows } from '../modules/audit/index.js';
@@ -28,6 +29,8 @@ export interface Mutation {
   now: Date;
   audit(entry: AuditInput): Promise<void>;
   emit(type: EventType, data: unknown): Promise<void>;
+  /** For writes that queue webhook deliveries themselves: wake the workers once committed. */
+  deliveriesQueued(): void;
 }
 
 export interface MutationResponse {
@@ -70,10 +73,11 @@ export function idempotentRequest(request: FastifyRequest, ctx: RequestContext):
  * The mutation handed to `work`: audit entries and events are buffered and written by `flush`
  * in one statement at the end of the work, in its transaction (one round trip, not one each).
  */
-function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation & { flush(): Promise<void> } {
+function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation & { flush(): Promise<boolean> } {
   const audits: Parameters<typeof insertAuditRows>[1] = [];
   const outbox: EventRow[] = [];
   const actor = { tenantId: ctx.tenantId, keyId: ctx.keyId, requestId: ctx.requestId };
+  let queued = false;
   return {
     tx,
     ctx,
@@ -84,16 +88,21 @@ function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation & { flush(): Pro
     emit: async (type, data) => {
       outbox.push(eventRow(ctx.tenantId, type, data, now, ctx.requestId));
     },
+    deliveriesQueued: () => {
+      queued = true;
+    },
+    /** Writes what was buffered; true when webhook deliveries were queued. */
     async flush() {
       // One statement: audit entries, events, and a delivery per matching webhook subscription.
       const parts: SQL[] = [];
       if (audits.length > 0) parts.push(sql`audit as (${insertAuditRows(tx, audits).getSQL()})`);
       if (outbox.length > 0) {
         parts.push(sql`ev as (${insertEventRows(tx, outbox).getSQL()})`);
-        await tx.execute(sql`with ${sql.join(parts, sql`, `)} ${fanOutFromEvents(now)}`);
-      } else if (audits.length > 0) {
-        await insertAuditRows(tx, audits);
+        const result = await tx.execute(sql`with ${sql.join(parts, sql`, `)} ${fanOutFromEvents(now)}`);
+        return queued || rowsOf(result).length > 0;
       }
+      if (audits.length > 0) await insertAuditRows(tx, audits);
+      return queued;
     },
   };
 }
@@ -104,11 +113,10 @@ async function runWork(
   ctx: RequestContext,
   now: Date,
   work: (m: Mutation) => Promise<MutationResponse>,
-) {
+): Promise<MutationResponse & { queued: boolean }> {
   const m = bind(tx, ctx, now);
   const response = await work(m);
-  await m.flush();
-  return response;
+  return { ...response, queued: await m.flush() };
 }
 
 /** Serialises with the route's response schema for `status`, exactly as a plain send would. */
@@ -131,6 +139,8 @@ interface Outcome {
   payload: string;
   replayed: boolean;
   error?: AppError;
+  /** Webhook deliveries were written: workers are told once the transaction commits. */
+  queued?: boolean;
 }
 
 /**
@@ -143,7 +153,7 @@ interface Outcome {
  * work's writes are rolled back to a savepoint first); 400 and 5xx are not, so a retry runs again.
  */
 export async function runMutation(
-  deps: { db: Db; clock: Clock },
+  deps: { db: Db; clock: Clock; deliveries?: DeliverySignal },
   request: FastifyRequest,
   reply: FastifyReply,
   work: (m: Mutation) => Promise<MutationResponse>,
@@ -164,6 +174,7 @@ export async function runMutation(
           status: response.status,
           payload: serialize(reply, response.status, response.body),
           replayed: false,
+          queued: response.queued,
         };
       }
       if (!(await tryLockScope(tx, idem))) {
@@ -186,6 +197,7 @@ export async function runMutation(
           status: response.status,
           payload: serialize(reply, response.status, response.body),
           replayed: false,
+          queued: response.queued,
         };
       } catch (err) {
         if (!(err instanceof AppError) || !isRemembered(err.status)) throw err;
@@ -201,6 +213,7 @@ export async function runMutation(
     }),
   );
 
+  if (outcome.queued) deps.deliveries?.queued();
   return sendOutcome(reply, outcome);
 }
 

@@ -28,6 +28,7 @@ export const AUDIT_ACTIONS = [
   'webhook.delete',
   'webhook.rotate_secret',
   'webhook.replay',
+  'webhook.test',
   'tenant.update',
   'billing_integration.update',
   'billing_integration.delete',

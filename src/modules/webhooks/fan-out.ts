@@ -1,11 +1,14 @@
 import { type SQL, sql } from 'drizzle-orm';
 
+const TARGETED_EVENT = 'webhook.test';
+
 /**
  * The fan-out statement's tail: given a CTE named `ev` holding freshly inserted events
  * (`tenant_id, id, type`), inserts one pending delivery per active subscription of that tenant
  * whose `events` include the type or `*`. It runs in the statement that writes the events, so
  * deliveries commit or roll back with them, and a subscription created later never receives
- * older events.
+ * older events. Returns a row per delivery written. `webhook.test` is never fanned out: it goes
+ * to the one subscription it was requested for.
  */
 export function fanOutFromEvents(now: Date): SQL {
   return sql`insert into webhook_deliveries
@@ -13,5 +16,7 @@ export function fanOutFromEvents(now: Date): SQL {
     select ev.tenant_id, s.id, ev.id, ev.type, 'pending', 0, ${now}, ${now}, ${now}
     from ev
     join webhook_subscriptions s
-      on s.tenant_id = ev.tenant_id and s.is_active and (ev.type = any(s.events) or '*' = any(s.events))`;
+      on s.tenant_id = ev.tenant_id and s.is_active and (ev.type = any(s.events) or '*' = any(s.events))
+    where ev.type <> ${TARGETED_EVENT}
+    returning 1`;
 }

@@ -1,3 +1,9 @@
+export {
+  type AttemptResult,
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  recordAttempts,
+} from './delivery-queue.js';
 export { fanOutFromEvents } from './fan-out.js';
 export { registerWebhookRoutes } from './routes.js';
 export { WebhookSchema } from './schemas.js';
@@ -10,4 +16,5 @@ export {
   webhookKey,
 } from './secrets.js';
 export { activeSigningSecrets, getWebhook, listWebhooks, type WebhookApi } from './service.js';
+export { DELIVERY_STATUSES, type DeliveryStatus } from './tables.js';
 export { isNonPublicAddress, webhookUrlProblem } from './url-safety.js';

@@ -8,6 +8,7 @@ import { iso } from '../../http/format.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
 import { diffChanges } from '../audit/index.js';
+import { registerDeliveryRoutes } from './delivery-routes.js';
 import {
   CreatedWebhookSchema,
   CreateWebhookBody,
@@ -42,6 +43,8 @@ function webhookActions(id: string): ActionSpec[] {
     action('update', 'PATCH', path, 'commerce'),
     action('delete', 'DELETE', path, 'commerce'),
     action('rotateSecret', 'POST', `${path}/rotate-secret`, 'commerce'),
+    action('deliveries', 'GET', `${path}/deliveries`, 'read'),
+    action('test', 'POST', `${path}/test`, 'commerce'),
     action('list', 'GET', '/webhooks', 'read'),
   ];
 }
@@ -52,6 +55,7 @@ const SIGNING =
 
 export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
   const allowPrivate = () => deps.config.webhookAllowPrivateTargets;
+  registerDeliveryRoutes(app, deps);
 
   // Before `/webhooks/:id`, so `event-types` is never read as an id.
   app.get(

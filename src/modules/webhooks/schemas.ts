@@ -27,10 +27,12 @@ const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
 });
 
 const SecretField = Type.String({
-  pattern: '^whsec_[A-Za-z0-9_-]{43}$',
+  pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
   description:
-    'The signing secret (`whsec_` + 43 base64url characters). Shown only now: store it to verify the ' +
-    '`X-Webhook-Signature` HMAC-SHA256 of each delivery. It cannot be read again; rotate it to get a new one.',
+    'The signing secret (`whsec_` + base64 of 32 random bytes). Shown only now: store it to verify ' +
+    'deliveries, either the `X-Webhook-Signature` HMAC-SHA256 keyed by this whole string, or the Standard ' +
+    'Webhooks `webhook-signature` with any Standard Webhooks library. It cannot be read again; rotate it ' +
+    'to get a new one.',
 });
 
 const stats = {
@@ -102,4 +104,103 @@ export const RotatedSecretSchema = Type.Object(
 export const EventTypeSchema = Type.Object({
   type: Type.String({ description: 'Event type, as used in `events` and the `X-Webhook-Event` header.' }),
   description: Type.String({ description: 'When the event is emitted.' }),
+});
+
+const NullableTimestamp = (description: string) => Type.Union([Timestamp, Type.Null()], { description });
+
+const deliveryFields = {
+  id: Type.String({
+    format: 'uuid',
+    description:
+      'Id of the delivery: the id of its event (one delivery per event per subscription), also sent as ' +
+      'the `webhook-id` header and the body `id`.',
+  }),
+  subscriptionId: Type.String({ format: 'uuid', description: 'The webhook subscription delivered to.' }),
+  eventId: Type.String({ format: 'uuid', description: 'The event delivered.' }),
+  eventType: Type.String({ description: 'The event type, e.g. `order.created`.' }),
+  status: StringEnum(DELIVERY_STATUSES, {
+    description:
+      '`pending`: not yet attempted (or re-enqueued by replay); `failed`: the last attempt failed and ' +
+      'another is scheduled at `nextAttemptAt`; `succeeded`: a 2xx arrived within 10 s; `dead_letter`: ' +
+      '5 attempts failed, nothing more is tried until replay.',
+  }),
+  attemptCount: Type.Integer({ minimum: 0, description: 'Attempts made in all, replays included.' }),
+  nextAttemptAt: NullableTimestamp(
+    'When the next attempt is due (while a worker is sending it, the end of its claim); null once ' +
+      '`succeeded` or `dead_letter`. Deliveries of an inactive subscription wait until it is active again.',
+  ),
+  lastAttemptAt: NullableTimestamp('When it was last attempted; null before the first attempt.'),
+  lastResponseStatus: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'HTTP status of the last attempt; null before it, or when it got no response.',
+  }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+};
+
+export const DeliverySchema = Type.Object(deliveryFields, {
+  description: 'One event delivered (or to be delivered) to one webhook subscription.',
+});
+
+export const AttemptSchema = Type.Object({
+  attempt: Type.Integer({ minimum: 1, description: 'Number of the attempt, from 1, across replays.' }),
+  attemptedAt: Timestamp,
+  responseStatus: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'HTTP status received; null when there was no response (error or timeout).',
+  }),
+  durationMs: Type.Integer({ minimum: 0, description: 'How long the attempt took.' }),
+  responseBody: Type.Union([Type.String(), Type.Null()], {
+    description: 'The first 1,024 characters of the response body.',
+  }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Why it failed without a response: connection error, `timed out after 10000 ms`, blocked target.',
+  }),
+});
+
+export const DeliveredEventSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Event id (stable across attempts).' }),
+    event: Type.String({ description: 'Event type.' }),
+    timestamp: Type.String({ format: 'date-time', description: 'When the event occurred.' }),
+    tenantId: Type.String({ format: 'uuid', description: 'The tenant the event belongs to.' }),
+    data: Type.Unknown({ description: 'The resource that changed.' }),
+  },
+  { description: 'The body POSTed to the receiver, as JSON.' },
+);
+
+export const DeliveryDetailSchema = Type.Object(
+  {
+    ...deliveryFields,
+    event: DeliveredEventSchema,
+    attempts: Type.Array(AttemptSchema, { description: 'Every attempt, oldest first.' }),
+  },
+  { description: 'A delivery with the event it carries and every attempt made.' },
+);
+
+export const DeliveryParams = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Id of the webhook subscription.' }),
+  deliveryId: Type.String({ format: 'uuid', description: 'Id of the delivery (its event id).' }),
+});
+
+export const DELIVERY_PAGE_MAX = 500;
+
+export const DeliveryListQuery = Type.Object(
+  {
+    status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this status.' })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: DELIVERY_PAGE_MAX,
+        description: 'Page size (default 100, max 500).',
+      }),
+    ),
+    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Deliveries to skip (default 0).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const DeliveryPaginationSchema = Type.Object({
+  total: Type.Integer({ description: 'Deliveries matching the filter (not the size of this page).' }),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
 });

@@ -13,9 +13,12 @@ const IV_BYTES = 12;
 const VERSION = 'v1';
 export const WEBHOOK_KEY_FILE = 'webhook-secret.key';
 
-/** A new signing secret: `whsec_` + base64url of 32 CSPRNG bytes. */
+/**
+ * A new signing secret: `whsec_` + base64 of 32 CSPRNG bytes, the Standard Webhooks convention, so
+ * their verifiers take it as it is.
+ */
 export function generateWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 export function encryptSecret(key: Buffer, secret: string): string {

@@ -96,6 +96,14 @@ export async function getWebhook(
   return (await selectWithStats(db, tenantId, now, id))[0];
 }
 
+export async function webhookExists(db: Queryable, tenantId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: webhookSubscriptions.id })
+    .from(webhookSubscriptions)
+    .where(tenantWhere(webhookSubscriptions, tenantId, eq(webhookSubscriptions.id, id)));
+  return rows.length > 0;
+}
+
 /** Creates an active subscription; the plain secret is returned once and stored only encrypted. */
 export async function createWebhook(
   tx: Tx,

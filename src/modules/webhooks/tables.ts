@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 export const webhookSubscriptions = pgTable(
@@ -35,8 +36,17 @@ export const webhookDeliveries = pgTable(
     eventId: uuid('event_id').notNull(),
     eventType: text('event_type').notNull(),
     status: text('status').notNull().$type<DeliveryStatus>(),
+    /** Attempts in all, across replays: numbers the rows of webhook_attempts. */
     attemptCount: integer('attempt_count').notNull(),
+    /** Attempts in the current cycle (reset by replay): the 5th failure makes a dead letter. */
+    cycleAttempts: integer('cycle_attempts').notNull().default(0),
+    /**
+     * When the delivery is next due. While a worker holds it, this is the end of its lease: a worker
+     * that dies after claiming leaves it due again when the lease runs out (a resend, not a loss).
+     */
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    /** The claim of the worker sending it now; results are written only under the same token. */
+    leaseToken: uuid('lease_token'),
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
     lastResponseStatus: integer('last_response_status'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
@@ -44,8 +54,8 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.subscriptionId, t.eventId] }),
-    // The worker's claim: due pending/failed deliveries, oldest first.
-    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+    // The worker's claim: due pending/failed deliveries, oldest first; finished ones are not indexed.
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'failed')`),
     index('webhook_deliveries_subscription_idx').on(t.tenantId, t.subscriptionId, t.createdAt),
   ],
 );

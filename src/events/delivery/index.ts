@@ -1,0 +1,36 @@
+import type { Deps } from '../../deps.js';
+import { listenForDeliveries } from './pg-listener.js';
+import { createSender } from './sender.js';
+import { DeliveryWorker } from './worker.js';
+
+export { createSender, DELIVERY_TIMEOUT_MS, type Sender } from './sender.js';
+export { DeliverySignal, deliverySignalFor } from './signal.js';
+export { DeliveryWorker } from './worker.js';
+
+/**
+ * Starts a delivery worker for this process: woken by this process's writes, by NOTIFY from
+ * other processes on PostgreSQL, and by polling. Returns the stop function (finishes deliveries
+ * in flight and records them).
+ */
+export function startDeliveryWorker(deps: Deps): () => Promise<void> {
+  const { config } = deps;
+  const sender = createSender({
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    caFile: config.webhookCaFile,
+  });
+  const worker = new DeliveryWorker(
+    { db: deps.db, clock: deps.clock, logger: deps.logger, config, sender },
+    { concurrency: config.webhookConcurrency, pollIntervalMs: config.webhookPollIntervalMs },
+  );
+  const unsubscribe = deps.deliveries.subscribe(() => worker.wake());
+  const stopListening = config.databaseUrl
+    ? listenForDeliveries(config.databaseUrl, deps.logger, () => worker.wake())
+    : async () => {};
+  worker.start();
+  return async () => {
+    unsubscribe();
+    await stopListening();
+    await worker.stop();
+    await sender.close();
+  };
+}

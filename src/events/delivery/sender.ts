@@ -1,0 +1,155 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { readFileSync } from 'node:fs';
+import { isIP, type LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { Agent, request } from 'undici';
+import { isNonPublicAddress } from '../../modules/webhooks/index.js';
+
+/** SPEC.md section 8: an attempt succeeds on a 2xx within 10 seconds. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** How much of a receiver's response body an attempt record keeps. */
+export const RESPONSE_BODY_LIMIT = 1_024;
+
+export interface SendOutcome {
+  /** Any 2xx. Redirects are not followed: a 3xx is a failure. */
+  ok: boolean;
+  responseStatus: number | null;
+  durationMs: number;
+  /** The first RESPONSE_BODY_LIMIT characters of the response body. */
+  responseBody: string | null;
+  /** Why the attempt failed without a 2xx: network error, timeout, blocked target. */
+  error: string | null;
+  /** The receiver's Retry-After, in seconds from now, when it sent one. */
+  retryAfterSeconds: number | null;
+}
+
+export interface Sender {
+  send(url: string, body: string, headers: Record<string, string>): Promise<SendOutcome>;
+  close(): Promise<void>;
+}
+
+export interface SenderOptions {
+  /** Deliver to loopback/private/reserved addresses too (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  allowPrivateTargets: boolean;
+  /** PEM of extra trusted certificate authorities (WEBHOOK_CA_FILE). */
+  caFile?: string | undefined;
+  timeoutMs?: number;
+}
+
+class BlockedTargetError extends Error {}
+
+/**
+ * DNS for delivery connections: the addresses the socket will connect to are the ones checked,
+ * so a name that resolved to a public address at creation and to a private one now (DNS
+ * rebinding) is refused at send time.
+ */
+function guardedLookup(allowPrivateTargets: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '', 0);
+      const blocked = allowPrivateTargets ? undefined : addresses.find((a) => isNonPublicAddress(a.address));
+      if (blocked) {
+        const error = new BlockedTargetError(`${hostname} resolves to non-public address ${blocked.address}`);
+        return callback(error as NodeJS.ErrnoException, '', 0);
+      }
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(new Error(`${hostname} did not resolve`), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** Seconds to wait from a Retry-After value (delta-seconds or an HTTP date); null when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | null {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined || raw.trim() === '') return null;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim());
+  const date = Date.parse(raw);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, Math.ceil((date - now.getTime()) / 1000));
+}
+
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    // Enough kept: drop the rest (and the connection) rather than read a large body.
+    if (size > RESPONSE_BODY_LIMIT * 4) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_BODY_LIMIT);
+}
+
+const errorText = (err: unknown, timeoutMs: number): string => {
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
+    return `timed out after ${timeoutMs} ms`;
+  }
+  const cause = err instanceof Error && err.cause instanceof BlockedTargetError ? err.cause : err;
+  if (cause instanceof BlockedTargetError) return `blocked target: ${cause.message}`;
+  const code = (cause as NodeJS.ErrnoException)?.code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
+};
+
+/**
+ * Sends deliveries over HTTPS with keep-alive connections (one pool per receiver origin),
+ * the 10-second limit on the whole attempt, no redirects, and the non-public-address check on
+ * every connection.
+ */
+export function createSender(options: SenderOptions): Sender {
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const ca = options.caFile ? [...rootCertificates, readFileSync(options.caFile, 'utf8')] : undefined;
+  const agent = new Agent({
+    connect: { lookup: guardedLookup(options.allowPrivateTargets), ...(ca ? { ca } : {}) },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    keepAliveTimeout: 30_000,
+    connections: 16,
+  });
+  return {
+    async send(url, body, headers) {
+      const started = performance.now();
+      const elapsed = () => Math.round(performance.now() - started);
+      const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+      if (!options.allowPrivateTargets && isIP(host) && isNonPublicAddress(host)) {
+        return failed(`blocked target: ${host} is a non-public address`, elapsed());
+      }
+      try {
+        const response = await request(url, {
+          method: 'POST',
+          headers,
+          body,
+          dispatcher: agent,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        const responseBody = await readLimited(response.body);
+        const ok = response.statusCode >= 200 && response.statusCode < 300;
+        return {
+          ok,
+          responseStatus: response.statusCode,
+          durationMs: elapsed(),
+          responseBody,
+          error: null,
+          retryAfterSeconds: ok ? null : parseRetryAfter(response.headers['retry-after'], new Date()),
+        };
+      } catch (err) {
+        return failed(errorText(err, timeoutMs), elapsed());
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+const failed = (error: string, durationMs: number): SendOutcome => ({
+  ok: false,
+  responseStatus: null,
+  durationMs,
+  responseBody: null,
+  error,
+  retryAfterSeconds: null,
+});

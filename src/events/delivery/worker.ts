@@ -1,0 +1,266 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import {
+  type AttemptResult,
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  decryptSecret,
+  recordAttempts,
+  webhookKey,
+} from '../../modules/webhooks/index.js';
+import { deliveryBody, signDelivery } from '../signing.js';
+import { afterAttempt } from './schedule.js';
+import type { Sender } from './sender.js';
+
+export interface DeliveryWorkerDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<Config, 'webhookSecretKey' | 'databaseUrl' | 'dataDir'>;
+  sender: Sender;
+}
+
+export interface DeliveryWorkerOptions {
+  /** Deliveries in flight at once. */
+  concurrency: number;
+  /** How often an idle worker looks for due deliveries anyway (retries, missed signals). */
+  pollIntervalMs: number;
+  /** Most deliveries claimed in one statement. */
+  claimBatch?: number;
+  /**
+   * How long a claim holds a delivery. Longer than an attempt can take (DNS + 10 s), so a live
+   * worker never loses its claim; after a crash the delivery is due again when it ends.
+   */
+  leaseMs?: number;
+  /** Serve only these tenants (tests sharing a database; pinning tenants to workers); all when absent. */
+  tenantIds?: readonly string[];
+}
+
+const DEFAULT_CLAIM_BATCH = 100;
+export const DEFAULT_LEASE_MS = 60_000;
+/** Wait after a database error before claiming again. */
+const ERROR_BACKOFF_MS = 1_000;
+
+/**
+ * Sends due webhook deliveries: claims them in batches (FOR UPDATE SKIP LOCKED, so several
+ * workers share the queue without sending one delivery twice at once), sends up to
+ * `concurrency` at a time, and writes attempt results in batches as they come back.
+ *
+ * `start()` runs the loop, woken by `wake()` (in-process signal or PostgreSQL NOTIFY) and by
+ * polling; tests call `drain()` instead, with a manual clock.
+ */
+export class DeliveryWorker {
+  private readonly claimBatch: number;
+  private readonly leaseMs: number;
+  private inFlight = 0;
+  private saturated = false;
+  private results: AttemptResult[] = [];
+  private flushing: Promise<void> | undefined;
+  private woken = false;
+  private wakeWaiter: (() => void) | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private readonly settled = new Set<() => void>();
+
+  constructor(
+    private readonly deps: DeliveryWorkerDeps,
+    private readonly options: DeliveryWorkerOptions,
+  ) {
+    this.claimBatch = options.claimBatch ?? DEFAULT_CLAIM_BATCH;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** Something may be due: look now rather than at the next poll. */
+  wake(): void {
+    this.woken = true;
+    this.wakeWaiter?.();
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Stops claiming, lets deliveries in flight finish and writes their results. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.running;
+    await this.idle();
+  }
+
+  /**
+   * Sends everything due now, until nothing is (tests, with a manual clock): returns how many
+   * attempts were made. Not to be mixed with `start()`.
+   */
+  async drain(): Promise<number> {
+    let attempts = 0;
+    for (;;) {
+      const claimed = await this.claimAndSend(this.options.concurrency);
+      await this.idle();
+      if (claimed === 0) return attempts;
+      attempts += claimed;
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      const free = this.options.concurrency - this.inFlight;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          claimed = await this.claimAndSend(free);
+        } catch (err) {
+          this.deps.logger.warn({ err }, 'webhook delivery claim failed; retrying');
+          await this.sleep(ERROR_BACKOFF_MS);
+          continue;
+        }
+      }
+      // A full claim may mean more is due: go again as soon as a slot frees.
+      if (claimed < Math.min(free, this.claimBatch) || this.inFlight >= this.options.concurrency) {
+        await this.sleep(this.options.pollIntervalMs);
+      }
+    }
+  }
+
+  /** Waits for `ms`, a wake-up, or a freed slot, whichever comes first. */
+  private sleep(ms: number): Promise<void> {
+    if (this.woken || this.stopped) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wakeWaiter = undefined;
+        self.woken = false;
+        resolve();
+      }
+      this.wakeWaiter = done;
+    });
+  }
+
+  private async claimAndSend(free: number): Promise<number> {
+    const claimed = await claimDueDeliveries(
+      this.deps.db,
+      this.deps.clock.now(),
+      Math.min(free, this.claimBatch),
+      this.leaseMs,
+      this.options.tenantIds,
+    );
+    // All slots taken: claim again once half of them are free, not one row per freed slot.
+    if (claimed.length >= free) this.saturated = true;
+    for (const delivery of claimed) {
+      this.inFlight++;
+      void this.attempt(delivery).finally(() => {
+        this.inFlight--;
+        if (this.saturated && this.inFlight <= this.options.concurrency / 2) {
+          this.saturated = false;
+          this.wake();
+        }
+        this.notifySettled();
+      });
+    }
+    return claimed.length;
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const attemptedAt = this.deps.clock.now();
+    const event = {
+      id: delivery.eventId,
+      type: delivery.eventType,
+      occurredAt: delivery.occurredAt,
+      tenantId: delivery.tenantId,
+      data: delivery.payload,
+    };
+    const body = deliveryBody(event);
+    let outcome: Awaited<ReturnType<Sender['send']>>;
+    try {
+      const headers = signDelivery(event, body, this.secretsOf(delivery, attemptedAt), attemptedAt);
+      outcome = await this.deps.sender.send(delivery.url, body, headers);
+    } catch (err) {
+      // Only the unexpected lands here (a secret that no longer decrypts): recorded as a failure.
+      this.deps.logger.error({ err, eventId: delivery.eventId }, 'webhook delivery could not be prepared');
+      const error = err instanceof Error ? err.message : String(err);
+      outcome = {
+        ok: false,
+        responseStatus: null,
+        durationMs: 0,
+        responseBody: null,
+        error,
+        retryAfterSeconds: null,
+      };
+    }
+    const next = afterAttempt(delivery.cycleAttempts + 1, outcome.ok, outcome.retryAfterSeconds, attemptedAt);
+    this.results.push({
+      tenantId: delivery.tenantId,
+      subscriptionId: delivery.subscriptionId,
+      eventId: delivery.eventId,
+      leaseToken: delivery.leaseToken,
+      attemptedAt,
+      status: next.status,
+      nextAttemptAt: next.nextAttemptAt,
+      responseStatus: outcome.responseStatus,
+      durationMs: outcome.durationMs,
+      responseBody: outcome.responseBody,
+      error: outcome.error,
+    });
+    await this.flush();
+  }
+
+  /** The current secret, and the previous one while its rotation overlap lasts. */
+  private secretsOf(delivery: ClaimedDelivery, at: Date): string[] {
+    const key = webhookKey(this.deps.config);
+    const secrets = [decryptSecret(key, delivery.secretCiphertext)];
+    const previousValid = delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > at;
+    if (delivery.previousSecretCiphertext && previousValid) {
+      secrets.push(decryptSecret(key, delivery.previousSecretCiphertext));
+    }
+    return secrets;
+  }
+
+  /**
+   * Writes buffered results, one statement per batch; while a write runs, results pile up for the
+   * next. A failed write is retried; if the process dies first, the leases run out and the
+   * deliveries are sent again (at least once, never lost).
+   */
+  private flush(): Promise<void> {
+    this.flushing ??= (async () => {
+      while (this.results.length > 0) {
+        const batch = this.results;
+        this.results = [];
+        try {
+          await recordAttempts(this.deps.db, batch, this.deps.clock.now());
+        } catch (err) {
+          // Stopping: give up; the leases run out and the deliveries are sent again.
+          if (this.stopped) {
+            this.deps.logger.warn({ err, count: batch.length }, 'webhook attempts not recorded at shutdown');
+            break;
+          }
+          this.deps.logger.warn({ err, count: batch.length }, 'recording webhook attempts failed; retrying');
+          this.results.unshift(...batch);
+          await new Promise((r) => setTimeout(r, ERROR_BACKOFF_MS));
+        }
+      }
+    })().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  /** Resolves when nothing is in flight and every result is written. */
+  private async idle(): Promise<void> {
+    while (this.inFlight > 0) {
+      await new Promise<void>((resolve) => this.settled.add(resolve));
+    }
+    while (this.flushing || this.results.length > 0) await this.flush();
+  }
+
+  private notifySettled() {
+    for (const resolve of this.settled) resolve();
+    this.settled.clear();
+  }
+}

@@ -1,0 +1,175 @@
+import { Type } from 'typebox';
+import type { Deps } from '../../deps.js';
+import { requireCtx } from '../../http/auth.js';
+import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
+import { errorResponses, notFound } from '../../http/errors.js';
+import { runMutation } from '../../http/mutation.js';
+import type { TypedApp } from '../../http/types.js';
+import { enqueueTestDelivery, getDelivery, listDeliveries, replayDelivery } from './deliveries.js';
+import {
+  DeliveryDetailSchema,
+  DeliveryListQuery,
+  DeliveryPaginationSchema,
+  DeliveryParams,
+  DeliverySchema,
+  WebhookParams,
+} from './schemas.js';
+import { webhookExists } from './service.js';
+
+const TAGS = ['Webhooks'];
+const BASE = '/api/v1/webhooks/:id';
+const DEFAULT_PAGE = 100;
+
+function deliveryActions(subscriptionId: string, deliveryId: string): ActionSpec[] {
+  const path = `/webhooks/${subscriptionId}/deliveries/${deliveryId}`;
+  return [
+    action('self', 'GET', path, 'read'),
+    action('replay', 'POST', `${path}/replay`, 'commerce'),
+    action('deliveries', 'GET', `/webhooks/${subscriptionId}/deliveries`, 'read'),
+    action('webhook', 'GET', `/webhooks/${subscriptionId}`, 'read'),
+  ];
+}
+
+/** Delivery history, replay and test sends of one webhook subscription. */
+export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
+  app.get(
+    `${BASE}/deliveries`,
+    {
+      config: { public: true, scope: 'read' },
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        summary: 'List deliveries of a webhook subscription',
+        description:
+          'Deliveries made or scheduled to this subscription, newest first: one per event it received. Filter ' +
+          'with `status` (`pending`, `failed` = will retry, `succeeded`, `dead_letter` = gave up after 5 ' +
+          'attempts); page with `limit` (default 100, max 500) and `offset`; `pagination.total` counts all ' +
+          'matching. Replay a dead letter with its `replay` action. 404 when the subscription is not this tenant’s.',
+        tags: TAGS,
+        params: WebhookParams,
+        querystring: DeliveryListQuery,
+        response: {
+          200: Type.Object(
+            {
+              data: Type.Array(DeliverySchema),
+              nextActions: Type.Array(Type.Ref('NextAction')),
+              pagination: DeliveryPaginationSchema,
+            },
+            { description: 'One page of deliveries, with the count of all matching.' },
+          ),
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const { id } = request.params;
+      if (!(await webhookExists(deps.db, ctx.tenantId, id))) throw notFound('Webhook');
+      const limit = request.query.limit ?? DEFAULT_PAGE;
+      const offset = request.query.offset ?? 0;
+      const { items, total } = await listDeliveries(deps.db, ctx.tenantId, id, {
+        status: request.query.status,
+        limit,
+        offset,
+      });
+      const actions = [action('webhook', 'GET', `/webhooks/${id}`, 'read')];
+      if (offset + items.length < total) {
+        const next = new URLSearchParams({ limit: String(limit), offset: String(offset + limit) });
+        if (request.query.status) next.set('status', request.query.status);
+        actions.push(action('next', 'GET', `/webhooks/${id}/deliveries?${next}`, 'read'));
+      }
+      return { ...envelope(ctx, items, actions), pagination: { total, limit, offset } };
+    },
+  );
+
+  app.get(
+    `${BASE}/deliveries/:deliveryId`,
+    {
+      config: { public: true, scope: 'read' },
+      schema: {
+        operationId: 'getWebhookDelivery',
+        summary: 'Get a webhook delivery with its attempts',
+        description:
+          'One delivery: its status and schedule, the event body as sent, and every attempt (time, response ' +
+          'status, duration, the first 1,024 characters of the response body, error). 404 when the ' +
+          'subscription or delivery is not this tenant’s.',
+        tags: TAGS,
+        params: DeliveryParams,
+        response: { 200: Envelope(DeliveryDetailSchema, 'The delivery.'), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const { id, deliveryId } = request.params;
+      const delivery = await getDelivery(deps.db, ctx.tenantId, id, deliveryId);
+      if (!delivery) throw notFound('Delivery');
+      return envelope(ctx, delivery, deliveryActions(id, deliveryId));
+    },
+  );
+
+  app.post(
+    `${BASE}/deliveries/:deliveryId/replay`,
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'replayWebhookDelivery',
+        summary: 'Replay a webhook delivery',
+        description:
+          'Re-enqueues the delivery (typically a `dead_letter`) for a fresh cycle of 5 attempts, sent as soon ' +
+          'as a worker is free: 202 with the delivery, now `pending`. The event and its id are unchanged, so ' +
+          'receivers de-duplicating by id see a repeat; `webhook-timestamp` is the time of the new attempt. ' +
+          'While the subscription is inactive it waits. No body. 404 when not this tenant’s.',
+        tags: TAGS,
+        params: DeliveryParams,
+        response: { 202: Envelope(DeliverySchema, 'Re-enqueued.'), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const { id, deliveryId } = request.params;
+      return runMutation(deps, request, reply, async (m) => {
+        const delivery = await replayDelivery(m.tx, m.ctx.tenantId, id, deliveryId, m.now);
+        if (!delivery) throw notFound('Delivery');
+        await m.audit({
+          action: 'webhook.replay',
+          resourceType: 'webhook',
+          resourceId: id,
+          details: { deliveryId, eventType: delivery.eventType },
+        });
+        m.deliveriesQueued();
+        return { status: 202, body: envelope(m.ctx, delivery, deliveryActions(id, deliveryId)) };
+      });
+    },
+  );
+
+  app.post(
+    `${BASE}/test`,
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'testWebhook',
+        summary: 'Send a test event to a webhook subscription',
+        description:
+          'Queues a `webhook.test` event for this subscription only (whatever its `events` list), signed and ' +
+          'retried like any delivery: 202 with the delivery; follow its `self` action to see the attempts. ' +
+          'While the subscription is inactive it waits. No body. 404 when not this tenant’s.',
+        tags: TAGS,
+        params: WebhookParams,
+        response: { 202: Envelope(DeliverySchema, 'The queued test delivery.'), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      return runMutation(deps, request, reply, async (m) => {
+        if (!(await webhookExists(m.tx, m.ctx.tenantId, id))) throw notFound('Webhook');
+        const delivery = await enqueueTestDelivery(m.tx, m.ctx.tenantId, id, m.now, m.ctx.requestId);
+        await m.audit({
+          action: 'webhook.test',
+          resourceType: 'webhook',
+          resourceId: id,
+          details: { deliveryId: delivery.id },
+        });
+        m.deliveriesQueued();
+        return { status: 202, body: envelope(m.ctx, delivery, deliveryActions(id, delivery.id)) };
+      });
+    },
+  );
+}

@@ -1,0 +1,44 @@
+import { ConfigError, loadConfig } from './config.js';
+import { openPostgres } from './db/client.js';
+import { createDeps, createLogger } from './deps.js';
+import { startDeliveryWorker } from './events/delivery/index.js';
+
+/**
+ * The webhook delivery worker on its own (`npm run worker`), so deliveries scale apart from the
+ * API: PostgreSQL only, since an embedded PGlite data directory is open to one process at a time
+ * (there the worker runs inside the server). Start as many as needed; they share the queue.
+ */
+async function main() {
+  const config = loadConfig();
+  if (!config.databaseUrl) {
+    throw new ConfigError(
+      'DATABASE_URL',
+      'is required to run the worker apart (with the embedded database it runs inside `npm start`)',
+    );
+  }
+  const logger = createLogger(config);
+  const database = openPostgres({ url: config.databaseUrl, logger });
+  await database.migrate();
+  const deps = createDeps(config, database, logger);
+  const stop = startDeliveryWorker(deps);
+  logger.info({ concurrency: config.webhookConcurrency }, 'webhook delivery worker ready');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'worker shutting down: finishing deliveries in flight');
+    const force = setTimeout(() => process.exit(1), config.shutdownTimeoutMs);
+    force.unref();
+    await stop();
+    await Promise.all([database.close(), deps.rateLimiter.close()]);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof ConfigError ? err.message : (err?.stack ?? String(err))}\n`);
+  process.exit(1);
+});
