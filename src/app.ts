@@ -61,6 +61,16 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted: anything else is 415, not a string handed to a handler.
   app.removeContentTypeParser('text/plain');
+  // An empty body sent with `Content-Type: application/json` (common from HTTP clients on POSTs
+  // that take no body, such as /test or /replay) is no body, not invalid JSON. Otherwise
+  // Fastify's own parser, with its prototype-poisoning protection.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text === '') return done(null, undefined);
+    parseJson(request, text, done);
+  });
 
   const registry = new RouteRegistry();
   registerRouteRegistry(app, registry);

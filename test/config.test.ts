@@ -32,6 +32,19 @@ describe('configuration', () => {
     );
   });
 
+  it('runs the webhook worker in-process by default', () => {
+    expect(loadConfig({})).toMatchObject({
+      webhookWorker: true,
+      webhookConcurrency: 64,
+      webhookPollIntervalMs: 1_000,
+      webhookCaFile: undefined,
+    });
+    expect(loadConfig({ WEBHOOK_WORKER: 'false', WEBHOOK_CA_FILE: 'ca.pem' })).toMatchObject({
+      webhookWorker: false,
+      webhookCaFile: expect.stringMatching(/\/ca\.pem$/),
+    });
+  });
+
   it('does not seed demo data on PostgreSQL unless asked', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://localhost/db' }).seedDemo).toBe(false);
     expect(loadConfig({ DATABASE_URL: 'postgres://localhost/db', SEED_DEMO: 'true' }).seedDemo).toBe(true);
@@ -47,6 +60,9 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud'],
     ['PUBLIC_BASE_URL', 'ftp://x'],
     ['SEED_DEMO', 'maybe'],
+    ['WEBHOOK_WORKER', 'sometimes'],
+    ['WEBHOOK_CONCURRENCY', '0'],
+    ['WEBHOOK_POLL_INTERVAL_MS', '5'],
   ])('names the bad variable %s=%s', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));

@@ -69,6 +69,26 @@ describe('error bodies', () => {
     });
   });
 
+  it('an empty body with Content-Type: application/json is no body: 400 naming it where one is required', async () => {
+    const res = await createKey('');
+    expect(res.statusCode).toBe(400);
+    expect(errorBody(res)).toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'body', rule: 'type' }],
+    });
+    // A POST that takes no body is served (here an unknown key: 404, not a JSON error).
+    const noBody = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/01900000-0000-7000-8000-000000000001/test',
+      headers: { ...bearer(tenant.keys.commerce), 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect(noBody.statusCode).toBe(404);
+    // Prototype poisoning is still refused.
+    const poisoned = await createKey('{"name":"k","scopes":["read"],"__proto__":{"x":1}}');
+    expect(poisoned.statusCode).toBe(400);
+  });
+
   it('400 for an invalid path parameter, prefixed path.', async () => {
     const res = await t.app.inject({
       method: 'GET',

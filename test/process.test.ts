@@ -1,10 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey } from '../src/modules/api-keys/index.js';
+import { createTenant } from '../src/modules/tenants/index.js';
+import { testDatabase, usingPostgres } from './harness.js';
+import { type Receiver, startReceiver, TEST_CA_FILE } from './support/webhook-receiver.js';
 
 // The real server (src/main.ts) as a child process, exercised over real HTTP.
 
@@ -36,9 +41,14 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Server> {
+async function startServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  /** The entry point: the server, or the standalone webhook worker (`src/worker.ts`). */
+  script = 'src/main.ts',
+): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -272,3 +282,97 @@ describe('server process', () => {
     }
   }, 40_000);
 });
+
+describe('webhook delivery processes', () => {
+  let receiver: Receiver;
+  const deliveryEnv = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: TEST_CA_FILE };
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    for (const child of children) child.kill('SIGKILL');
+    for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function subscribeAndTest(server: Server, commerceKey: string) {
+    const headers = { authorization: `Bearer ${commerceKey}`, 'content-type': 'application/json' };
+    const created = await fetch(url(server, '/api/v1/webhooks'), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: receiver.url, events: ['*'] }),
+    });
+    expect(created.status).toBe(201);
+    const hook = ((await created.json()) as { data: { id: string } }).data;
+    const test = await fetch(url(server, `/api/v1/webhooks/${hook.id}/test`), { method: 'POST', headers });
+    expect(test.status).toBe(202);
+    const delivery = ((await test.json()) as { data: { id: string } }).data;
+    return { hook, delivery, headers };
+  }
+
+  const waitForReceipt = (id: string, ms: number) =>
+    waitFor(() => receiver.receipts.some((r) => r.headers['webhook-id'] === id), ms);
+
+  it('the embedded server sends deliveries with its in-process worker', async () => {
+    const dir = newTempDir();
+    const server = await startServer(dir, deliveryEnv);
+    await waitReady(server);
+    const demo = JSON.parse(fs.readFileSync(path.join(dir, 'demo-keys.json'), 'utf8'));
+    const { delivery } = await subscribeAndTest(server, demo.keys.commerce);
+    await waitForReceipt(delivery.id, 5_000);
+    expect((await stop(server)).code).toBe(0);
+  }, 90_000);
+
+  it('`npm run worker` refuses the embedded database, naming DATABASE_URL', async () => {
+    const worker = await startServer(newTempDir(), {}, 'src/worker.ts');
+    const { code } = await exitWithin(worker, 30_000);
+    expect(code).toBe(1);
+    expect(worker.stderr()).toContain('Invalid configuration: DATABASE_URL');
+  }, 40_000);
+
+  it.skipIf(!usingPostgres)(
+    'on PostgreSQL a worker process sends what an API process without a worker queued (NOTIFY)',
+    async () => {
+      const env = {
+        ...deliveryEnv,
+        DATABASE_URL: String(process.env.DATABASE_URL),
+        WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+        WEBHOOK_POLL_INTERVAL_MS: '60000',
+      };
+      const database = await testDatabase();
+      const tenant = await createTenant(database.db, 'worker process tenant');
+      const { secret } = await issueApiKey(database.db, tenant.id, {
+        name: 'commerce',
+        scopes: ['commerce'],
+        rateTier: 'unlimited',
+        environment: 'production',
+      });
+      const api = await startServer(newTempDir(), { ...env, WEBHOOK_WORKER: 'false', APP_ENV: 'production' });
+      const worker = await startServer(newTempDir(), { ...env, APP_ENV: 'production' }, 'src/worker.ts');
+      await waitReady(api);
+      await waitFor(() => worker.stdout().includes('webhook delivery worker ready'), 30_000);
+      await new Promise((r) => setTimeout(r, 500)); // its LISTEN is established
+      const { hook, delivery, headers } = await subscribeAndTest(api, secret);
+      await waitForReceipt(delivery.id, 5_000);
+      const status = async () => {
+        const res = await fetch(url(api, `/api/v1/webhooks/${hook.id}/deliveries/${delivery.id}`), {
+          headers,
+        });
+        return ((await res.json()) as { data: { status: string } }).data.status;
+      };
+      await waitFor(async () => (await status()) === 'succeeded', 5_000);
+      expect((await stop(worker)).code).toBe(0);
+      expect((await stop(api)).code).toBe(0);
+    },
+    90_000,
+  );
+});
+
+async function waitFor(condition: () => boolean | Promise<boolean>, ms: number) {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -232,6 +232,7 @@ function parseEvent(raw: Buffer): ProviderEvent {
  */
 function registerCallbackRoute(app: TypedApp, deps: Deps) {
   app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
       done(null, body),
     );
