@@ -472,6 +472,7 @@ describe('webhook delivery', () => {
             subscriptionId: hook.id,
             eventId: String(claimed?.eventId),
             leaseToken: String(claimed?.leaseToken),
+            rowRef: String(claimed?.rowRef),
             attemptedAt: clock.now(),
             status: 'failed',
             nextAttemptAt: clock.now(),

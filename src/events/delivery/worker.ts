@@ -200,6 +200,7 @@ export class DeliveryWorker {
       subscriptionId: delivery.subscriptionId,
       eventId: delivery.eventId,
       leaseToken: delivery.leaseToken,
+      rowRef: delivery.rowRef,
       attemptedAt,
       status: next.status,
       nextAttemptAt: next.nextAttemptAt,

@@ -21,12 +21,15 @@ export interface ClaimedDelivery {
   /** Attempts already made in this cycle (0 for the first). */
   cycleAttempts: number;
   leaseToken: string;
+  /** Physical address of the claimed row version: results find it without an index search. */
+  rowRef: string;
   secretCiphertext: string;
   previousSecretCiphertext: string | null;
   previousSecretExpiresAt: Date | null;
 }
 
 interface ClaimRow {
+  row_ref: string;
   tenant_id: string;
   subscription_id: string;
   event_id: string;
@@ -66,7 +69,7 @@ export async function claimDueDeliveries(
     : sql``;
   const result = await db.execute(sql`
     with due as (
-      select d.tenant_id, d.subscription_id, d.event_id
+      select d.ctid
       from webhook_deliveries d
       join webhook_subscriptions s on s.tenant_id = d.tenant_id and s.id = d.subscription_id
       where d.status in ('pending', 'failed') and d.next_attempt_at <= ${now} and s.is_active ${tenantFilter}
@@ -77,10 +80,10 @@ export async function claimDueDeliveries(
     update webhook_deliveries d
     set next_attempt_at = ${leaseUntil}, lease_token = ${leaseToken}
     from due, events e, webhook_subscriptions s
-    where d.tenant_id = due.tenant_id and d.subscription_id = due.subscription_id and d.event_id = due.event_id
+    where d.ctid = due.ctid
       and e.tenant_id = d.tenant_id and e.id = d.event_id
       and s.tenant_id = d.tenant_id and s.id = d.subscription_id
-    returning d.tenant_id, d.subscription_id, d.event_id, d.event_type, d.cycle_attempts,
+    returning d.ctid::text as row_ref, d.tenant_id, d.subscription_id, d.event_id, d.event_type, d.cycle_attempts,
       e.occurred_at, e.payload, s.url, s.secret_ciphertext, s.previous_secret_ciphertext,
       s.previous_secret_expires_at`);
   return rowsOf<ClaimRow>(result).map((r) => ({
@@ -93,6 +96,7 @@ export async function claimDueDeliveries(
     url: r.url,
     cycleAttempts: Number(r.cycle_attempts),
     leaseToken,
+    rowRef: r.row_ref,
     secretCiphertext: r.secret_ciphertext,
     previousSecretCiphertext: r.previous_secret_ciphertext,
     previousSecretExpiresAt:
@@ -106,6 +110,8 @@ export interface AttemptResult {
   subscriptionId: string;
   eventId: string;
   leaseToken: string;
+  /** `ClaimedDelivery.rowRef` of the claim. */
+  rowRef: string;
   attemptedAt: Date;
   status: Exclude<DeliveryStatus, 'pending'>;
   /** When to try again (status `failed`); null once succeeded or dead-lettered. */
@@ -120,6 +126,11 @@ export interface AttemptResult {
  * Writes a batch of attempt results in one statement: each delivery's new status and schedule,
  * and its attempt row. Only rows still held under the same lease are written: a delivery that
  * was deleted, or replayed meanwhile, ignores the stale result. Returns how many were written.
+ *
+ * Claim and result address the row by `ctid` (the queue-table pattern): a lookup by key could be
+ * planned on the (tenant, subscription) prefix shared with the listing index, scanning every
+ * delivery of a busy subscription per row. A row version's ctid changes when the row changes, so
+ * the lease token decides: a replay clears it, and a ctid reused by another row never matches.
  */
 export async function recordAttempts(db: Queryable, results: readonly AttemptResult[], now: Date) {
   if (results.length === 0) return 0;
@@ -129,6 +140,7 @@ export async function recordAttempts(db: Queryable, results: readonly AttemptRes
       subscription_id: r.subscriptionId,
       event_id: r.eventId,
       lease_token: r.leaseToken,
+      row_ref: r.rowRef,
       attempted_at: r.attemptedAt.toISOString(),
       status: r.status,
       next_attempt_at: r.nextAttemptAt?.toISOString() ?? null,
@@ -141,7 +153,7 @@ export async function recordAttempts(db: Queryable, results: readonly AttemptRes
   const result = await db.execute(sql`
     with r as (
       select * from jsonb_to_recordset(${json}::jsonb) as x(
-        tenant_id uuid, subscription_id uuid, event_id uuid, lease_token uuid, attempted_at timestamptz,
+        tenant_id uuid, subscription_id uuid, event_id uuid, lease_token uuid, row_ref tid, attempted_at timestamptz,
         status text, next_attempt_at timestamptz, response_status integer, duration_ms integer,
         response_body text, error text)
     ),
@@ -151,8 +163,7 @@ export async function recordAttempts(db: Queryable, results: readonly AttemptRes
         attempt_count = d.attempt_count + 1, cycle_attempts = d.cycle_attempts + 1,
         last_attempt_at = r.attempted_at, last_response_status = r.response_status, updated_at = ${now}
       from r
-      where d.tenant_id = r.tenant_id and d.subscription_id = r.subscription_id and d.event_id = r.event_id
-        and d.lease_token = r.lease_token
+      where d.ctid = r.row_ref and d.lease_token = r.lease_token
       returning d.tenant_id, d.subscription_id, d.event_id, d.attempt_count
     )
     insert into webhook_attempts

@@ -57,6 +57,8 @@ export const webhookDeliveries = pgTable(
     // The worker's claim: due pending/failed deliveries, oldest first; finished ones are not indexed.
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'failed')`),
     index('webhook_deliveries_subscription_idx').on(t.tenantId, t.subscriptionId, t.createdAt),
+    // Delivery stats: the last attempted delivery of a subscription.
+    index('webhook_deliveries_last_attempt_idx').on(t.tenantId, t.subscriptionId, t.lastAttemptAt),
   ],
 );
 
@@ -74,5 +76,9 @@ export const webhookAttempts = pgTable(
     responseBody: text('response_body'),
     error: text('error'),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.subscriptionId, t.eventId, t.attempt] })],
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.subscriptionId, t.eventId, t.attempt] }),
+    // Delivery stats: a subscription's failures over the last 24 hours.
+    index('webhook_attempts_recent_idx').on(t.tenantId, t.subscriptionId, t.attemptedAt),
+  ],
 );
