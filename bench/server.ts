@@ -2,7 +2,7 @@
 //   the full app (auth + rate limit + envelope + schemas) on BENCH_APP_PORT, and a bare Fastify
 //   with no middleware on BENCH_BARE_PORT: `/bare` (no I/O) and `/read/:tenantId/:id` (the same
 //   database read the measured API route does). Prints one JSON line with the fixtures when ready.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
@@ -16,6 +16,8 @@ import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { getApiKey } from '../src/modules/api-keys/service.js';
 import { productCrud } from '../src/modules/catalog/routes.js';
 import { createTenant } from '../src/modules/tenants/index.js';
+import { webhookKey } from '../src/modules/webhooks/index.js';
+import { createWebhook } from '../src/modules/webhooks/service.js';
 
 /** A plan with a per-unit and a graduated charge: resolve runs the whole engine. */
 const benchProduct = {
@@ -55,7 +57,7 @@ const benchOneTime = {
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 200);
 const logger = pino({ level: 'warn' });
 const config = {
-  ...loadConfig({ APP_ENV: 'sandbox', LOG_LEVEL: 'warn' }),
+  ...loadConfig({ APP_ENV: 'sandbox', LOG_LEVEL: 'warn', WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex') }),
   redisUrl: process.env.REDIS_URL || undefined,
 };
 const database = process.env.DATABASE_URL
@@ -83,6 +85,17 @@ for (let i = 0; i < TENANTS; i++) {
   );
   const oneTime = await database.db.transaction((tx) =>
     productCrud.service.create(tx, tenant.id, benchOneTime, new Date()),
+  );
+  // One active subscription to order.created, so every order pays for its webhook fan-out (no
+  // worker runs here: the deliveries stay queued).
+  await database.db.transaction((tx) =>
+    createWebhook(
+      tx,
+      tenant.id,
+      { url: 'https://localhost:9/bench-hooks', events: ['order.created'] },
+      webhookKey(config),
+      new Date(),
+    ),
   );
   fixtures.push({
     key: secret,
