@@ -57,7 +57,11 @@ const benchOneTime = {
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 200);
 const logger = pino({ level: 'warn' });
 const config = {
-  ...loadConfig({ APP_ENV: 'sandbox', LOG_LEVEL: 'warn', WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex') }),
+  ...loadConfig({
+    APP_ENV: 'sandbox',
+    LOG_LEVEL: 'warn',
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+  }),
   redisUrl: process.env.REDIS_URL || undefined,
 };
 const database = process.env.DATABASE_URL
