@@ -73,7 +73,8 @@ export function idempotentRequest(request: FastifyRequest, ctx: RequestContext):
 function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation & { flush(): Promise<void> } {
   const audits: Parameters<typeof insertAuditRows>[1] = [];
   const outbox: EventRow[] = [];
-  const actor = { tenantId: ctx.tenantId, keyId: ctx.keyId, requestId: ctx.requestId };
+  // A system write (runSystemMutation) has no API key: its audit entries name no actor.
+  const actor = { tenantId: ctx.tenantId, keyId: ctx.keyId || null, requestId: ctx.requestId };
   return {
     tx,
     ctx,
@@ -109,6 +110,36 @@ async function runWork(
   const response = await work(m);
   await m.flush();
   return response;
+}
+
+/**
+ * A write that no HTTP request makes (the subscription scheduler): the same transaction, guard
+ * and buffered audit/event writes as runMutation, acting for `tenantId` with no API key
+ * (`ctx.keyId` is empty; audit entries have no actor) and no Idempotency-Key.
+ */
+export async function runSystemMutation<T>(
+  deps: { db: Db; clock: Clock; config: { appEnv: RequestContext['environment'] } },
+  tenantId: string,
+  requestId: string,
+  work: (m: Mutation) => Promise<T>,
+): Promise<T> {
+  const ctx: RequestContext = {
+    tenantId,
+    environment: deps.config.appEnv,
+    keyId: '',
+    scopes: [],
+    rateTier: 'unlimited',
+    requestId,
+  };
+  const now = deps.clock.now();
+  return deps.db.transaction((tx) =>
+    insideApiTransaction(async () => {
+      const m = bind(tx, ctx, now);
+      const result = await work(m);
+      await m.flush();
+      return result;
+    }),
+  );
 }
 
 /** Serialises with the route's response schema for `status`, exactly as a plain send would. */
