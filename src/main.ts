@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { createDeps, createLogger, openConfiguredDatabase } from './deps.js';
 import { startIdempotencyPurge } from './http/idempotency/purge.js';
+import { startSubscriptionScheduler } from './modules/subscriptions/index.js';
 import { formatDemoBanner, seedDemoIfEmpty } from './seed/demo.js';
 
 async function main() {
@@ -20,6 +21,8 @@ async function main() {
 
   const app = await buildApp(deps);
   const stopPurge = startIdempotencyPurge(deps);
+  // Period ends: renewals, end-of-period changes and cancellations (once a minute).
+  const stopScheduler = startSubscriptionScheduler(deps, 60_000);
   await app.listen({ port: config.port, host: config.host });
   logger.info(
     {
@@ -42,6 +45,7 @@ async function main() {
     force.unref();
     try {
       stopPurge();
+      stopScheduler();
       await app.close(); // stops accepting, waits for in-flight requests
       await Promise.all([database.close(), deps.rateLimiter.close()]);
       logger.info('stopped');

@@ -55,7 +55,15 @@ import {
 } from './service.js';
 import type { BillingInterval } from './tables.js';
 
-export type Commit = (m: Mutation, userId: string | null) => Promise<SubscriptionRow>;
+/**
+ * Writes the prepared operation in `m`'s transaction. `userId` is the API key that asked (null for
+ * journey purchases and the scheduler); `link.orderId` names the order a journey purchase created.
+ */
+export type Commit = (
+  m: Mutation,
+  userId: string | null,
+  link?: { orderId: string },
+) => Promise<SubscriptionRow>;
 
 export interface Prepared {
   commit: Commit;
@@ -269,7 +277,7 @@ export async function prepareCreate(
   const id = uuidv7();
   return {
     invoice,
-    commit: async (m, userId) => {
+    commit: async (m, userId, link) => {
       const row = await insertSubscription(m.tx, m.ctx.tenantId, {
         id,
         productId: product.id,
@@ -277,7 +285,7 @@ export async function prepareCreate(
         parentSubscriptionId: null,
         contactId: input.contactId ?? null,
         organizationId: input.organizationId ?? null,
-        orderId: input.orderId ?? null,
+        orderId: link?.orderId ?? input.orderId ?? null,
         billingAccountId,
         billingSubscriptionId,
         quantity: input.quantity,
