@@ -279,7 +279,7 @@ describe('subscription add-ons, journeys and previews', () => {
     clock.set(new Date('2024-03-16T00:00:00Z'));
     const addOn = await create({ productId: seats.id, parentSubscriptionId: parent.id });
     clock.set(new Date('2024-04-01T00:00:00Z'));
-    const run = await runDueSubscriptionWork(t.deps);
+    const run = await runDueSubscriptionWork(t.deps, { tenantId: shop.tenantId });
     expect(run.failed).toEqual([]);
     for (const id of [parent.id, addOn.id]) {
       expect((await get(`/subscriptions/${id}`)).json().data).toMatchObject({

@@ -470,7 +470,7 @@ describe('subscriptions', () => {
     // Not due yet: renew is 409 and the scheduler leaves it.
     expect((await post(`/subscriptions/${sub.id}/renew`, {})).statusCode).toBe(409);
     clock.set(new Date('2024-02-15T10:00:00Z'));
-    const run = await runDueSubscriptionWork(t.deps);
+    const run = await runDueSubscriptionWork(t.deps, { tenantId: shop.tenantId });
     expect(run.failed).toEqual([]);
     const after = (await get(`/subscriptions/${sub.id}`)).json().data;
     expect(after).toMatchObject({
@@ -607,7 +607,7 @@ describe('subscriptions', () => {
     const sub = await create();
     await post(`/subscriptions/${sub.id}/cancel`, { timing: 'end_of_period' });
     clock.set(new Date('2024-02-15T10:00:00Z'));
-    await runDueSubscriptionWork(t.deps);
+    await runDueSubscriptionWork(t.deps, { tenantId: shop.tenantId });
     expect((await get(`/subscriptions/${sub.id}`)).json().data).toMatchObject({
       status: 'cancelled',
       cancelledAt: '2024-02-15T10:00:00.000Z',
@@ -698,5 +698,116 @@ describe('subscriptions', () => {
       .data.find((s: { id: string }) => s.id === sub.billingSubscriptionId);
     expect(billing).toMatchObject({ quantity: winner.quantity, priceCents: winner.priceCents });
     expect((await get(`/subscriptions/${sub.id}`)).json().data.version).toBe(2);
+  });
+
+  it('change-plan failures: 400 for targets the rules refuse, 404 for other tenants, 502 with nothing changed', async () => {
+    const sub = await create();
+    const euro = await adminPost(
+      t,
+      shop,
+      'products',
+      perSeat('Euro plan', 900, { currency: 'EUR', rank: 3 }),
+    );
+    const inactive = await adminPost(
+      t,
+      shop,
+      'products',
+      perSeat('Old plan', 900, { rank: 3, active: false }),
+    );
+    const cases: [string, string][] = [
+      ['01900000-0000-7000-8000-00000000dead', 'exists'],
+      [workshop.id, 'type'],
+      [addOn.id, 'type'],
+      [euro.id, 'currency'],
+      [inactive.id, 'active'],
+      [starter.id, 'distinct'],
+    ];
+    for (const [targetProductId, rule] of cases) {
+      const res = await post(`/subscriptions/${sub.id}/change-plan`, { targetProductId });
+      expect(res.statusCode, rule).toBe(400);
+      expect(errorBody(res).details?.[0]).toMatchObject({ field: 'targetProductId', rule });
+    }
+    for (const [url, payload] of [
+      ['change-plan', { targetProductId: pro.id }],
+      ['cancel', {}],
+      ['renew', {}],
+    ] as const) {
+      expect((await post(`/subscriptions/${sub.id}/${url}`, payload, other.keys.commerce)).statusCode).toBe(
+        404,
+      );
+      expect((await post(`/subscriptions/${sub.id}/${url}`, payload, shop.keys.read)).statusCode).toBe(403);
+    }
+    expect((await post('/subscriptions/not-a-uuid/cancel', {})).statusCode).toBe(400);
+    expect((await post(`/subscriptions/01900000-0000-7000-8000-00000000dead/cancel`, {})).statusCode).toBe(
+      404,
+    );
+
+    // A billing outage: 502, the subscription as it was, and the claim given back.
+    const before = await rowCounts();
+    faults.failAll = true;
+    const down = await post(`/subscriptions/${sub.id}/change-plan`, { targetProductId: pro.id });
+    expect(down.statusCode).toBe(502);
+    faults.failAll = false;
+    expect(await rowCounts()).toEqual(before);
+    expect((await get(`/subscriptions/${sub.id}`)).json().data).toMatchObject({
+      productId: starter.id,
+      version: 1,
+    });
+    const retry = await post(
+      `/subscriptions/${sub.id}/change-plan`,
+      { targetProductId: pro.id },
+      shop.keys.commerce,
+      {
+        'idempotency-key': 'upgrade-after-outage',
+      },
+    );
+    expect(retry.statusCode, retry.body).toBe(200);
+    const replay = await post(
+      `/subscriptions/${sub.id}/change-plan`,
+      { targetProductId: pro.id },
+      shop.keys.commerce,
+      {
+        'idempotency-key': 'upgrade-after-outage',
+      },
+    );
+    expect(replay.headers['x-idempotency-replayed']).toBe('true');
+    expect(replay.json().data.version).toBe(2);
+    expect((await auditOf(sub.id, 'subscription.change')).length).toBe(1);
+  });
+
+  it('documents the bodies with examples in OpenAPI', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    for (const path of [
+      '/api/v1/subscriptions',
+      '/api/v1/subscriptions/{id}/change-plan',
+      '/api/v1/preview/plan-change',
+    ]) {
+      const body = JSON.stringify(doc.paths[path].post.requestBody);
+      expect(body, path).toMatch(/example/);
+    }
+    expect(doc.paths['/api/v1/subscriptions/{id}/cancel'].post['x-required-scope']).toBe('commerce');
+    expect(doc.paths['/api/v1/preview/cancellation'].post['x-required-scope']).toBe('read');
+  });
+
+  it('the scheduler: a billing outage leaves the subscription due for the next run, which catches up', async () => {
+    const tenant = shop;
+    const sub = await create({ quantity: 1 });
+    clock.set(new Date('2024-04-15T10:00:00Z')); // three periods have ended
+    faults.failAll = true;
+    const failed = await runDueSubscriptionWork(t.deps, { tenantId: tenant.tenantId });
+    faults.failAll = false;
+    expect(failed.failed.map((f) => f.subscriptionId)).toContain(sub.id);
+    expect((await get(`/subscriptions/${sub.id}`)).json().data).toMatchObject({
+      version: 1,
+      status: 'active',
+    });
+    expect((await auditOf(sub.id, 'subscription.renew')).length).toBe(0);
+    await runDueSubscriptionWork(t.deps, { tenantId: tenant.tenantId });
+    expect((await get(`/subscriptions/${sub.id}`)).json().data).toMatchObject({
+      currentPeriodStart: '2024-04-15T10:00:00.000Z',
+      currentPeriodEnd: '2024-05-15T10:00:00.000Z',
+      version: 4,
+    });
+    expect((await auditOf(sub.id, 'subscription.renew')).length).toBe(3);
   });
 });

@@ -19,14 +19,18 @@ const MAX_PERIODS_PER_RUN = 24;
  * cancelled (pending_cancellation), or has its pending change applied and is renewed (new
  * period, invoice, payment session, `subscription.renewed`). Each subscription is its own
  * transaction; a failure (billing outage) leaves it due for the next run. Events carry no userId.
+ * `options.tenantId` limits the run to one tenant (tests that share a database).
  */
-export async function runDueSubscriptionWork(deps: Deps): Promise<DueWorkResult> {
+export async function runDueSubscriptionWork(
+  deps: Deps,
+  options: { tenantId?: string } = {},
+): Promise<DueWorkResult> {
   const result: DueWorkResult = { renewed: 0, cancelled: 0, failed: [] };
   const failed = new Set<string>();
   const periods = new Map<string, number>();
   for (;;) {
     const now = deps.clock.now();
-    const due = (await dueSubscriptions(deps.db, now, BATCH + failed.size)).filter(
+    const due = (await dueSubscriptions(deps.db, now, BATCH + failed.size, options.tenantId)).filter(
       (d) => !failed.has(d.id) && (periods.get(d.id) ?? 0) < MAX_PERIODS_PER_RUN,
     );
     if (due.length === 0) return result;

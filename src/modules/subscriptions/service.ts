@@ -240,12 +240,21 @@ export async function baseOf(
   return (await getSubscription(db, tenantId, row.parentSubscriptionId)) ?? row;
 }
 
-/** Subscriptions due at `now` (period ended, still live), oldest first: the scheduler's scan spans tenants. */
-export async function dueSubscriptions(db: Queryable, now: Date, limit: number) {
+/**
+ * Subscriptions due at `now` (period ended, still live), oldest first. The scheduler's scan spans
+ * tenants; `tenantId` narrows it to one (tests sharing a database use it).
+ */
+export async function dueSubscriptions(db: Queryable, now: Date, limit: number, tenantId?: string) {
   return db
     .select({ tenantId: subscriptions.tenantId, id: subscriptions.id })
     .from(subscriptions)
-    .where(and(lte(subscriptions.currentPeriodEnd, now), ne(subscriptions.status, 'cancelled')))
+    .where(
+      and(
+        lte(subscriptions.currentPeriodEnd, now),
+        ne(subscriptions.status, 'cancelled'),
+        tenantId ? eq(subscriptions.tenantId, tenantId) : undefined,
+      ),
+    )
     .orderBy(subscriptions.currentPeriodEnd)
     .limit(limit);
 }
