@@ -150,7 +150,7 @@ export const CreateSubscriptionBody = Type.Object(
       {
         productId: '01900000-0000-7000-8000-000000000009',
         parentSubscriptionId: '01900000-0000-7000-8000-0000000000b1',
-        previewId: 'pv1.eyJrIjoiYWRkX29uIn0.3f2a',
+        previewId: 'pv1.eyJrIjoiYWRkX29uIiwicyI6IjAxOTAwMDAwLTAwMDAtNzAwMC04MDAwLTAwMDAwMDAwMDBiMSJ9',
       },
     ],
   },
