@@ -34,7 +34,9 @@ async function freePort(): Promise<number> {
 /** Starts bench/server.ts in a child process and waits for its fixtures line. */
 export async function startBenchServer(env: Record<string, string | undefined> = {}): Promise<BenchServer> {
   const [appPort, barePort] = [await freePort(), await freePort()];
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
+  // BENCH_NODE_ARGS: extra Node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/server.ts'], {
     env: { ...process.env, ...env, BENCH_APP_PORT: String(appPort), BENCH_BARE_PORT: String(barePort) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

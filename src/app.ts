@@ -25,6 +25,7 @@ import { registerPolicyRoutes } from './modules/policies/index.js';
 import { registerPricingRoutes } from './modules/pricing/index.js';
 import { registerProviderEventRoutes } from './modules/provider-events/index.js';
 import { registerShippingRoutes } from './modules/shipping/index.js';
+import { registerPreviewRoutes, registerSubscriptionRoutes } from './modules/subscriptions/index.js';
 import { registerTenantRoutes } from './modules/tenants/index.js';
 import { registerWebhookRoutes } from './modules/webhooks/index.js';
 
@@ -105,6 +106,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerBillingAdminRoutes(app, deps);
   registerPolicyRoutes(app, deps);
   registerShippingRoutes(app, deps);
+  registerSubscriptionRoutes(app, deps);
+  registerPreviewRoutes(app, deps);
   options.extraRoutes?.(app);
 
   await app.ready();

@@ -1,8 +1,8 @@
 import { buildApp } from './app.js';
+import { startBackgroundWork } from './background.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { createDeps, createLogger, openConfiguredDatabase } from './deps.js';
-import { startDeliveryWorker } from './events/delivery/index.js';
 import { startIdempotencyPurge } from './http/idempotency/purge.js';
 import { formatDemoBanner, seedDemoIfEmpty } from './seed/demo.js';
 
@@ -22,7 +22,7 @@ async function main() {
   const app = await buildApp(deps);
   const stopPurge = startIdempotencyPurge(deps);
   await app.listen({ port: config.port, host: config.host });
-  const stopWorker = config.webhookWorker ? startDeliveryWorker(deps) : async () => {};
+  const stopBackground = config.webhookWorker ? startBackgroundWork(deps) : async () => {};
   logger.info(
     {
       database: database.kind,
@@ -46,7 +46,7 @@ async function main() {
     try {
       stopPurge();
       await app.close(); // stops accepting, waits for in-flight requests
-      await stopWorker(); // finishes and records deliveries in flight
+      await stopBackground(); // finishes and records deliveries in flight
       await Promise.all([database.close(), deps.rateLimiter.close()]);
       logger.info('stopped');
       process.exit(0);

@@ -1,11 +1,11 @@
+import { startBackgroundWork } from './background.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openPostgres } from './db/client.js';
 import { createDeps, createLogger } from './deps.js';
-import { startDeliveryWorker } from './events/delivery/index.js';
 
 /**
- * The webhook delivery worker on its own (`npm run worker`), so deliveries scale apart from the
- * API: PostgreSQL only, since an embedded PGlite data directory is open to one process at a time
+ * The background worker on its own (`npm run worker`): webhook delivery and the subscription
+ * scheduler, so they scale apart from the API: PostgreSQL only, since an embedded PGlite data directory is open to one process at a time
  * (there the worker runs inside the server). Start as many as needed; they share the queue.
  */
 async function main() {
@@ -20,7 +20,7 @@ async function main() {
   const database = openPostgres({ url: config.databaseUrl, logger });
   await database.migrate();
   const deps = createDeps(config, database, logger);
-  const stop = startDeliveryWorker(deps);
+  const stop = startBackgroundWork(deps);
   logger.info({ concurrency: config.webhookConcurrency }, 'webhook delivery worker ready');
 
   let stopping = false;

@@ -31,5 +31,6 @@ export { paymentSessions } from '../modules/payments/tables.js';
 export { policies } from '../modules/policies/tables.js';
 export { providerEvents, providerIntegrations } from '../modules/provider-events/tables.js';
 export { shippingOptions } from '../modules/shipping/tables.js';
+export { subscriptions } from '../modules/subscriptions/tables.js';
 export { tenants } from '../modules/tenants/tables.js';
 export { webhookAttempts, webhookDeliveries, webhookSubscriptions } from '../modules/webhooks/tables.js';

@@ -76,7 +76,8 @@ export function idempotentRequest(request: FastifyRequest, ctx: RequestContext):
 function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation & { flush(): Promise<boolean> } {
   const audits: Parameters<typeof insertAuditRows>[1] = [];
   const outbox: EventRow[] = [];
-  const actor = { tenantId: ctx.tenantId, keyId: ctx.keyId, requestId: ctx.requestId };
+  // A system write (runSystemMutation) has no API key: its audit entries name no actor.
+  const actor = { tenantId: ctx.tenantId, keyId: ctx.keyId || null, requestId: ctx.requestId };
   let queued = false;
   return {
     tx,
@@ -117,6 +118,42 @@ async function runWork(
   const m = bind(tx, ctx, now);
   const response = await work(m);
   return { ...response, queued: await m.flush() };
+}
+
+/**
+ * A write that no HTTP request makes (the subscription scheduler): the same transaction, guard
+ * and buffered audit/event writes as runMutation, acting for `tenantId` with no API key
+ * (`ctx.keyId` is empty; audit entries have no actor) and no Idempotency-Key.
+ */
+export async function runSystemMutation<T>(
+  deps: {
+    db: Db;
+    clock: Clock;
+    config: { appEnv: RequestContext['environment'] };
+    deliveries?: DeliverySignal;
+  },
+  tenantId: string,
+  requestId: string,
+  work: (m: Mutation) => Promise<T>,
+): Promise<T> {
+  const ctx: RequestContext = {
+    tenantId,
+    environment: deps.config.appEnv,
+    keyId: '',
+    scopes: [],
+    rateTier: 'unlimited',
+    requestId,
+  };
+  const now = deps.clock.now();
+  const { result, queued } = await deps.db.transaction((tx) =>
+    insideApiTransaction(async () => {
+      const m = bind(tx, ctx, now);
+      const result = await work(m);
+      return { result, queued: await m.flush() };
+    }),
+  );
+  if (queued) deps.deliveries?.queued();
+  return result;
 }
 
 /** Serialises with the route's response schema for `status`, exactly as a plain send would. */

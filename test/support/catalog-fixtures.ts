@@ -34,3 +34,16 @@ export const seatPlan = (overrides: object = {}) => ({
   ],
   ...overrides,
 });
+
+/** A subscription plan priced per seat (one per_unit charge), in family `core`. */
+export const perSeat = (name: string, unitPriceCents: number, overrides: object = {}) => ({
+  name,
+  type: 'subscription',
+  family: 'core',
+  rank: 1,
+  billingInterval: 'month',
+  currency: 'USD',
+  entitlements: {},
+  charges: [{ name: 'Seats', chargeModel: 'per_unit', tiers: [{ upTo: null, unitPriceCents }] }],
+  ...overrides,
+});

@@ -1,2 +1,2 @@
 export { registerOrderRoutes } from './routes.js';
-export { type OrderApi, recordOrderUsage } from './service.js';
+export { getOrder, type OrderApi, recordOrderUsage } from './service.js';

@@ -13,6 +13,7 @@ import { diffChanges } from '../audit/index.js';
 import { type CheckoutCart, lockCartForCheckout, markCartCheckedOut } from '../carts/index.js';
 import { redeemPromotion } from '../catalog/index.js';
 import { assertAllowed, evaluatePolicies } from '../policies/index.js';
+import { type Prepared, prepareCreate } from '../subscriptions/index.js';
 import { getTenant } from '../tenants/index.js';
 import { type PricedOrderLines, priceOrderLines } from './pricing.js';
 import {
@@ -31,15 +32,18 @@ const TAGS = ['Orders'];
 function orderActions(
   order: OrderApi & { items: { productId: string }[] },
   hasSubscription: boolean,
+  provisioned = false,
 ): ActionSpec[] {
-  const next: ActionSpec[] = hasSubscription
-    ? [action('createSubscription', 'POST', '/subscriptions', 'commerce')]
-    : order.invoiceId
-      ? [
-          action('payInvoice', 'POST', `/invoices/${order.invoiceId}/pay`, 'commerce'),
-          action('createPaymentSession', 'POST', '/payments', 'commerce'),
-        ]
-      : [action('createPaymentSession', 'POST', '/payments', 'commerce')];
+  const next: ActionSpec[] = provisioned
+    ? [action('subscriptions', 'GET', `/subscriptions?orderId=${order.id}`, 'read')]
+    : hasSubscription
+      ? [action('createSubscription', 'POST', '/subscriptions', 'commerce')]
+      : order.invoiceId
+        ? [
+            action('payInvoice', 'POST', `/invoices/${order.invoiceId}/pay`, 'commerce'),
+            action('createPaymentSession', 'POST', '/payments', 'commerce'),
+          ]
+        : [action('createPaymentSession', 'POST', '/payments', 'commerce')];
   return [
     action('self', 'GET', `/orders/${order.id}`, 'read'),
     action('update', 'PATCH', `/orders/${order.id}`, 'commerce'),
@@ -216,6 +220,19 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
           )
         : null;
 
+      // A journey purchase provisions its subscriptions (the journey's create_subscription step).
+      const journeySubscriptions = body.journeyId
+        ? await prepareJourneySubscriptions(
+            deps,
+            request,
+            ctx.tenantId,
+            priced,
+            owner,
+            input,
+            body.billingAccountId,
+          )
+        : [];
+
       let created: { id: string } | undefined; // set only when this request created the order (not on replay)
       const sent = await runMutation(deps, request, reply, async (m) => {
         if (input.cart) {
@@ -258,6 +275,8 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         created = order;
         await m.audit({ action: 'order.create', resourceType: 'order', resourceId: order.id });
         await m.emit('order.created', order);
+        for (const subscription of journeySubscriptions)
+          await subscription.commit(m, null, { orderId: order.id });
         if (invoice)
           await m.emit('invoice.created', {
             resourceType: 'invoice',
@@ -286,7 +305,11 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         const hasSubscription = priced.lines.some((l) => l.productType === 'subscription');
         return {
           status: 201,
-          body: envelope(m.ctx, { ...order, rulesApplied }, orderActions(order, hasSubscription)),
+          body: envelope(
+            m.ctx,
+            { ...order, rulesApplied },
+            orderActions(order, hasSubscription, journeySubscriptions.length > 0),
+          ),
         };
       });
       if (input.cart && created) meterUsageLater(deps, ctx.tenantId, request, created.id, input.cart);
@@ -407,6 +430,54 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       });
     },
   );
+}
+
+/**
+ * The subscriptions a journey purchase creates, one per subscription line, provisioned before
+ * the order's transaction; their `subscription.created` carries no userId (SPEC section 6).
+ */
+async function prepareJourneySubscriptions(
+  deps: Deps,
+  request: FastifyRequest,
+  tenantId: string,
+  priced: PricedOrderLines,
+  owner: { contactId: string | null; organizationId: string | null },
+  input: Checkout,
+  billingAccountId: string | undefined,
+): Promise<Prepared[]> {
+  const lines = priced.lines.filter((l) => l.productType === 'subscription');
+  if (lines.length === 0) return [];
+  if (!owner.contactId && !owner.organizationId)
+    throw validationFailed(
+      'organizationId',
+      'required',
+      'a journey purchase of a subscription needs an owner: organizationId or contactId',
+    );
+  const header = request.headers['idempotency-key'];
+  const basis = input.cart
+    ? `cart:${input.cart.id}`
+    : typeof header === 'string'
+      ? `key:${header}`
+      : `request:${request.id}`;
+  const prepared: Prepared[] = [];
+  for (const [i, line] of lines.entries()) {
+    prepared.push(
+      await prepareCreate(
+        deps,
+        tenantId,
+        {
+          productId: line.productId,
+          quantity: line.quantity,
+          contactId: owner.contactId ?? undefined,
+          organizationId: owner.organizationId ?? undefined,
+          accountId: billingAccountId,
+          customerContext: input.context,
+        },
+        `journey:${basis}:${i}:${line.productId}`,
+      ),
+    );
+  }
+  return prepared;
 }
 
 /** Invoices the one-time lines in the billing system (before our transaction; idempotent by key). */

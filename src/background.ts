@@ -1,0 +1,22 @@
+import type { Deps } from './deps.js';
+import { startDeliveryWorker } from './events/delivery/index.js';
+import { startSubscriptionScheduler } from './modules/subscriptions/index.js';
+
+/** How often the scheduler looks for subscriptions whose period ended. */
+const SCHEDULER_INTERVAL_MS = 60_000;
+
+/**
+ * The work no request drives: webhook delivery and the subscription scheduler (renewals,
+ * end-of-period changes and cancellations). It runs inside the server (`WEBHOOK_WORKER`, the
+ * default) or alone (`npm run worker`, PostgreSQL). Several may run at once: deliveries are
+ * claimed with SKIP LOCKED, and a subscription's period-end work commits once (the others find
+ * it changed and retry later). Returns the stop function.
+ */
+export function startBackgroundWork(deps: Deps): () => Promise<void> {
+  const stopDeliveries = startDeliveryWorker(deps);
+  const stopScheduler = startSubscriptionScheduler(deps, SCHEDULER_INTERVAL_MS);
+  return async () => {
+    stopScheduler();
+    await stopDeliveries();
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * What a change costs: pure functions shared by the previews and the operations, so a preview
+ * and the change that follows it agree to the cent (they run this same code on the same inputs).
+ */
+
+import type { ChangeTiming, PlanDirection, ProrationType } from '../pricing/index.js';
+import { type ProrationDays, periodEnd, prorate, prorationDays } from './periods.js';
+import type { BillingInterval } from './tables.js';
+
+export interface PeriodState {
+  priceCents: number;
+  billingInterval: BillingInterval;
+  currentPeriodStart: Date;
+  currentPeriodEnd: Date;
+}
+
+export interface PlanChangeFigures {
+  direction: PlanDirection;
+  changeTiming: ChangeTiming;
+  prorationType: ProrationType;
+  effectiveDate: Date;
+  currentPriceCents: number;
+  newPriceCents: number;
+  /** Value of the current plan given back (unused time), minor units. */
+  creditCents: number;
+  /** Charged now for the new plan, minor units. */
+  chargeCents: number;
+  netCents: number;
+  /** The days proration used (immediate changes), or null. */
+  proration: ProrationDays | null;
+  /** A new period starting at the change (an immediate switch to another billing interval), or null. */
+  newPeriod: { start: Date; end: Date } | null;
+}
+
+/**
+ * Figures of a plan or quantity change at `at`:
+ * - `end_of_period`: nothing is charged or credited now; the new price applies from the
+ *   period end (the scheduler switches the plan there, then renews at the new price).
+ * - `immediate` within the same billing interval: credit for the unused days of the current
+ *   price (`prorated`), the whole current period (`full_credit`) or nothing (`none`); charge
+ *   for the remaining days at the new price (`prorated`, `full_credit`) or nothing (`none`,
+ *   the new price applies from the next period).
+ * - `immediate` to another billing interval: the current period ends now with the credit as
+ *   above, and a new period of the new interval starts now, charged in full.
+ */
+export function planChangeFigures(input: {
+  state: PeriodState;
+  newPriceCents: number;
+  targetInterval: BillingInterval;
+  direction: PlanDirection;
+  changeTiming: ChangeTiming;
+  prorationType: ProrationType;
+  at: Date;
+}): PlanChangeFigures {
+  const { state, newPriceCents, direction, changeTiming, prorationType, at } = input;
+  const base = {
+    direction,
+    changeTiming,
+    prorationType,
+    currentPriceCents: state.priceCents,
+    newPriceCents,
+  };
+  if (changeTiming === 'end_of_period') {
+    return {
+      ...base,
+      effectiveDate: state.currentPeriodEnd,
+      creditCents: 0,
+      chargeCents: 0,
+      netCents: 0,
+      proration: null,
+      newPeriod: null,
+    };
+  }
+  const days = prorationDays(state.currentPeriodStart, state.currentPeriodEnd, at);
+  const creditCents =
+    prorationType === 'prorated'
+      ? prorate(state.priceCents, days)
+      : prorationType === 'full_credit'
+        ? state.priceCents
+        : 0;
+  const switchesInterval = input.targetInterval !== state.billingInterval;
+  const chargeCents = switchesInterval
+    ? newPriceCents
+    : prorationType === 'none'
+      ? 0
+      : prorate(newPriceCents, days);
+  return {
+    ...base,
+    effectiveDate: at,
+    creditCents,
+    chargeCents,
+    netCents: chargeCents - creditCents,
+    proration: days,
+    newPeriod: switchesInterval ? { start: at, end: periodEnd(at, input.targetInterval, 1) } : null,
+  };
+}
+
+export interface CancellationFigures {
+  timing: ChangeTiming;
+  effectiveDate: Date;
+  currentPriceCents: number;
+  /**
+   * Always 0: cancelling gives no refund or credit for unused time (the billing boundary has no
+   * credit notes). An immediate cancellation ends access now; end_of_period keeps it to the end.
+   */
+  creditCents: number;
+  refundCents: number;
+  chargeCents: number;
+  netCents: number;
+  /** Days of the paid period given up by an immediate cancellation (informative). */
+  unusedDays: number;
+}
+
+export function cancellationFigures(state: PeriodState, timing: ChangeTiming, at: Date): CancellationFigures {
+  const immediate = timing === 'immediate';
+  return {
+    timing,
+    effectiveDate: immediate ? at : state.currentPeriodEnd,
+    currentPriceCents: state.priceCents,
+    creditCents: 0,
+    refundCents: 0,
+    chargeCents: 0,
+    netCents: 0,
+    unusedDays: immediate ? prorationDays(state.currentPeriodStart, state.currentPeriodEnd, at).remaining : 0,
+  };
+}
+
+export interface AddOnFigures {
+  effectiveDate: Date;
+  /** Price of one full period of the add-on. */
+  priceCents: number;
+  /** Charged now: the add-on for the rest of the parent's period, prorated. */
+  chargeCents: number;
+  creditCents: number;
+  netCents: number;
+  proration: ProrationDays;
+  /** The add-on's first period: from now to the parent's period end (co-terminous). */
+  periodStart: Date;
+  periodEnd: Date;
+}
+
+/** An add-on starts now and ends with the parent's period; its first charge is prorated. */
+export function addOnFigures(parent: PeriodState, priceCents: number, at: Date): AddOnFigures {
+  const days = prorationDays(parent.currentPeriodStart, parent.currentPeriodEnd, at);
+  const chargeCents = prorate(priceCents, days);
+  return {
+    effectiveDate: at,
+    priceCents,
+    chargeCents,
+    creditCents: 0,
+    netCents: chargeCents,
+    proration: days,
+    periodStart: at,
+    periodEnd: parent.currentPeriodEnd,
+  };
+}

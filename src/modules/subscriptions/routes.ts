@@ -1,0 +1,285 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Invoice } from '../../billing/index.js';
+import type { Deps } from '../../deps.js';
+import { requireCtx } from '../../http/auth.js';
+import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
+import { errorResponses, notFound } from '../../http/errors.js';
+import { runMutation } from '../../http/mutation.js';
+import type { TypedApp } from '../../http/types.js';
+import { type Prepared, prepareCancel, prepareChange, prepareCreate, prepareRenewal } from './operations.js';
+import {
+  CancelBody,
+  ChangePlanBody,
+  ChangeQuantityBody,
+  CreateSubscriptionBody,
+  SubscriptionListQuery,
+  SubscriptionParams,
+  SubscriptionSchema,
+} from './schemas.js';
+import { getSubscription, listSubscriptions, presentSubscription, type SubscriptionApi } from './service.js';
+
+const TAGS = ['Subscriptions'];
+
+export function subscriptionActions(s: SubscriptionApi, invoice: Invoice | null = null): ActionSpec[] {
+  const self = action('self', 'GET', `/subscriptions/${s.id}`, 'read');
+  const pay =
+    invoice && invoice.status === 'open'
+      ? [action('payInvoice', 'POST', `/invoices/${invoice.id}/pay`, 'commerce')]
+      : [];
+  if (s.status === 'cancelled') return [self, ...pay];
+  const base = `/subscriptions/${s.id}`;
+  const changes =
+    s.status === 'pending_cancellation'
+      ? []
+      : [
+          ...(s.parentSubscriptionId
+            ? []
+            : [action('changePlan', 'POST', `${base}/change-plan`, 'commerce')]),
+          action('changeQuantity', 'POST', `${base}/change-quantity`, 'commerce'),
+          ...(s.parentSubscriptionId
+            ? []
+            : [
+                action('previewPlanChange', 'POST', '/preview/plan-change', 'read'),
+                action('previewAddOn', 'POST', '/preview/add-on', 'read'),
+              ]),
+        ];
+  return [
+    self,
+    ...changes,
+    action('cancel', 'POST', `${base}/cancel`, 'commerce'),
+    action('previewCancellation', 'POST', '/preview/cancellation', 'read'),
+    action('renew', 'POST', `${base}/renew`, 'commerce'),
+    ...pay,
+  ];
+}
+
+/** Billing idempotency basis of a create: one subscription per order line, else per Idempotency-Key. */
+function createBasis(
+  request: FastifyRequest,
+  body: { orderId?: string; productId: string; parentSubscriptionId?: string },
+) {
+  if (body.orderId) return `order:${body.orderId}:${body.productId}:${body.parentSubscriptionId ?? 'base'}`;
+  const header = request.headers['idempotency-key'];
+  return typeof header === 'string' ? `key:${header}` : `request:${request.id}`;
+}
+
+const OPERATION_ERRORS = errorResponses(404, 502);
+
+export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
+  const load = async (request: FastifyRequest<{ Params: { id: string } }>) => {
+    const ctx = requireCtx(request);
+    const row = await getSubscription(deps.db, ctx.tenantId, request.params.id);
+    if (!row) throw notFound('Subscription');
+    return row;
+  };
+  const commit = (
+    request: FastifyRequest,
+    reply: Parameters<typeof runMutation>[2],
+    prepared: Prepared,
+    status: number,
+  ) =>
+    runMutation(deps, request, reply, async (m) => {
+      const sub = presentSubscription(await prepared.commit(m, m.ctx.keyId));
+      return { status, body: envelope(m.ctx, sub, subscriptionActions(sub, prepared.invoice)) };
+    });
+
+  app.get(
+    '/api/v1/subscriptions',
+    {
+      config: { public: true, scope: 'read' },
+      schema: {
+        operationId: 'listSubscriptions',
+        summary: 'List subscriptions',
+        description:
+          'Every subscription of the tenant in one response, newest first (add-ons included; they have ' +
+          '`parentSubscriptionId`). Filters: `status`; `accountId`, matching the owner organization id or the ' +
+          'billing-system account id; `orderId`; `parentSubscriptionId` (the add-ons of one subscription).',
+        tags: TAGS,
+        querystring: SubscriptionListQuery,
+        response: { 200: Envelope(Type.Array(SubscriptionSchema), 'The subscriptions.') },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const rows = await listSubscriptions(deps.db, ctx.tenantId, request.query);
+      return envelope(ctx, rows.map(presentSubscription), [
+        action('createSubscription', 'POST', '/subscriptions', 'commerce'),
+      ]);
+    },
+  );
+
+  app.post(
+    '/api/v1/subscriptions',
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'createSubscription',
+        summary: 'Create a subscription (or buy an add-on)',
+        description:
+          'Subscribes an owner (`organizationId` and/or `contactId`, at least one) to a `subscription` product for ' +
+          '`quantity` units. The price of one period is resolved by the pricing engine with `customerContext`; the ' +
+          'first period starts now and ends one `billingInterval` later. When the owner has a billing account ' +
+          '(`accountId`, or the organization’s `externalId`), the subscription is provisioned in the billing system ' +
+          'first and its first period invoiced (`payInvoice` in nextActions); a billing outage is 502 and nothing is ' +
+          'recorded. With `parentSubscriptionId` and an `add_on` product it buys an add-on: it ends its periods with the ' +
+          'parent and its first, partial period is charged prorated (see POST /preview/add-on; pass its `previewId` to ' +
+          'buy at exactly the previewed figures). With `orderId`, one subscription per order and product. Send an ' +
+          'Idempotency-Key to retry safely. Event `subscription.created`; audit `subscription.create`.',
+        tags: TAGS,
+        body: CreateSubscriptionBody,
+        response: { 201: Envelope(SubscriptionSchema, 'The new subscription.'), ...errorResponses(502) },
+      },
+    },
+    async (request, reply) => {
+      const ctx = requireCtx(request);
+      const body = request.body;
+      const prepared = await prepareCreate(
+        deps,
+        ctx.tenantId,
+        { ...body, quantity: body.quantity ?? 1 },
+        createBasis(request, body),
+      );
+      return commit(request, reply, prepared, 201);
+    },
+  );
+
+  app.get(
+    '/api/v1/subscriptions/:id',
+    {
+      config: { public: true, scope: 'read' },
+      schema: {
+        operationId: 'getSubscription',
+        summary: 'Get a subscription',
+        description:
+          'The subscription: plan, quantity, price per period, status, current period and any change waiting for ' +
+          'the period end (`pendingChange`). 404 when not a subscription of this tenant.',
+        tags: TAGS,
+        params: SubscriptionParams,
+        response: { 200: Envelope(SubscriptionSchema, 'The subscription.'), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const sub = presentSubscription(await load(request));
+      return envelope(ctx, sub, subscriptionActions(sub));
+    },
+  );
+
+  app.post(
+    '/api/v1/subscriptions/:id/change-plan',
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'changeSubscriptionPlan',
+        summary: 'Change the plan of a subscription',
+        description:
+          'Moves the subscription to `targetProductId` following the tenant’s plan-change rule for the pair ' +
+          '(direction by rank in the family, timing, proration); `timing` overrides the rule’s timing. `immediate`: ' +
+          'the unused days of the current price are credited and the rest of the period at the new price charged ' +
+          '(prorated by UTC days, half-up cents); `end_of_period`: status `pending_change` until the period end, ' +
+          'nothing charged now. `plan_change` policies may block it (403). Exactly what POST /preview/plan-change ' +
+          'shows; with its `previewId`, exactly those figures (409 if the subscription or prices changed since, 400 ' +
+          'once expired). 400 for an unknown, inactive or non-subscription target, or another currency; 409 for a ' +
+          'cancelled subscription. Event `subscription.changed`; audit `subscription.change`.',
+        tags: TAGS,
+        params: SubscriptionParams,
+        body: ChangePlanBody,
+        response: {
+          200: Envelope(SubscriptionSchema, 'The subscription after the change.'),
+          ...OPERATION_ERRORS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const sub = await load(request);
+      const prepared = await prepareChange(deps, sub, { kind: 'plan', ...request.body });
+      return commit(request, reply, prepared, 200);
+    },
+  );
+
+  app.post(
+    '/api/v1/subscriptions/:id/change-quantity',
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'changeSubscriptionQuantity',
+        summary: 'Change the quantity of a subscription',
+        description:
+          'Sets `quantity` (>= 1, different from now). The new price is resolved by the pricing engine; more units ' +
+          'is an upgrade and fewer a downgrade for the plan-change rules of the product’s family (defaults: more now ' +
+          'and prorated, fewer at the period end), `timing` overrides. `plan_change` policies see `operation: ' +
+          '"change_quantity"` and `targetQuantity` (403 when blocked). 409 for a cancelled subscription. Event ' +
+          '`subscription.changed`; audit `subscription.change`.',
+        tags: TAGS,
+        params: SubscriptionParams,
+        body: ChangeQuantityBody,
+        response: {
+          200: Envelope(SubscriptionSchema, 'The subscription after the change.'),
+          ...OPERATION_ERRORS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const sub = await load(request);
+      const prepared = await prepareChange(deps, sub, { kind: 'quantity', ...request.body });
+      return commit(request, reply, prepared, 200);
+    },
+  );
+
+  app.post(
+    '/api/v1/subscriptions/:id/cancel',
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'cancelSubscription',
+        summary: 'Cancel a subscription',
+        description:
+          '`timing: end_of_period` (default): status `pending_cancellation`, it runs to `currentPeriodEnd` and is then ' +
+          'cancelled by the scheduler; `immediate`: `cancelled` now. No refund or credit for unused time. A pending ' +
+          'change is dropped. Live add-ons are cancelled with it. With a `previewId` from POST /preview/cancellation, ' +
+          'exactly the previewed effective date. 409 when already cancelled (or already pending cancellation, for ' +
+          '`end_of_period`). Event `subscription.cancelled` (status tells which); audit `subscription.cancel`.',
+        tags: TAGS,
+        params: SubscriptionParams,
+        body: CancelBody,
+        response: {
+          200: Envelope(SubscriptionSchema, 'The subscription after cancelling.'),
+          ...OPERATION_ERRORS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const sub = await load(request);
+      const prepared = await prepareCancel(deps, sub, request.body);
+      return commit(request, reply, prepared, 200);
+    },
+  );
+
+  app.post(
+    '/api/v1/subscriptions/:id/renew',
+    {
+      config: { public: true, scope: 'commerce' },
+      schema: {
+        operationId: 'renewSubscription',
+        summary: 'Renew a subscription into its next period',
+        description:
+          'Once `currentPeriodEnd` has passed (409 before; the scheduler does this on its own): applies a pending ' +
+          'change, starts the next period, invoices it (billing-linked subscriptions) and opens a payment session for ' +
+          'it (`payment.session_created`). 409 for a cancelled or pending-cancellation subscription. Event ' +
+          '`subscription.renewed`; audit `subscription.renew`.',
+        tags: TAGS,
+        params: SubscriptionParams,
+        response: {
+          200: Envelope(SubscriptionSchema, 'The subscription in its new period.'),
+          ...OPERATION_ERRORS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const sub = await load(request);
+      const prepared = await prepareRenewal(deps, sub);
+      return commit(request, reply, prepared, 200);
+    },
+  );
+}

@@ -1,0 +1,78 @@
+import type { Deps } from '../../deps.js';
+import { runSystemMutation } from '../../http/mutation.js';
+import { type Prepared, prepareFinalCancel, prepareRenewal } from './operations.js';
+import { dueSubscriptions, getSubscription } from './service.js';
+
+export interface DueWorkResult {
+  renewed: number;
+  cancelled: number;
+  /** Subscriptions whose work failed this run (left as they were; retried on the next run). */
+  failed: { subscriptionId: string; error: string }[];
+}
+
+const BATCH = 100;
+/** A subscription overdue by many periods (the worker was down) catches up at most this many per run. */
+const MAX_PERIODS_PER_RUN = 24;
+
+/**
+ * The scheduler's work at `deps.clock.now()`: every live subscription whose period has ended is
+ * cancelled (pending_cancellation), or has its pending change applied and is renewed (new
+ * period, invoice, payment session, `subscription.renewed`). Each subscription is its own
+ * transaction; a failure (billing outage) leaves it due for the next run. Events carry no userId.
+ * `options.tenantId` limits the run to one tenant (tests that share a database).
+ */
+export async function runDueSubscriptionWork(
+  deps: Deps,
+  options: { tenantId?: string } = {},
+): Promise<DueWorkResult> {
+  const result: DueWorkResult = { renewed: 0, cancelled: 0, failed: [] };
+  const failed = new Set<string>();
+  const periods = new Map<string, number>();
+  for (;;) {
+    const now = deps.clock.now();
+    const due = (await dueSubscriptions(deps.db, now, BATCH + failed.size, options.tenantId)).filter(
+      (d) => !failed.has(d.id) && (periods.get(d.id) ?? 0) < MAX_PERIODS_PER_RUN,
+    );
+    if (due.length === 0) return result;
+    for (const { tenantId, id } of due) {
+      try {
+        const sub = await getSubscription(deps.db, tenantId, id);
+        if (!sub || sub.status === 'cancelled' || sub.currentPeriodEnd > deps.clock.now()) {
+          failed.add(id); // nothing to do after all: not looked at again in this run
+          continue;
+        }
+        const cancelling = sub.status === 'pending_cancellation';
+        const prepared: Prepared = cancelling
+          ? await prepareFinalCancel(deps, sub)
+          : await prepareRenewal(deps, sub);
+        await runSystemMutation(deps, tenantId, `scheduler:${id}`, (m) => prepared.commit(m, null));
+        periods.set(id, (periods.get(id) ?? 0) + 1);
+        if (cancelling) result.cancelled++;
+        else result.renewed++;
+      } catch (err) {
+        failed.add(id);
+        result.failed.push({ subscriptionId: id, error: err instanceof Error ? err.message : String(err) });
+        deps.logger.warn(
+          { err, tenantId, subscriptionId: id },
+          'subscription period-end work failed; retried next run',
+        );
+      }
+    }
+  }
+}
+
+/** Runs the scheduler every `intervalMs` (one run at a time); returns a stop function. */
+export function startSubscriptionScheduler(deps: Deps, intervalMs: number): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    runDueSubscriptionWork(deps)
+      .catch((err) => deps.logger.error({ err }, 'subscription scheduler run failed'))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

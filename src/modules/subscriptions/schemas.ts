@@ -1,0 +1,369 @@
+import { Type } from 'typebox';
+import { StringEnum } from '../../http/schema-helpers.js';
+
+const Uuid = Type.String({ format: 'uuid' });
+const NullableUuid = Type.Union([Uuid, Type.Null()]);
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const SUBSCRIPTION_STATUSES = [
+  'active',
+  'pending_change',
+  'pending_cancellation',
+  'cancelled',
+] as const;
+const Status = StringEnum(SUBSCRIPTION_STATUSES, {
+  description:
+    '`active`; `pending_change` (a plan or quantity change waits for the period end, see `pendingChange`); ' +
+    '`pending_cancellation` (ends at `currentPeriodEnd`); `cancelled` (final). Clients should accept other values.',
+});
+const Timing = StringEnum(['immediate', 'end_of_period']);
+const Interval = StringEnum(['month', 'year']);
+
+const PREVIEW_ID = Type.String({
+  minLength: 1,
+  maxLength: 2000,
+  description:
+    'From a preview of this very change (`POST /preview/...`): the change then runs at exactly the previewed ' +
+    'figures and effective date, or is 409 when the subscription or its prices changed since; 400 once expired ' +
+    '(15 minutes).',
+});
+
+const PreviewStamp = {
+  previewId: Type.String({
+    description: 'Pass it to the matching operation to execute exactly these figures (opaque).',
+  }),
+  expiresAt: Type.String({ format: 'date-time', description: '15 minutes after the preview.' }),
+};
+
+export const CustomerContext = Type.Object(
+  {
+    segment: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+    locale: Type.Optional(Type.Union([Type.String({ maxLength: 20 }), Type.Null()])),
+    partner: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+  },
+  {
+    additionalProperties: false,
+    description: 'Passed to pricing (price rules, offers); kept for plan and quantity changes.',
+  },
+);
+
+const PendingChangeSchema = Type.Object(
+  {
+    kind: StringEnum(['plan', 'quantity']),
+    productId: Uuid,
+    productName: Type.String(),
+    quantity: Type.Integer(),
+    priceCents: Type.Integer(),
+    billingInterval: Interval,
+    effectiveAt: Timestamp,
+  },
+  { description: 'The change applied at `effectiveAt` (the period end).' },
+);
+
+export const SubscriptionSchema = Type.Object(
+  {
+    id: Uuid,
+    tenantId: Uuid,
+    productId: Uuid,
+    productName: Type.String(),
+    parentSubscriptionId: Type.Union([Uuid, Type.Null()], {
+      description: 'Set on an add-on: the subscription it extends.',
+    }),
+    contactId: NullableUuid,
+    organizationId: NullableUuid,
+    orderId: NullableUuid,
+    billingAccountId: Type.Union([Type.String(), Type.Null()], {
+      description: 'The billing-system account invoiced, or null for a subscription kept only here.',
+    }),
+    billingSubscriptionId: Type.Union([Type.String(), Type.Null()]),
+    quantity: Type.Integer({ minimum: 1 }),
+    priceCents: Type.Integer({ description: 'Price of one period for the whole quantity, minor units.' }),
+    currency: Type.String(),
+    billingInterval: Interval,
+    status: Status,
+    currentPeriodStart: Timestamp,
+    currentPeriodEnd: Timestamp,
+    pendingChange: Type.Union([PendingChangeSchema, Type.Null()]),
+    cancelledAt: Type.Union([Timestamp, Type.Null()]),
+    version: Type.Integer({ description: 'Increases with every change.' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Subscription' },
+);
+
+export const SubscriptionParams = Type.Object({ id: Uuid }, { additionalProperties: false });
+
+export const SubscriptionListQuery = Type.Object(
+  {
+    status: Type.Optional(Status),
+    accountId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'An organization id or a billing-system account id.',
+      }),
+    ),
+    orderId: Type.Optional(Uuid),
+    parentSubscriptionId: Type.Optional(Uuid),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateSubscriptionBody = Type.Object(
+  {
+    productId: Type.String({
+      format: 'uuid',
+      description: 'A `subscription` product, or an `add_on` product with `parentSubscriptionId`.',
+    }),
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+    contactId: Type.Optional(Type.String({ format: 'uuid', description: 'Individual owner.' })),
+    organizationId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'B2B owner: an account (organization) of this tenant.' }),
+    ),
+    accountId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[a-zA-Z0-9_-]+$',
+        description:
+          'Billing-system account to provision and invoice in (default: the organization’s externalId when it is ' +
+          'one). Without either, the subscription is kept here only, without invoices.',
+      }),
+    ),
+    orderId: Type.Optional(Type.String({ format: 'uuid', description: 'The order it came from.' })),
+    parentSubscriptionId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Buy an add-on for this subscription.' }),
+    ),
+    customerContext: Type.Optional(CustomerContext),
+    previewId: Type.Optional(PREVIEW_ID),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        productId: '01900000-0000-7000-8000-000000000001',
+        quantity: 5,
+        organizationId: '01900000-0000-7000-8000-0000000000a1',
+        customerContext: { segment: 'enterprise' },
+      },
+      {
+        productId: '01900000-0000-7000-8000-000000000009',
+        parentSubscriptionId: '01900000-0000-7000-8000-0000000000b1',
+        previewId: 'pv1.eyJrIjoiYWRkX29uIiwicyI6IjAxOTAwMDAwLTAwMDAtNzAwMC04MDAwLTAwMDAwMDAwMDBiMSJ9',
+      },
+    ],
+  },
+);
+
+export const ChangePlanBody = Type.Object(
+  {
+    targetProductId: Type.String({ format: 'uuid', description: 'The plan to move to.' }),
+    timing: Type.Optional({
+      ...Timing,
+      description: 'Overrides the plan-change rule’s timing.',
+    }),
+    previewId: Type.Optional(PREVIEW_ID),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      { targetProductId: '01900000-0000-7000-8000-000000000002' },
+      { targetProductId: '01900000-0000-7000-8000-000000000002', timing: 'end_of_period' },
+    ],
+  },
+);
+
+export const ChangeQuantityBody = Type.Object(
+  {
+    quantity: Type.Integer({ minimum: 1, maximum: 100_000 }),
+    timing: Type.Optional({ ...Timing, description: 'Overrides the plan-change rule’s timing.' }),
+  },
+  { additionalProperties: false, examples: [{ quantity: 12 }] },
+);
+
+export const CancelBody = Type.Object(
+  {
+    timing: Type.Optional({
+      ...Timing,
+      description: '`immediate` ends it now; `end_of_period` (default) at `currentPeriodEnd`.',
+    }),
+    previewId: Type.Optional(PREVIEW_ID),
+  },
+  { additionalProperties: false, examples: [{ timing: 'end_of_period' }, { timing: 'immediate' }] },
+);
+
+// ---- previews ------------------------------------------------------------------------------
+
+const ProductRef = Type.Object({ id: Uuid, name: Type.String(), priceCents: Type.Integer() });
+
+const PolicyEvaluationSchema = Type.Object({
+  allowed: Type.Boolean(),
+  evaluations: Type.Array(
+    Type.Object({
+      policyId: Uuid,
+      policyName: Type.String(),
+      policyType: Type.String(),
+      result: Type.String({ description: '`block`, `allow` or `not_applicable`.' }),
+    }),
+  ),
+});
+
+const ProrationSchema = Type.Union(
+  [
+    Type.Object({
+      remainingDays: Type.Integer(),
+      totalDays: Type.Integer(),
+    }),
+    Type.Null(),
+  ],
+  { description: 'UTC calendar days of the current period left and in total, when prorated now.' },
+);
+
+export const PlanChangePreviewBody = Type.Object(
+  {
+    subscriptionId: Uuid,
+    targetProductId: Uuid,
+    timing: Type.Optional({ ...Timing, description: 'Preview with this timing instead of the rule’s.' }),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        subscriptionId: '01900000-0000-7000-8000-0000000000b1',
+        targetProductId: '01900000-0000-7000-8000-000000000002',
+      },
+    ],
+  },
+);
+
+export const PlanChangePreviewSchema = Type.Object({
+  subscriptionId: Uuid,
+  currentProduct: ProductRef,
+  targetProduct: ProductRef,
+  direction: StringEnum(['upgrade', 'downgrade', 'lateral']),
+  effectiveDate: Timestamp,
+  planDependencyAdjustments: Type.Array(
+    Type.Object({
+      linkId: Uuid,
+      sourceChargeId: Uuid,
+      targetChargeId: Uuid,
+      targetField: Type.String(),
+      explanation: Type.String(),
+    }),
+  ),
+  financialImpact: Type.Object({
+    currentPriceCents: Type.Integer(),
+    newPriceCents: Type.Integer(),
+    creditCents: Type.Integer(),
+    chargeCents: Type.Integer(),
+    netCents: Type.Integer({
+      description: 'chargeCents - creditCents; negative is a credit to the customer.',
+    }),
+    currency: Type.String(),
+  }),
+  businessRule: Type.Object({
+    ruleId: Type.String(),
+    ruleName: Type.String(),
+    direction: StringEnum(['upgrade', 'downgrade', 'lateral']),
+    changeTiming: Timing,
+    prorationType: StringEnum(['prorated', 'none', 'full_credit']),
+  }),
+  policyEvaluation: PolicyEvaluationSchema,
+  resolvedPrice: Type.Object({
+    basePriceCents: Type.Integer(),
+    pricingTierCount: Type.Integer(),
+    tiers: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        price: Type.Union([Type.Number(), Type.Null()]),
+        currency: Type.String(),
+        chargeModel: Type.Union([Type.String(), Type.Null()]),
+      }),
+    ),
+  }),
+  quantity: Type.Integer({ description: 'The quantity priced (the subscription’s).' }),
+  proration: ProrationSchema,
+  ...PreviewStamp,
+});
+
+export const AddOnPreviewBody = Type.Object(
+  {
+    subscriptionId: Uuid,
+    addOnProductId: Uuid,
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        subscriptionId: '01900000-0000-7000-8000-0000000000b1',
+        addOnProductId: '01900000-0000-7000-8000-000000000009',
+      },
+    ],
+  },
+);
+
+const EntitlementsSchema = Type.Record(
+  Type.String(),
+  Type.Union([Type.Boolean(), Type.Number(), Type.Null()]),
+  {
+    description: 'Feature -> true/false, a limit, or null (unlimited).',
+  },
+);
+
+export const AddOnPreviewSchema = Type.Object({
+  subscriptionId: Uuid,
+  addOnProduct: ProductRef,
+  quantity: Type.Integer(),
+  billingInterval: Interval,
+  effectiveDate: Timestamp,
+  periodEnd: Type.String({
+    format: 'date-time',
+    description: 'The add-on ends its periods with the parent.',
+  }),
+  financialImpact: Type.Object({
+    priceCents: Type.Integer({ description: 'One full period of the add-on, from the next renewal.' }),
+    chargeCents: Type.Integer({ description: 'Charged now: the rest of the parent’s period, prorated.' }),
+    creditCents: Type.Integer(),
+    netCents: Type.Integer(),
+    currency: Type.String(),
+  }),
+  proration: ProrationSchema,
+  entitlements: Type.Object({
+    before: EntitlementsSchema,
+    after: EntitlementsSchema,
+    gained: EntitlementsSchema,
+  }),
+  ...PreviewStamp,
+});
+
+export const CancellationPreviewBody = Type.Object(
+  {
+    subscriptionId: Uuid,
+    timing: Type.Optional({ ...Timing, description: 'Default `end_of_period`.' }),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ subscriptionId: '01900000-0000-7000-8000-0000000000b1', timing: 'immediate' }],
+  },
+);
+
+export const CancellationPreviewSchema = Type.Object({
+  subscriptionId: Uuid,
+  timing: Timing,
+  effectiveDate: Timestamp,
+  financialImpact: Type.Object({
+    currentPriceCents: Type.Integer(),
+    creditCents: Type.Integer({ description: 'Always 0: no credit for unused time.' }),
+    refundCents: Type.Integer({ description: 'Always 0: no refund for unused time.' }),
+    chargeCents: Type.Integer(),
+    netCents: Type.Integer(),
+    currency: Type.String(),
+  }),
+  unusedDays: Type.Integer({ description: 'Paid days given up by an immediate cancellation.' }),
+  entitlementsLost: EntitlementsSchema,
+  addOnsCancelled: Type.Array(Uuid, { description: 'Live add-ons that end with it.' }),
+  ...PreviewStamp,
+});

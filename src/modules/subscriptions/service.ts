@@ -1,0 +1,260 @@
+import { and, desc, eq, isNull, lt, lte, ne, or } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import type { Queryable } from '../../db/client.js';
+import { tenantRepo } from '../../db/tenant-repo.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
+import { AppError } from '../../http/errors.js';
+import { iso, isoOrNull } from '../../http/format.js';
+import { pricingDataFor } from '../catalog/index.js';
+import { type Entitlements, mergeEntitlements, type ResolvedEntitlements } from './entitlements.js';
+import type { SubscriptionSchema } from './schemas.js';
+import { type SubscriptionStatus, subscriptions } from './tables.js';
+
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+export type NewSubscriptionRow = Omit<typeof subscriptions.$inferInsert, 'tenantId'>;
+export type SubscriptionApi = Static<typeof SubscriptionSchema>;
+
+const repo = tenantRepo(subscriptions);
+
+/** Statuses in which a subscription still runs (and bills). */
+export const isLive = (status: SubscriptionStatus) => status !== 'cancelled';
+
+export function presentSubscription(row: SubscriptionRow): SubscriptionApi {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    productId: row.productId,
+    productName: row.productName,
+    parentSubscriptionId: row.parentSubscriptionId,
+    contactId: row.contactId,
+    organizationId: row.organizationId,
+    orderId: row.orderId,
+    billingAccountId: row.billingAccountId,
+    billingSubscriptionId: row.billingSubscriptionId,
+    quantity: row.quantity,
+    priceCents: row.priceCents,
+    currency: row.currency,
+    billingInterval: row.billingInterval,
+    status: row.status,
+    currentPeriodStart: iso(row.currentPeriodStart),
+    currentPeriodEnd: iso(row.currentPeriodEnd),
+    pendingChange: row.pendingChange,
+    cancelledAt: isoOrNull(row.cancelledAt),
+    version: row.version,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+export async function getSubscription(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+  lock = false,
+): Promise<SubscriptionRow | undefined> {
+  const query = db
+    .select()
+    .from(subscriptions)
+    .where(tenantWhere(subscriptions, tenantId, eq(subscriptions.id, id)));
+  const [row] = lock ? await query.for('update') : await query;
+  return row;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function listSubscriptions(
+  db: Queryable,
+  tenantId: string,
+  filters: { status?: string; accountId?: string; orderId?: string; parentSubscriptionId?: string },
+): Promise<SubscriptionRow[]> {
+  const account = filters.accountId;
+  return db
+    .select()
+    .from(subscriptions)
+    .where(
+      tenantWhere(
+        subscriptions,
+        tenantId,
+        and(
+          filters.status ? eq(subscriptions.status, filters.status as SubscriptionStatus) : undefined,
+          account
+            ? UUID.test(account)
+              ? or(eq(subscriptions.organizationId, account), eq(subscriptions.billingAccountId, account))
+              : eq(subscriptions.billingAccountId, account)
+            : undefined,
+          filters.orderId ? eq(subscriptions.orderId, filters.orderId) : undefined,
+          filters.parentSubscriptionId
+            ? eq(subscriptions.parentSubscriptionId, filters.parentSubscriptionId)
+            : undefined,
+        ),
+      ),
+    )
+    .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id));
+}
+
+/** Live add-ons of `parentId`. */
+export async function liveAddOns(
+  db: Queryable,
+  tenantId: string,
+  parentId: string,
+): Promise<SubscriptionRow[]> {
+  return db
+    .select()
+    .from(subscriptions)
+    .where(
+      tenantWhere(
+        subscriptions,
+        tenantId,
+        eq(subscriptions.parentSubscriptionId, parentId),
+        ne(subscriptions.status, 'cancelled'),
+      ),
+    )
+    .orderBy(subscriptions.createdAt, subscriptions.id);
+}
+
+export async function insertSubscription(tx: Queryable, tenantId: string, row: NewSubscriptionRow) {
+  // Only the billing-subscription key can collide: a second local row for one billing subscription.
+  const [inserted] = await tx
+    .insert(subscriptions)
+    .values({ ...row, tenantId })
+    .onConflictDoNothing()
+    .returning();
+  if (!inserted)
+    throw new AppError('conflict', 'This subscription already exists (same billing subscription)');
+  return inserted;
+}
+
+export async function updateSubscription(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  patch: Partial<NewSubscriptionRow>,
+): Promise<SubscriptionRow> {
+  const row = await repo.update(tx, tenantId, id, patch);
+  if (!row) throw new AppError('not_found', 'Subscription not found');
+  return row;
+}
+
+/** How long an unfinished billing call blocks other changes before it may be taken over. */
+export const OPERATION_TTL_MS = 5 * 60_000;
+
+/**
+ * Takes the subscription for one billing-system call (committed at once, outside any API
+ * transaction): only at `version`, and only when no other call is in flight. The same `key` may
+ * take it again (a retry after a crash finishes the same change). False: 409 for the caller.
+ */
+export async function claimOperation(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+  version: number,
+  key: string,
+  now: Date,
+): Promise<boolean> {
+  const stale = new Date(now.getTime() - OPERATION_TTL_MS);
+  const rows = await db
+    .update(subscriptions)
+    .set({ operationKey: key, operationAt: now })
+    .where(
+      tenantWhere(
+        subscriptions,
+        tenantId,
+        eq(subscriptions.id, id),
+        eq(subscriptions.version, version),
+        or(
+          isNull(subscriptions.operationKey),
+          eq(subscriptions.operationKey, key),
+          lt(subscriptions.operationAt, stale),
+        ),
+      ),
+    )
+    .returning({ id: subscriptions.id });
+  return rows.length > 0;
+}
+
+/** Gives the claim back after a failed billing call (nothing was changed here). */
+export async function releaseOperation(db: Queryable, tenantId: string, id: string, key: string) {
+  await db
+    .update(subscriptions)
+    .set({ operationKey: null, operationAt: null })
+    .where(
+      tenantWhere(subscriptions, tenantId, eq(subscriptions.id, id), eq(subscriptions.operationKey, key)),
+    );
+}
+
+/**
+ * Locks the row in the write transaction and checks it is still the version the change was
+ * computed on (and, for billing calls, that this change holds the claim): else 409.
+ */
+export async function lockForChange(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  version: number,
+  key: string | null,
+): Promise<SubscriptionRow> {
+  const row = await getSubscription(tx, tenantId, id, true);
+  if (!row) throw new AppError('not_found', 'Subscription not found');
+  if (row.version !== version || (key !== null && row.operationKey !== key)) {
+    throw new AppError('conflict', 'The subscription changed meanwhile; read it again and retry');
+  }
+  return row;
+}
+
+/**
+ * The entitlement set of the subscription tree of `base` (a subscription without a parent):
+ * its product's entitlements merged with those of its live add-ons; `resolvedFrom` is always the
+ * base product. Null when a product is gone: the set is then unknown.
+ */
+export async function resolveEntitlements(
+  db: Queryable,
+  tenantId: string,
+  base: SubscriptionRow,
+  extraAddOnProductIds: readonly string[] = [],
+): Promise<ResolvedEntitlements | null> {
+  const addOns = isLive(base.status) ? await liveAddOns(db, tenantId, base.id) : [];
+  const addOnIds = [...addOns.map((a) => a.productId), ...extraAddOnProductIds];
+  const { products } = await pricingDataFor(db, tenantId, [base.productId, ...addOnIds]);
+  const byId = new Map(products.map((p) => [p.id, p]));
+  const product = byId.get(base.productId);
+  if (!product) return null;
+  const sets: Entitlements[] = [product.entitlements];
+  for (const id of addOnIds) {
+    const addOn = byId.get(id);
+    if (!addOn) return null;
+    sets.push(addOn.entitlements);
+  }
+  return {
+    entitlements: mergeEntitlements(sets),
+    resolvedFrom: { productId: product.id, productName: product.name },
+  };
+}
+
+/** The base of a subscription's tree: its parent for an add-on, else itself. */
+export async function baseOf(
+  db: Queryable,
+  tenantId: string,
+  row: SubscriptionRow,
+): Promise<SubscriptionRow> {
+  if (!row.parentSubscriptionId) return row;
+  return (await getSubscription(db, tenantId, row.parentSubscriptionId)) ?? row;
+}
+
+/**
+ * Subscriptions due at `now` (period ended, still live), oldest first. The scheduler's scan spans
+ * tenants; `tenantId` narrows it to one (tests sharing a database use it).
+ */
+export async function dueSubscriptions(db: Queryable, now: Date, limit: number, tenantId?: string) {
+  return db
+    .select({ tenantId: subscriptions.tenantId, id: subscriptions.id })
+    .from(subscriptions)
+    .where(
+      and(
+        lte(subscriptions.currentPeriodEnd, now),
+        ne(subscriptions.status, 'cancelled'),
+        tenantId ? eq(subscriptions.tenantId, tenantId) : undefined,
+      ),
+    )
+    .orderBy(subscriptions.currentPeriodEnd)
+    .limit(limit);
+}
