@@ -50,8 +50,10 @@ function webhookActions(id: string): ActionSpec[] {
 }
 
 const SIGNING =
-  'Each delivery is a POST with a JSON body signed in `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the ' +
-  'raw body keyed by the secret>`.';
+  'Each delivery is a POST of `{ id, event, timestamp, tenantId, data }` signed in `X-Webhook-Signature: ' +
+  'sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` and in the Standard Webhooks headers ' +
+  '(`webhook-id`, `webhook-timestamp`, `webhook-signature`), so their libraries verify it as well. A 2xx ' +
+  'within 10 s is success; otherwise it is retried (5 attempts, 2/4/8/16 s apart) and then dead-lettered.';
 
 export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
   const allowPrivate = () => deps.config.webhookAllowPrivateTargets;
