@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
 import pino from 'pino';
 import { type App, type BuildOptions, buildApp } from '../src/app.js';
 import type { BillingAdapter } from '../src/billing/adapter.js';
@@ -28,6 +29,47 @@ export function testDatabase(): Promise<Database> {
     return database;
   })();
   return shared;
+}
+
+/**
+ * A fresh, migrated PostgreSQL database on DATABASE_URL's server, for tests that start server or
+ * worker processes: their background work (delivery worker, subscription scheduler) serves
+ * every tenant of the database it opens, so on the shared test database it would act on other
+ * test files' data. `drop()` removes it.
+ */
+export async function createScratchDatabase(): Promise<{
+  url: string;
+  database: Database;
+  drop(): Promise<void>;
+}> {
+  const base = process.env.DATABASE_URL;
+  if (!base) throw new Error('createScratchDatabase needs DATABASE_URL');
+  const name = `cak_scratch_${Date.now()}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const database = openPostgres({ url: url.toString(), poolSize: 3 });
+  await database.migrate();
+  return {
+    url: url.toString(),
+    database,
+    async drop() {
+      await database.close();
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
 }
 
 // One webhook encryption key per test process: tests never write a key file into ./data.

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { createTenant } from '../src/modules/tenants/index.js';
-import { testDatabase, usingPostgres } from './harness.js';
+import { createScratchDatabase, usingPostgres } from './harness.js';
 import { type Receiver, startReceiver, TEST_CA_FILE } from './support/webhook-receiver.js';
 
 // The real server (src/main.ts) as a child process, exercised over real HTTP.
@@ -290,9 +290,11 @@ describe('webhook delivery processes', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
   });
+  const scratches: { drop(): Promise<void> }[] = [];
   afterAll(async () => {
     await receiver.close();
     for (const child of children) child.kill('SIGKILL');
+    for (const scratch of scratches) await scratch.drop();
     for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -334,13 +336,15 @@ describe('webhook delivery processes', () => {
   it.skipIf(!usingPostgres)(
     'on PostgreSQL a worker process sends what an API process without a worker queued (NOTIFY)',
     async () => {
+      const scratch = await createScratchDatabase();
+      scratches.push(scratch);
       const env = {
         ...deliveryEnv,
-        DATABASE_URL: String(process.env.DATABASE_URL),
+        DATABASE_URL: scratch.url,
         WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
         WEBHOOK_POLL_INTERVAL_MS: '60000',
       };
-      const database = await testDatabase();
+      const { database } = scratch;
       const tenant = await createTenant(database.db, 'worker process tenant');
       const { secret } = await issueApiKey(database.db, tenant.id, {
         name: 'commerce',
