@@ -3,7 +3,7 @@ import { listenForDeliveries } from './pg-listener.js';
 import { createSender } from './sender.js';
 import { DeliveryWorker } from './worker.js';
 
-export { createSender, DELIVERY_TIMEOUT_MS, type Sender } from './sender.js';
+export { createSender, type Sender } from './sender.js';
 export { DeliverySignal, deliverySignalFor } from './signal.js';
 export { DeliveryWorker } from './worker.js';
 

@@ -6,9 +6,9 @@ import { Agent, request } from 'undici';
 import { isNonPublicAddress } from '../../modules/webhooks/index.js';
 
 /** SPEC.md section 8: an attempt succeeds on a 2xx within 10 seconds. */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
 /** How much of a receiver's response body an attempt record keeps. */
-export const RESPONSE_BODY_LIMIT = 1_024;
+const RESPONSE_BODY_LIMIT = 1_024;
 
 export interface SendOutcome {
   /** Any 2xx. Redirects are not followed: a 3xx is a failure. */
@@ -61,7 +61,7 @@ function guardedLookup(allowPrivateTargets: boolean): LookupFunction {
 }
 
 /** Seconds to wait from a Retry-After value (delta-seconds or an HTTP date); null when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | null {
+function parseRetryAfter(value: string | string[] | undefined, now: Date): number | null {
   const raw = Array.isArray(value) ? value[0] : value;
   if (raw === undefined || raw.trim() === '') return null;
   if (/^\d+$/.test(raw.trim())) return Number(raw.trim());

@@ -39,7 +39,7 @@ export interface DeliveryWorkerOptions {
 }
 
 const DEFAULT_CLAIM_BATCH = 100;
-export const DEFAULT_LEASE_MS = 60_000;
+const DEFAULT_LEASE_MS = 60_000;
 /** Wait after a database error before claiming again. */
 const ERROR_BACKOFF_MS = 1_000;
 
