@@ -33,7 +33,7 @@ function cli(dataDir: string, args: string[]): Promise<CliResult> {
           DATA_DIR: dataDir,
           LOG_LEVEL: 'warn',
         },
-        timeout: 30_000,
+        timeout: 120_000, // PGlite start and migrations on a busy machine
         killSignal: 'SIGKILL',
       },
       (err, stdout, stderr) => {
@@ -64,7 +64,7 @@ interface IssuedKey {
   key: string;
 }
 
-describe('commerce-agent CLI', () => {
+describe('commerce-agent CLI', { timeout: 240_000 }, () => {
   const tempDirs: string[] = [];
   const tempDir = () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cak-cli-'));
@@ -159,7 +159,7 @@ describe('commerce-agent CLI', () => {
     expect(missingTenant.stderr).toContain('--tenant is required');
     expect(missingTenant.stderr).toContain('Usage: commerce-agent');
     expect(missingTenant.stdout).toBe('');
-  }, 30_000);
+  }, 240_000);
 
   it('the issued keys authenticate (or not) over HTTP', async () => {
     expect(sandboxKey).toBeDefined();
@@ -190,5 +190,5 @@ describe('commerce-agent CLI', () => {
     expect(revoked.statusCode).toBe(401);
     expect(errorBody(revoked).code).toBe('unauthorized');
     expect(errorBody(revoked).error).toMatch(/revoked/);
-  }, 30_000);
+  }, 240_000);
 });
