@@ -37,5 +37,11 @@ export function operations(doc: OpenApiDoc): Operation[] {
 
 export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
 
+/** encodeURIComponent that does not throw on a lone surrogate (sent as U+FFFD, as UTF-8 would). */
+export const encodePathValue = (value: string) =>
+  encodeURIComponent(
+    value.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'),
+  );
+
 export const fillPath = (path: string, values: Record<string, string>) =>
-  path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));
+  path.replace(/\{(\w+)\}/g, (_, name: string) => encodePathValue(values[name] ?? ''));
