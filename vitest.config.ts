@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The reliability suite (crash, outage, fuzz, soak) runs on its own: npm run test:reliability.
+    exclude: ['test/reliability/**', '**/node_modules/**'],
     pool: 'forks',
     // Each file opens its own database (PGlite in memory, or a pool to DATABASE_URL).
     maxWorkers: 2,

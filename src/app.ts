@@ -8,6 +8,7 @@ import { registerIdempotentReplay } from './http/mutation.js';
 import { registerOpenApi } from './http/openapi.js';
 import { requestIdFor } from './http/request-id.js';
 import { RouteRegistry, registerRouteRegistry } from './http/route-registry.js';
+import { registerTextGuard } from './http/text-guard.js';
 import type { TypedApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerAccountRoutes } from './modules/accounts/index.js';
@@ -85,6 +86,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     rateLimiter: deps.rateLimiter,
     clock: deps.clock,
   });
+  registerTextGuard(app);
   registerIdempotentReplay(app, deps);
   await registerOpenApi(app, deps.config);
 

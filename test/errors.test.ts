@@ -112,6 +112,24 @@ describe('error bodies', () => {
     });
   });
 
+  // Found by the fuzz suite (test/reliability/fuzz.test.ts): PostgreSQL text cannot hold U+0000,
+  // so a NUL in a query parameter or the Idempotency-Key used to fail the statement with 500.
+  it('400 validation_failed for U+0000 in a query parameter, the body or the Idempotency-Key', async () => {
+    const inQuery = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/subscriptions?accountId=%00',
+      headers: bearer(tenant.keys.read),
+    });
+    expect(inQuery.statusCode).toBe(400);
+    expect(errorBody(inQuery).details?.[0]).toMatchObject({ field: 'query.accountId', rule: 'characters' });
+    const inBody = await createKey({ name: 'a\u0000b', scopes: ['read'] });
+    expect(inBody.statusCode).toBe(400);
+    expect(errorBody(inBody).details?.[0]).toMatchObject({ field: 'name', rule: 'characters' });
+    const inHeader = await createKey({ name: 'ok', scopes: ['read'] }, { 'idempotency-key': '\u0000' });
+    expect(inHeader.statusCode).toBe(400);
+    expect(errorBody(inHeader).details?.[0]).toMatchObject({ field: 'header.idempotency-key' });
+  });
+
   it('404 not_found for an unknown route', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/nothing-here' });
     expect(res.statusCode).toBe(404);

@@ -208,7 +208,7 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
           'Link it to a local account by setting that account’s `externalId` to the id.',
         tags,
         body: CreateBillingAccountBody,
-        response: { 201: Envelope(BillingAccountSchema, 'The new billing account.') },
+        response: { 201: Envelope(BillingAccountSchema, 'The new billing account.'), ...errorResponses(502) },
       },
     },
     async (request, reply) => {
@@ -251,7 +251,10 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
         description:
           'Every account of the built-in billing engine for this tenant, newest first, with open balances.',
         tags,
-        response: { 200: Envelope(Type.Array(BillingAccountSchema), 'The billing accounts.') },
+        response: {
+          200: Envelope(Type.Array(BillingAccountSchema), 'The billing accounts.'),
+          ...errorResponses(502),
+        },
       },
     },
     async (request) => {
@@ -276,7 +279,7 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
         tags,
         params: AccountIdParams,
         body: IssueInvoiceBody,
-        response: { 201: Envelope(InvoiceSchema, 'The issued invoice.'), ...errorResponses(404) },
+        response: { 201: Envelope(InvoiceSchema, 'The issued invoice.'), ...errorResponses(404, 502) },
       },
     },
     async (request, reply) => {
@@ -323,7 +326,7 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
           description: `Moves an open built-in invoice to \`${status}\` (already \`${status}\`: returned unchanged); 409 when it is closed otherwise, 404 when unknown.`,
           tags,
           params: InvoiceIdParams,
-          response: { 200: Envelope(InvoiceSchema, 'The invoice.'), ...errorResponses(404) },
+          response: { 200: Envelope(InvoiceSchema, 'The invoice.'), ...errorResponses(404, 502) },
         },
       },
       async (request, reply) => {
@@ -359,7 +362,10 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
         tags,
         params: AccountIdParams,
         body: AddPaymentMethodBody,
-        response: { 201: Envelope(BillingPaymentMethodSchema, 'The stored method.'), ...errorResponses(404) },
+        response: {
+          201: Envelope(BillingPaymentMethodSchema, 'The stored method.'),
+          ...errorResponses(404, 502),
+        },
       },
     },
     async (request, reply) => {
