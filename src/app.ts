@@ -10,6 +10,7 @@ import { requestIdFor } from './http/request-id.js';
 import { RouteRegistry, registerRouteRegistry } from './http/route-registry.js';
 import type { TypedApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { registerMcpRoutes } from './mcp/server.js';
 import { registerAccountRoutes } from './modules/accounts/index.js';
 import { registerApiKeyRoutes } from './modules/api-keys/index.js';
 import { registerAuditRoutes } from './modules/audit/index.js';
@@ -108,6 +109,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerShippingRoutes(app, deps);
   registerSubscriptionRoutes(app, deps);
   registerPreviewRoutes(app, deps);
+  registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
   options.extraRoutes?.(app);
 
   await app.ready();
