@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Deps } from './deps.js';
+import { registerApiReference } from './http/api-reference.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { AppError } from './http/errors.js';
 import { registerRequestGate } from './http/gate.js';
@@ -110,6 +111,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerSubscriptionRoutes(app, deps);
   registerPreviewRoutes(app, deps);
   registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
+  registerApiReference(app);
   options.extraRoutes?.(app);
 
   await app.ready();
