@@ -1611,7 +1611,21 @@ export interface components {
             rule?: string;
             message: string;
         };
-        /** @description Body of every non-2xx response. */
+        /**
+         * @description Body of every non-2xx response.
+         * @example {
+         *       "error": "Validation failed: currency must match pattern \"^[A-Z]{3}$\"",
+         *       "code": "validation_failed",
+         *       "details": [
+         *         {
+         *           "field": "currency",
+         *           "rule": "pattern",
+         *           "message": "must match pattern \"^[A-Z]{3}$\""
+         *         }
+         *       ],
+         *       "requestId": "0f9b8c1e-3c2a-4d7e-9a51-2b7f0c6d8e10"
+         *     }
+         */
         Error: {
             /** @description Human-readable message. */
             error: string;
@@ -1620,13 +1634,7 @@ export interface components {
              * @enum {string}
              */
             code: "validation_failed" | "invalid_state" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "billing_unavailable" | "quote_unavailable" | "service_unavailable";
-            details?: {
-                /** @description Request location of the problem, e.g. `name` or `query.since`. */
-                field?: string;
-                /** @description The rule that failed, e.g. `maxLength`, `format`, `required`. */
-                rule?: string;
-                message: string;
-            }[];
+            details?: components["schemas"]["ErrorDetail"][];
             /** @description Echoed in the X-Request-Id header; quote it when reporting a problem. */
             requestId: string;
         };
