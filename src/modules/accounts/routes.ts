@@ -14,6 +14,7 @@ import type { Deps } from '../../deps.js';
 import { requireCtx } from '../../http/auth.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses, notFound } from '../../http/errors.js';
+import { accountCreatedExample } from '../../http/examples.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
 import { diffChanges } from '../audit/index.js';
@@ -113,7 +114,7 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
           '(400 naming the field). Emits `account.created`.',
         tags: TAGS,
         body: AccountCreate,
-        response: { 201: Envelope(AccountSchema, 'The new account.') },
+        response: { 201: Envelope(AccountSchema, 'The new account.', accountCreatedExample) },
       },
     },
     async (request, reply) =>

@@ -64,7 +64,10 @@ export const AccountCreate = Type.Object(
     website: Type.Optional(fields.website),
     industry: Type.Optional(fields.industry),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Initech', externalId: 'ba_9f2k4m6p8r0t2v4x6z8b', email: 'ap@initech.example' }],
+  },
 );
 
 // externalId is set at creation only (SPEC.md lists no externalId on PATCH).

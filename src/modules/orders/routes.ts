@@ -6,6 +6,7 @@ import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { AppError, errorResponses, notFound, validationFailed } from '../../http/errors.js';
+import { orderCreatedExample } from '../../http/examples.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
 import { resolveAccount } from '../accounts/index.js';
@@ -151,7 +152,7 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         tags: TAGS,
         body: CreateOrderBody,
         response: {
-          201: Envelope(CreatedOrderSchema, 'The order, with what decided it.'),
+          201: Envelope(CreatedOrderSchema, 'The order, with what decided it.', orderCreatedExample),
           ...errorResponses(502),
         },
       },
