@@ -112,6 +112,17 @@ describe('MCP server at /mcp (SDK client over HTTP)', () => {
     await expect(connect('cak_test_not_a_real_key_0000000000000000')).rejects.toThrow();
   });
 
+  it('answers GET and DELETE with 405: the endpoint is stateless, POST only', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${baseUrl}/mcp`, {
+        method,
+        headers: { ...bearer(tenant.keys.read), accept: 'text/event-stream' },
+      });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+  });
+
   it('walks account -> cart -> order -> payment -> complete through tools alone', async () => {
     const admin = await connect(tenant.keys.admin);
     const agent = await connect(tenant.keys.commerce);

@@ -216,9 +216,14 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
     onRequest: originValidation(allowedOrigins),
   };
   app.post(MCP_PATH, routeOptions, handle);
-  // Stateless: no server-initiated stream and no session to delete; the transport answers 405.
-  app.get(MCP_PATH, routeOptions, handle);
-  app.delete(MCP_PATH, routeOptions, handle);
+  // Stateless: there is no server-initiated stream to open (GET) and no session to end (DELETE).
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .code(405)
+      .header('Allow', 'POST')
+      .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST only' }, id: null });
+  app.get(MCP_PATH, routeOptions, notAllowed);
+  app.delete(MCP_PATH, routeOptions, notAllowed);
 }
 
 function errorResult(body: unknown): CallToolResult {
