@@ -71,6 +71,15 @@ describe('OpenAPI examples', () => {
     expect(checked).toBeGreaterThan(15);
   });
 
+  it('every operation that takes a body has a request example', () => {
+    const missing = operations()
+      .filter(
+        ({ op }) => op.requestBody && examplesOf(op.requestBody.content['application/json']).length === 0,
+      )
+      .map(({ op }) => op.operationId);
+    expect(missing).toEqual([]);
+  });
+
   it('the typical flow has a request example (when it takes a body) and a response example', () => {
     const byId = new Map(operations().map(({ op }) => [op.operationId, op]));
     for (const id of [...TYPICAL_FLOW, 'createPaymentSession', 'getCart', 'getPaymentSession']) {

@@ -79,7 +79,11 @@ export const AccountUpdate = Type.Object(
     website: Type.Optional(fields.website),
     industry: Type.Optional(fields.industry),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    examples: [{ phone: '+1 555 0100', website: 'https://initech.example' }],
+    minProperties: 1,
+  },
 );
 
 export const AccountIdParams = Type.Object({

@@ -99,7 +99,7 @@ export const CartPromoApply = Type.Object(
       description: 'The promotion code, matched case-insensitively.',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ code: 'SPRING10' }] },
 );
 
 const ChargeModel = StringEnum(['flat_fee', 'per_unit', 'tiered', 'volume']);

@@ -93,7 +93,7 @@ export const PatchOrderBody = Type.Object(
       Type.Integer({ minimum: 0, description: 'Recorded only when the order has no items.' }),
     ),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, examples: [{ status: 'fulfilled' }], minProperties: 1 },
 );
 
 export const OrderLineSchema = Type.Object({

@@ -2220,6 +2220,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "checkout agent",
+                 *       "scopes": [
+                 *         "commerce"
+                 *       ],
+                 *       "rateTier": "standard"
+                 *     }
+                 */
                 "application/json": {
                     /** @description A label, e.g. "checkout agent". */
                     name: string;
@@ -2858,6 +2867,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Pro",
+                 *       "type": "subscription",
+                 *       "family": "core",
+                 *       "rank": 2,
+                 *       "billingInterval": "month",
+                 *       "currency": "USD",
+                 *       "entitlements": {
+                 *         "seats": 10,
+                 *         "sso": true
+                 *       },
+                 *       "charges": [
+                 *         {
+                 *           "name": "Seats",
+                 *           "chargeModel": "per_unit",
+                 *           "tiers": [
+                 *             {
+                 *               "upTo": null,
+                 *               "unitPriceCents": 1000
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -3287,6 +3322,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "For growing teams",
+                 *       "active": true
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     description?: string | null;
@@ -3591,6 +3632,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Partner price",
+                 *       "productId": "0190b000-0000-7000-8000-000000000003",
+                 *       "chargeId": "0190b000-0000-7000-8000-000000000004",
+                 *       "partner": "reseller-1",
+                 *       "tiers": [
+                 *         {
+                 *           "upTo": null,
+                 *           "unitPriceCents": 2000
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -3968,6 +4023,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tiers": [
+                 *         {
+                 *           "upTo": null,
+                 *           "unitPriceCents": 1900
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** @description Customer segment this applies to; null = any. */
@@ -4226,6 +4291,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Launch week",
+                 *       "productId": "0190b000-0000-7000-8000-000000000003",
+                 *       "discountType": "percent",
+                 *       "percentOff": 20,
+                 *       "startsAt": "2026-03-01T00:00:00Z",
+                 *       "endsAt": "2026-03-08T00:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -4597,6 +4672,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "endsAt": "2026-03-15T00:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** @enum {string} */
@@ -4858,6 +4938,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "SPRING10",
+                 *       "name": "Spring 10% off",
+                 *       "discountType": "percent",
+                 *       "percentOff": 10,
+                 *       "minSubtotalCents": 5000,
+                 *       "usageLimit": 100
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -5233,6 +5323,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "active": false
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** @enum {string} */
@@ -5492,6 +5587,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sourceProductId": "0190b000-0000-7000-8000-000000000003",
+                 *       "sourceChargeId": "0190b000-0000-7000-8000-000000000004",
+                 *       "targetProductId": "0190b000-0000-7000-8000-0000000000a2",
+                 *       "targetChargeId": "0190b000-0000-7000-8000-0000000000a3",
+                 *       "targetField": "quantity",
+                 *       "explanation": "Seats carry over to the annual plan."
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -5853,6 +5958,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "explanation": "Seats carry over one for one."
+                 *     }
+                 */
                 "application/json": {
                     /** @description What the link carries over on a plan change, e.g. `quantity` or `unitPriceCents`. */
                     targetField?: string;
@@ -6089,6 +6199,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Upgrades now, prorated",
+                 *       "family": "core",
+                 *       "direction": "upgrade",
+                 *       "changeTiming": "immediate",
+                 *       "prorationType": "prorated"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -6441,6 +6560,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "changeTiming": "end_of_period"
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     direction?: ("upgrade" | "downgrade" | "lateral") | null;
@@ -8052,6 +8176,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "SPRING10"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The promotion code, matched case-insensitively. */
                     code: string;
@@ -9044,6 +9173,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "fulfilled"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Free-form; the vocabulary is draft, pending, confirmed, fulfilled, cancelled. */
                     status?: string;
@@ -9326,6 +9460,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "provider": "sandbox"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description The payment provider; `sandbox` is the built-in one.
@@ -9465,6 +9604,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "paymentSessionId": "0190b000-0000-7000-8000-000000000009",
+                 *       "outcome": "succeeded"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     paymentSessionId: string;
@@ -9615,6 +9760,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": "0190b000-0000-7000-8000-000000000005",
+                 *       "type": "card",
+                 *       "lastFour": "4242",
+                 *       "cardType": "visa",
+                 *       "expirationMonth": 12,
+                 *       "expirationYear": 2029
+                 *     }
+                 */
                 "application/json": {
                     /** @description The account to attach the method to: an account id (UUID) from POST /accounts or a billing-system account id; 1-64 characters [a-zA-Z0-9_-]. Required. */
                     accountId: string;
@@ -10803,6 +10958,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/commerce",
+                 *       "events": [
+                 *         "order.created",
+                 *         "payment.succeeded"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url: string;
@@ -11154,6 +11318,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "*"
+                 *       ],
+                 *       "isActive": true
+                 *     }
+                 */
                 "application/json": {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url?: string;
@@ -12342,6 +12514,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "usageMetering": true
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     usageMetering?: boolean;
@@ -12837,6 +13014,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+1 555 0100",
+                 *       "website": "https://initech.example"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Display name, 1-255 characters. */
                     name?: string;
@@ -13440,6 +13623,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "adapter": "builtin"
+                 *     }
+                 */
                 "application/json": {
                     /** @description One of `availableAdapters[].name`. */
                     adapter: string;
@@ -13745,6 +13933,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Initech",
+                 *       "currency": "USD",
+                 *       "contacts": [
+                 *         {
+                 *           "name": "Bill Lumbergh",
+                 *           "email": "ap@initech.example",
+                 *           "phone": null
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     currency: string;
@@ -13897,6 +14098,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "description": "Onboarding workshop",
+                 *           "quantity": 2,
+                 *           "unitAmountCents": 2500
+                 *         }
+                 *       ],
+                 *       "dueDate": "2026-03-31"
+                 *     }
+                 */
                 "application/json": {
                     lines: {
                         description: string;
@@ -14342,6 +14555,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "card",
+                 *       "cardType": "visa",
+                 *       "lastFour": "4242",
+                 *       "expirationMonth": 12,
+                 *       "expirationYear": 2029
+                 *     }
+                 */
                 "application/json": {
                     /** @default card */
                     type?: string;
@@ -14584,6 +14806,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Large orders need review",
+                 *       "type": "order_create",
+                 *       "condition": {
+                 *         ">": [
+                 *           {
+                 *             "var": "totalCents"
+                 *           },
+                 *           1000000
+                 *         ]
+                 *       },
+                 *       "effect": "block"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -14953,6 +15190,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "active": false
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /**
@@ -15211,6 +15453,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Standard",
+                 *       "amountCents": 900,
+                 *       "currency": "USD",
+                 *       "countries": [
+                 *         "US",
+                 *         "CA"
+                 *       ],
+                 *       "minDays": 3,
+                 *       "maxDays": 5
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -15582,6 +15837,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amountCents": 1200
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** @description Price in minor units of `currency` (0 = free shipping). */
