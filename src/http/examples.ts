@@ -456,3 +456,13 @@ export const paymentSessionCompletedExample = {
     },
   ],
 };
+
+/** Derived from the recorded ones: the same resources read back or changed as the body examples say. */
+export const accountUpdatedExample = {
+  ...accountCreatedExample,
+  data: { ...accountCreatedExample.data, phone: '+1 555 0100', website: 'https://initech.example' },
+};
+
+const { rulesApplied: _rulesApplied, ...orderData } = orderCreatedExample.data;
+export const orderExample = { ...orderCreatedExample, data: orderData };
+export const orderUpdatedExample = { ...orderCreatedExample, data: { ...orderData, status: 'fulfilled' } };

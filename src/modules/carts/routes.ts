@@ -225,7 +225,10 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
           `returned unchanged (200). 404 unknown cart. ${CHECKED_OUT}`,
         tags: TAGS,
         params: CartIdParams,
-        response: { 200: Envelope(CartSchema, 'The cart without a code.'), ...errorResponses(404, 409) },
+        response: {
+          200: Envelope(CartSchema, 'The cart without a code.', cartItemAddedExample),
+          ...errorResponses(404, 409),
+        },
       },
     },
     async (request, reply) =>

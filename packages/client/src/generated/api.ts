@@ -8408,6 +8408,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0190b000-0000-7000-8000-000000000006",
+                     *         "tenantId": "0190b000-0000-7000-8000-000000000001",
+                     *         "sessionId": "conversation-42",
+                     *         "status": "active",
+                     *         "currency": "USD",
+                     *         "customerContext": {
+                     *           "segment": null,
+                     *           "locale": null,
+                     *           "partner": null
+                     *         },
+                     *         "contactId": null,
+                     *         "organizationId": null,
+                     *         "items": [
+                     *           {
+                     *             "id": "0190b000-0000-7000-8000-000000000007",
+                     *             "productId": "0190b000-0000-7000-8000-000000000003",
+                     *             "productName": "Onboarding workshop",
+                     *             "productType": "one_time",
+                     *             "quantity": 2,
+                     *             "unitPriceCents": 2500,
+                     *             "totalCents": 5000,
+                     *             "listCents": 5000,
+                     *             "charges": [
+                     *               {
+                     *                 "chargeId": "0190b000-0000-7000-8000-000000000004",
+                     *                 "name": "Seat",
+                     *                 "kind": "modeled",
+                     *                 "chargeModel": "per_unit",
+                     *                 "amountCents": 5000
+                     *               }
+                     *             ],
+                     *             "appliedOffers": [],
+                     *             "appliedPriceRules": [],
+                     *             "requiresQuote": false
+                     *           }
+                     *         ],
+                     *         "subtotalCents": 5000,
+                     *         "discountCents": 0,
+                     *         "totalCents": 5000,
+                     *         "promo": null,
+                     *         "requiresQuote": false,
+                     *         "createdAt": "2026-03-01T10:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T10:00:00.000Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "addItem",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/items",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "applyPromo",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/promo",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "checkout",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/orders",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -9046,6 +9125,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0190b000-0000-7000-8000-000000000008",
+                     *         "tenantId": "0190b000-0000-7000-8000-000000000001",
+                     *         "orderNumber": "ORD-1000",
+                     *         "status": "pending",
+                     *         "items": [
+                     *           {
+                     *             "productId": "0190b000-0000-7000-8000-000000000003",
+                     *             "productName": "Onboarding workshop",
+                     *             "quantity": 2,
+                     *             "priceCents": 2500,
+                     *             "totalCents": 5000,
+                     *             "priced": "engine"
+                     *           }
+                     *         ],
+                     *         "totalCents": 5000,
+                     *         "currency": "USD",
+                     *         "contactId": null,
+                     *         "organizationId": "0190b000-0000-7000-8000-000000000005",
+                     *         "journeyId": null,
+                     *         "cartId": "0190b000-0000-7000-8000-000000000006",
+                     *         "customerContext": {
+                     *           "locale": null,
+                     *           "partner": null,
+                     *           "segment": null
+                     *         },
+                     *         "promoCode": null,
+                     *         "discountCents": 0,
+                     *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
+                     *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "createdAt": "2026-03-01T10:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T10:00:00.000Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/orders/0190b000-0000-7000-8000-000000000008",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "update",
+                     *           "method": "PATCH",
+                     *           "href": "/api/v1/orders/0190b000-0000-7000-8000-000000000008",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "payInvoice",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/invoices/in_3h5j7l9n1q3s5u7w9y1a/pay",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "createPaymentSession",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/payments",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -9202,6 +9348,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0190b000-0000-7000-8000-000000000008",
+                     *         "tenantId": "0190b000-0000-7000-8000-000000000001",
+                     *         "orderNumber": "ORD-1000",
+                     *         "status": "fulfilled",
+                     *         "items": [
+                     *           {
+                     *             "productId": "0190b000-0000-7000-8000-000000000003",
+                     *             "productName": "Onboarding workshop",
+                     *             "quantity": 2,
+                     *             "priceCents": 2500,
+                     *             "totalCents": 5000,
+                     *             "priced": "engine"
+                     *           }
+                     *         ],
+                     *         "totalCents": 5000,
+                     *         "currency": "USD",
+                     *         "contactId": null,
+                     *         "organizationId": "0190b000-0000-7000-8000-000000000005",
+                     *         "journeyId": null,
+                     *         "cartId": "0190b000-0000-7000-8000-000000000006",
+                     *         "customerContext": {
+                     *           "locale": null,
+                     *           "partner": null,
+                     *           "segment": null
+                     *         },
+                     *         "promoCode": null,
+                     *         "discountCents": 0,
+                     *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
+                     *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "createdAt": "2026-03-01T10:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T10:00:00.000Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/orders/0190b000-0000-7000-8000-000000000008",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "update",
+                     *           "method": "PATCH",
+                     *           "href": "/api/v1/orders/0190b000-0000-7000-8000-000000000008",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "payInvoice",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/invoices/in_3h5j7l9n1q3s5u7w9y1a/pay",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "createPaymentSession",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/payments",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -12875,6 +13088,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0190b000-0000-7000-8000-000000000005",
+                     *         "tenantId": "0190b000-0000-7000-8000-000000000001",
+                     *         "name": "Initech",
+                     *         "externalId": "ba_9f2k4m6p8r0t2v4x6z8b",
+                     *         "email": "ap@initech.example",
+                     *         "phone": null,
+                     *         "website": null,
+                     *         "industry": null,
+                     *         "createdAt": "2026-03-01T10:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T10:00:00.000Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "update",
+                     *           "method": "PATCH",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "invoices",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "subscriptions",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/subscriptions",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "paymentMethods",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/payment-methods",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description A tenant-owned account, or, when the id is a billing-system account id, the billing system’s account (recognisable by `source: "billing"`). */
                         data: {
@@ -13044,6 +13310,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0190b000-0000-7000-8000-000000000005",
+                     *         "tenantId": "0190b000-0000-7000-8000-000000000001",
+                     *         "name": "Initech",
+                     *         "externalId": "ba_9f2k4m6p8r0t2v4x6z8b",
+                     *         "email": "ap@initech.example",
+                     *         "phone": "+1 555 0100",
+                     *         "website": "https://initech.example",
+                     *         "industry": null,
+                     *         "createdAt": "2026-03-01T10:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T10:00:00.000Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "update",
+                     *           "method": "PATCH",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "invoices",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "subscriptions",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/subscriptions",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         },
+                     *         {
+                     *           "rel": "paymentMethods",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/payment-methods",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description A tenant-owned account (organization). */
                         data: {
