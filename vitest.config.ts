@@ -1,6 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The client workspace from its TypeScript sources (examples import it by package name).
+  resolve: {
+    alias: {
+      '@commerce-agent/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
+    },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // The reliability suite (crash, outage, fuzz, soak) runs on its own: npm run test:reliability.

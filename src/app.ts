@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Deps } from './deps.js';
+import { registerApiReference } from './http/api-reference.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { AppError } from './http/errors.js';
 import { registerRequestGate } from './http/gate.js';
@@ -11,6 +12,7 @@ import { RouteRegistry, registerRouteRegistry } from './http/route-registry.js';
 import { registerTextGuard } from './http/text-guard.js';
 import type { TypedApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { registerMcpRoutes } from './mcp/server.js';
 import { registerAccountRoutes } from './modules/accounts/index.js';
 import { registerApiKeyRoutes } from './modules/api-keys/index.js';
 import { registerAuditRoutes } from './modules/audit/index.js';
@@ -110,6 +112,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerShippingRoutes(app, deps);
   registerSubscriptionRoutes(app, deps);
   registerPreviewRoutes(app, deps);
+  registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
+  registerApiReference(app);
   options.extraRoutes?.(app);
 
   await app.ready();

@@ -119,4 +119,41 @@ describe('OpenAPI document', () => {
     });
     expect(dataPreflight.headers['access-control-allow-origin']).toBeUndefined();
   });
+
+  it('tells agents at its top level how to connect, authenticate, pace and retry (x-agent)', () => {
+    const agent = (doc as unknown as { 'x-agent': Record<string, unknown> })['x-agent'];
+    expect(agent).toMatchObject({
+      mcp: { url: `${t.deps.config.publicBaseUrl.replace(/\/$/, '')}/mcp`, transport: 'streamable-http' },
+      auth: { scheme: 'bearer', header: 'Authorization' },
+      scopes: {
+        read: expect.any(String),
+        commerce: expect.any(String),
+        admin: expect.any(String),
+      },
+      scopeOrder: ['read', 'commerce', 'admin'],
+      rateLimits: { windowSeconds: 60, tiers: { standard: 60, premium: 300, unlimited: 10000 } },
+      idempotency: {
+        header: 'Idempotency-Key',
+        methods: ['POST', 'PUT', 'PATCH'],
+        maxLength: 255,
+        retentionHours: 24,
+        replayHeader: 'X-Idempotency-Replayed',
+      },
+    });
+    const operationIds = Object.values(doc.paths).flatMap((ops) =>
+      Object.values(ops).map((op) => op.operationId),
+    );
+    const flow = agent.typicalFlow as string[];
+    expect(flow).toEqual([
+      'getManifest',
+      'getCatalog',
+      'createAccount',
+      'createCart',
+      'addCartItem',
+      'createOrder',
+      'payInvoice',
+      'completePaymentSession',
+    ]);
+    for (const id of flow) expect(operationIds, id).toContain(id);
+  });
 });

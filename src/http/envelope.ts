@@ -60,8 +60,11 @@ export function envelope<T>(ctx: RequestContext | null, data: T, actions: readon
   return { data, nextActions };
 }
 
-/** Schema of an envelope around `data`; `description` becomes the response's description in OpenAPI. */
-export function Envelope<T extends TSchema>(data: T, description: string) {
+/**
+ * Schema of an envelope around `data`; `description` becomes the response's description in OpenAPI,
+ * and `example` (a whole `{ data, nextActions }` body) the response's example.
+ */
+export function Envelope<T extends TSchema>(data: T, description: string, example?: object) {
   return Type.Object(
     {
       data,
@@ -69,6 +72,6 @@ export function Envelope<T extends TSchema>(data: T, description: string) {
         description: 'Operations available from this resource; follow these instead of building URLs.',
       }),
     },
-    { description },
+    { description, ...(example ? { examples: [example] } : {}) },
   );
 }

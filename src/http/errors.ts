@@ -70,12 +70,24 @@ export const ErrorBodySchema = Type.Object(
     code: StringEnum(Object.keys(ERROR_CODES) as ErrorCode[], {
       description: 'Stable machine-readable error code.',
     }),
-    details: Type.Optional(Type.Array(ErrorDetailSchema)),
+    // A reference, so the document's ErrorDetail component is the one place describing it.
+    details: Type.Optional(Type.Array(Type.Ref('ErrorDetail'))),
     requestId: Type.String({
       description: 'Echoed in the X-Request-Id header; quote it when reporting a problem.',
     }),
   },
-  { $id: 'Error', description: 'Body of every non-2xx response.' },
+  {
+    $id: 'Error',
+    description: 'Body of every non-2xx response.',
+    examples: [
+      {
+        error: 'Validation failed: currency must match pattern "^[A-Z]{3}$"',
+        code: 'validation_failed',
+        details: [{ field: 'currency', rule: 'pattern', message: 'must match pattern "^[A-Z]{3}$"' }],
+        requestId: '0f9b8c1e-3c2a-4d7e-9a51-2b7f0c6d8e10',
+      },
+    ],
+  },
 );
 
 const STATUS_TEXT: Record<number, string> = {

@@ -2,6 +2,12 @@ import swagger from '@fastify/swagger';
 import type { Config } from '../config.js';
 import { NextActionSchema } from './envelope.js';
 import { ErrorBodySchema, ErrorDetailSchema } from './errors.js';
+import {
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_RETENTION_HOURS,
+  RATE_LIMIT_TIERS,
+  RATE_LIMIT_WINDOW_SECONDS,
+} from './limits.js';
 import type { TypedApp } from './types.js';
 
 export const SERVICE_NAME = 'Commerce Agent API';
@@ -19,6 +25,80 @@ stable \`code\`. Writes accept an \`Idempotency-Key\` header. Every response car
 /** Shared schemas, registered once and referenced by `$ref` from routes and the document. */
 export const SHARED_SCHEMAS = [ErrorDetailSchema, ErrorBodySchema, NextActionSchema];
 
+/** The typical flow of SPEC.md section 1, as the operations an agent calls in order. */
+export const TYPICAL_FLOW = [
+  'getManifest',
+  'getCatalog',
+  'createAccount',
+  'createCart',
+  'addCartItem',
+  'createOrder',
+  'payInvoice',
+  'completePaymentSession',
+] as const;
+
+/**
+ * `x-agent`: what an agent needs before its first call, in one place at the top of the document
+ * (the MCP endpoint, how to authenticate, what each scope allows, rate tiers, idempotency rules,
+ * the typical flow).
+ */
+export function agentInfo(config: Pick<Config, 'publicBaseUrl'>) {
+  return {
+    mcp: {
+      url: `${config.publicBaseUrl.replace(/\/$/, '')}/mcp`,
+      transport: 'streamable-http',
+      description:
+        'Model Context Protocol server (stateless Streamable HTTP, JSON responses). One tool per operationId of this ' +
+        'document, listed only when the key may call it; a tool call runs the REST operation and returns its ' +
+        '`{ data, nextActions }` envelope as structured content, or `isError` with the error body. Write tools take an ' +
+        'optional `idempotencyKey`. Resources: `commerce://catalog`, `commerce://openapi.json`.',
+    },
+    auth: {
+      scheme: 'bearer',
+      header: 'Authorization',
+      format: 'Bearer cak_live_<secret> (production) or Bearer cak_test_<secret> (sandbox)',
+      description:
+        'The key names the tenant, its scopes and its rate tier. Keys are environment-specific. The discovery ' +
+        'documents need no key. 401 `unauthorized`: missing, malformed, unknown or revoked key; 403 `forbidden`: ' +
+        'the key lacks the scope in `x-required-scope`.',
+    },
+    scopes: {
+      read: 'Reads, previews and pricing resolve: catalog, accounts, carts, orders, payments, subscriptions, invoices, discovery.',
+      commerce:
+        'read, plus writes on accounts, carts, orders, payments and payment methods, invoice payment and subscriptions.',
+      admin:
+        'commerce, plus API keys, catalog administration, policies, shipping, billing and payment-provider integration, ' +
+        'tenant settings, webhook subscriptions and the audit log.',
+    },
+    scopeOrder: ['read', 'commerce', 'admin'],
+    rateLimits: {
+      windowSeconds: RATE_LIMIT_WINDOW_SECONDS,
+      tiers: RATE_LIMIT_TIERS,
+      description:
+        'Requests per rolling window, per key (per client IP without a valid key). Every response carries ' +
+        '`X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; over the limit the answer is 429 ' +
+        '`rate_limited` with `Retry-After` (seconds). An MCP tool call is one request to /mcp plus one to the operation.',
+    },
+    idempotency: {
+      header: 'Idempotency-Key',
+      methods: ['POST', 'PUT', 'PATCH'],
+      maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+      retentionHours: IDEMPOTENCY_RETENTION_HOURS,
+      replayHeader: 'X-Idempotency-Replayed',
+      description:
+        'The same key, method, path and body within the retention window returns the stored response with ' +
+        '`X-Idempotency-Replayed: true` without running the operation again. The same key with a different body is ' +
+        '422 `idempotency_conflict`; while the first request runs, a duplicate is 409 `idempotency_in_flight`. ' +
+        '400 and 5xx answers are not stored, so a retry runs again.',
+    },
+    typicalFlow: TYPICAL_FLOW,
+    typicalFlowDescription:
+      'Discover (manifest, catalog), create or find the account, build a cart, create the order from it (cartId), then ' +
+      'pay the invoice the order returns (payInvoice, or createPaymentSession) and complete the payment session. ' +
+      'Subscription products go through createSubscription after the order. At each step, follow `nextActions`.',
+  };
+}
+
 /** Generates the OpenAPI 3.1 document from the route schemas; internal routes are hidden. */
 export async function registerOpenApi(app: TypedApp, config: Config) {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
@@ -27,6 +107,8 @@ export async function registerOpenApi(app: TypedApp, config: Config) {
       openapi: '3.1.0',
       info: { title: SERVICE_NAME, version: SERVICE_VERSION, description: DESCRIPTION },
       servers: [{ url: config.publicBaseUrl, description: `${config.appEnv} environment` }],
+      // An OpenAPI extension: @fastify/swagger copies `x-` keys to the document's top level.
+      ...({ 'x-agent': agentInfo(config) } as object),
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'API key: cak_live_... or cak_test_...' },

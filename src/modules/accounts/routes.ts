@@ -14,6 +14,7 @@ import type { Deps } from '../../deps.js';
 import { requireCtx } from '../../http/auth.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses, notFound } from '../../http/errors.js';
+import { accountCreatedExample, accountUpdatedExample } from '../../http/examples.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
 import { diffChanges } from '../audit/index.js';
@@ -113,7 +114,7 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
           '(400 naming the field). Emits `account.created`.',
         tags: TAGS,
         body: AccountCreate,
-        response: { 201: Envelope(AccountSchema, 'The new account.') },
+        response: { 201: Envelope(AccountSchema, 'The new account.', accountCreatedExample) },
       },
     },
     async (request, reply) =>
@@ -141,7 +142,7 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
         tags: TAGS,
         params: AccountIdParams,
         response: {
-          200: Envelope(AccountOrBillingSchema, 'The account.'),
+          200: Envelope(AccountOrBillingSchema, 'The account.', accountCreatedExample),
           ...errorResponses(404, 502),
         },
       },
@@ -177,7 +178,10 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
         tags: TAGS,
         params: AccountIdParams,
         body: AccountUpdate,
-        response: { 200: Envelope(AccountSchema, 'The updated account.'), ...errorResponses(404) },
+        response: {
+          200: Envelope(AccountSchema, 'The updated account.', accountUpdatedExample),
+          ...errorResponses(404),
+        },
       },
     },
     async (request, reply) =>

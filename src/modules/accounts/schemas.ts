@@ -64,7 +64,10 @@ export const AccountCreate = Type.Object(
     website: Type.Optional(fields.website),
     industry: Type.Optional(fields.industry),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'Initech', externalId: 'ba_9f2k4m6p8r0t2v4x6z8b', email: 'ap@initech.example' }],
+  },
 );
 
 // externalId is set at creation only (SPEC.md lists no externalId on PATCH).
@@ -76,7 +79,11 @@ export const AccountUpdate = Type.Object(
     website: Type.Optional(fields.website),
     industry: Type.Optional(fields.industry),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    examples: [{ phone: '+1 555 0100', website: 'https://initech.example' }],
+    minProperties: 1,
+  },
 );
 
 export const AccountIdParams = Type.Object({

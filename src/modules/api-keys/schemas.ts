@@ -36,7 +36,10 @@ export const CreateApiKeyBody = Type.Object(
     scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, uniqueItems: true }),
     rateTier: Type.Optional(RateTierSchema),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ name: 'checkout agent', scopes: ['commerce'], rateTier: 'standard' }],
+  },
 );
 
 export const ApiKeyParams = Type.Object({ id: Type.String({ format: 'uuid', description: 'API key id.' }) });

@@ -28,7 +28,7 @@ export const PutIntegrationBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ adapter: 'builtin' }] },
 );
 
 const Contact = Type.Object(
@@ -46,7 +46,16 @@ export const CreateBillingAccountBody = Type.Object(
     currency: Type.String({ pattern: '^[A-Z]{3}$' }),
     contacts: Type.Optional(Type.Array(Contact, { maxItems: 20 })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Initech',
+        currency: 'USD',
+        contacts: [{ name: 'Bill Lumbergh', email: 'ap@initech.example', phone: null }],
+      },
+    ],
+  },
 );
 
 export const IssueInvoiceBody = Type.Object(
@@ -66,7 +75,15 @@ export const IssueInvoiceBody = Type.Object(
       Type.String({ format: 'date', description: 'Default: invoice date + payment terms.' }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        lines: [{ description: 'Onboarding workshop', quantity: 2, unitAmountCents: 2500 }],
+        dueDate: '2026-03-31',
+      },
+    ],
+  },
 );
 
 export const AddPaymentMethodBody = Type.Object(
@@ -77,7 +94,12 @@ export const AddPaymentMethodBody = Type.Object(
     expirationMonth: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 12 }), Type.Null()])),
     expirationYear: Type.Optional(Type.Union([Type.Integer({ minimum: 2000, maximum: 2200 }), Type.Null()])),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { type: 'card', cardType: 'visa', lastFour: '4242', expirationMonth: 12, expirationYear: 2029 },
+    ],
+  },
 );
 
 export const AccountIdParams = Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 64 }) });

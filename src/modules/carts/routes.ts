@@ -3,6 +3,7 @@ import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses, notFound, validationFailed } from '../../http/errors.js';
+import { cartCreatedExample, cartItemAddedExample } from '../../http/examples.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
 import { resolveAccount } from '../accounts/index.js';
@@ -85,7 +86,7 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
           '`addItem` action, then the `checkout` action (POST /orders with the body `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.',
         tags: TAGS,
         body: CartCreate,
-        response: { 201: Envelope(CartSchema, 'The new, empty cart.') },
+        response: { 201: Envelope(CartSchema, 'The new, empty cart.', cartCreatedExample) },
       },
     },
     async (request, reply) => {
@@ -112,7 +113,7 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
           'once `checked_out` only `self` remains. 404 when the cart is not in this tenant.',
         tags: TAGS,
         params: CartIdParams,
-        response: { 200: Envelope(CartSchema, 'The cart.'), ...errorResponses(404) },
+        response: { 200: Envelope(CartSchema, 'The cart.', cartItemAddedExample), ...errorResponses(404) },
       },
     },
     async (request) => {
@@ -140,7 +141,10 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         tags: TAGS,
         params: CartIdParams,
         body: CartItemAdd,
-        response: { 201: Envelope(CartSchema, 'The updated cart.'), ...errorResponses(404, 409) },
+        response: {
+          201: Envelope(CartSchema, 'The updated cart.', cartItemAddedExample),
+          ...errorResponses(404, 409),
+        },
       },
     },
     async (request, reply) =>
@@ -164,7 +168,10 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
           `discount 0 and the \`reason\`. 404 unknown cart or item. ${CHECKED_OUT}`,
         tags: TAGS,
         params: CartItemParams,
-        response: { 200: Envelope(CartSchema, 'The updated cart.'), ...errorResponses(404, 409) },
+        response: {
+          200: Envelope(CartSchema, 'The updated cart.', cartItemAddedExample),
+          ...errorResponses(404, 409),
+        },
       },
     },
     async (request, reply) =>
@@ -218,7 +225,10 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
           `returned unchanged (200). 404 unknown cart. ${CHECKED_OUT}`,
         tags: TAGS,
         params: CartIdParams,
-        response: { 200: Envelope(CartSchema, 'The cart without a code.'), ...errorResponses(404, 409) },
+        response: {
+          200: Envelope(CartSchema, 'The cart without a code.', cartItemAddedExample),
+          ...errorResponses(404, 409),
+        },
       },
     },
     async (request, reply) =>

@@ -58,7 +58,7 @@ export const CartCreate = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ currency: 'USD', sessionId: 'conversation-42' }] },
 );
 
 export const CartIdParams = Type.Object({
@@ -85,7 +85,10 @@ export const CartItemAdd = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ productId: '0190b000-0000-7000-8000-000000000003', quantity: 2 }],
+  },
 );
 
 export const CartPromoApply = Type.Object(
@@ -96,7 +99,7 @@ export const CartPromoApply = Type.Object(
       description: 'The promotion code, matched case-insensitively.',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ code: 'SPRING10' }] },
 );
 
 const ChargeModel = StringEnum(['flat_fee', 'per_unit', 'tiered', 'volume']);

@@ -4,6 +4,7 @@ import { type AnyCrudSpec, defineCrud, registerAdminCrud } from '../../http/admi
 import { requireCtx } from '../../http/auth.js';
 import { cacheablePerKey } from '../../http/cache.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
+import { catalogExample } from '../../http/examples.js';
 import type { TypedApp } from '../../http/types.js';
 import { planChangeRuleService, planLinkService } from './plans.js';
 import { activeProducts, presentProduct, productService } from './products.js';
@@ -164,7 +165,9 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps) {
           'prices only: follow the `resolvePrice` action of a product (GET /pricing/resolve) for the price a given ' +
           'customer (segment, locale, partner) pays for a quantity, with price rules and offers applied. Cacheable 60 s.',
         tags: ['Catalog'],
-        response: { 200: Envelope(Type.Array(ProductSchema), 'Active products, newest first.') },
+        response: {
+          200: Envelope(Type.Array(ProductSchema), 'Active products, newest first.', catalogExample),
+        },
       },
     },
     async (request, reply) => {

@@ -119,7 +119,21 @@ const productFields = {
   charges: Type.Array(ChargeInput, { minItems: 1, maxItems: 20 }),
 };
 
-export const ProductCreate = Type.Object(productFields, { additionalProperties: false });
+export const ProductCreate = Type.Object(productFields, {
+  additionalProperties: false,
+  examples: [
+    {
+      name: 'Pro',
+      type: 'subscription',
+      family: 'core',
+      rank: 2,
+      billingInterval: 'month',
+      currency: 'USD',
+      entitlements: { seats: 10, sso: true },
+      charges: [{ name: 'Seats', chargeModel: 'per_unit', tiers: [{ upTo: null, unitPriceCents: 1000 }] }],
+    },
+  ],
+});
 export const ProductUpdate = Type.Object(
   {
     name: Type.Optional(productFields.name),
@@ -133,7 +147,11 @@ export const ProductUpdate = Type.Object(
     entitlements: productFields.entitlements,
     charges: Type.Optional(productFields.charges),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    examples: [{ description: 'For growing teams', active: true }],
+    minProperties: 1,
+  },
 );
 
 const DimensionFields = {
@@ -168,7 +186,18 @@ export const PriceRuleCreate = Type.Object(
     chargeModel: Type.Optional(Type.Union([ChargeModelSchema, Type.Null()])),
     tiers: TiersSchema,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Partner price',
+        productId: '0190b000-0000-7000-8000-000000000003',
+        chargeId: '0190b000-0000-7000-8000-000000000004',
+        partner: 'reseller-1',
+        tiers: [{ upTo: null, unitPriceCents: 2000 }],
+      },
+    ],
+  },
 );
 
 export const PriceRuleUpdate = Type.Object(
@@ -178,7 +207,11 @@ export const PriceRuleUpdate = Type.Object(
     chargeModel: Type.Optional(Type.Union([ChargeModelSchema, Type.Null()])),
     tiers: Type.Optional(TiersSchema),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    examples: [{ tiers: [{ upTo: null, unitPriceCents: 1900 }] }],
+    minProperties: 1,
+  },
 );
 
 const DiscountFields = {
@@ -225,7 +258,19 @@ const offerFields = {
   active: Type.Optional(Type.Boolean()),
 };
 
-export const OfferCreate = Type.Object(offerFields, { additionalProperties: false });
+export const OfferCreate = Type.Object(offerFields, {
+  additionalProperties: false,
+  examples: [
+    {
+      name: 'Launch week',
+      productId: '0190b000-0000-7000-8000-000000000003',
+      discountType: 'percent',
+      percentOff: 20,
+      startsAt: '2026-03-01T00:00:00Z',
+      endsAt: '2026-03-08T00:00:00Z',
+    },
+  ],
+});
 export const OfferUpdate = Type.Object(
   {
     name: Type.Optional(offerFields.name),
@@ -238,7 +283,7 @@ export const OfferUpdate = Type.Object(
     endsAt: offerFields.endsAt,
     active: offerFields.active,
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, examples: [{ endsAt: '2026-03-15T00:00:00Z' }], minProperties: 1 },
 );
 
 export const PromotionSchema = Type.Object({
@@ -278,7 +323,19 @@ const promotionFields = {
   active: Type.Optional(Type.Boolean()),
 };
 
-export const PromotionCreate = Type.Object(promotionFields, { additionalProperties: false });
+export const PromotionCreate = Type.Object(promotionFields, {
+  additionalProperties: false,
+  examples: [
+    {
+      code: 'SPRING10',
+      name: 'Spring 10% off',
+      discountType: 'percent',
+      percentOff: 10,
+      minSubtotalCents: 5000,
+      usageLimit: 100,
+    },
+  ],
+});
 export const PromotionUpdate = Type.Object(
   {
     name: Type.Optional(promotionFields.name),
@@ -292,7 +349,7 @@ export const PromotionUpdate = Type.Object(
     usageLimit: promotionFields.usageLimit,
     active: promotionFields.active,
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, examples: [{ active: false }], minProperties: 1 },
 );
 
 export const PlanLinkSchema = Type.Object({
@@ -321,13 +378,29 @@ const planLinkFields = {
   explanation: Type.String({ minLength: 1, maxLength: 1000 }),
 };
 
-export const PlanLinkCreate = Type.Object(planLinkFields, { additionalProperties: false });
+export const PlanLinkCreate = Type.Object(planLinkFields, {
+  additionalProperties: false,
+  examples: [
+    {
+      sourceProductId: '0190b000-0000-7000-8000-000000000003',
+      sourceChargeId: '0190b000-0000-7000-8000-000000000004',
+      targetProductId: '0190b000-0000-7000-8000-0000000000a2',
+      targetChargeId: '0190b000-0000-7000-8000-0000000000a3',
+      targetField: 'quantity',
+      explanation: 'Seats carry over to the annual plan.',
+    },
+  ],
+});
 export const PlanLinkUpdate = Type.Object(
   {
     targetField: Type.Optional(planLinkFields.targetField),
     explanation: Type.Optional(planLinkFields.explanation),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    examples: [{ explanation: 'Seats carry over one for one.' }],
+    minProperties: 1,
+  },
 );
 
 const DIRECTIONS = ['upgrade', 'downgrade', 'lateral'] as const;
@@ -356,7 +429,18 @@ const planChangeRuleFields = {
   prorationType: StringEnum(['prorated', 'none', 'full_credit']),
 };
 
-export const PlanChangeRuleCreate = Type.Object(planChangeRuleFields, { additionalProperties: false });
+export const PlanChangeRuleCreate = Type.Object(planChangeRuleFields, {
+  additionalProperties: false,
+  examples: [
+    {
+      name: 'Upgrades now, prorated',
+      family: 'core',
+      direction: 'upgrade',
+      changeTiming: 'immediate',
+      prorationType: 'prorated',
+    },
+  ],
+});
 export const PlanChangeRuleUpdate = Type.Object(
   {
     name: Type.Optional(planChangeRuleFields.name),
@@ -364,5 +448,5 @@ export const PlanChangeRuleUpdate = Type.Object(
     changeTiming: Type.Optional(planChangeRuleFields.changeTiming),
     prorationType: Type.Optional(planChangeRuleFields.prorationType),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, examples: [{ changeTiming: 'end_of_period' }], minProperties: 1 },
 );

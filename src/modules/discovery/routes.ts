@@ -5,6 +5,7 @@ import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../events/event-types.js';
 import { requireCtx } from '../../http/auth.js';
 import { cacheablePerKey } from '../../http/cache.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
+import { manifestExample } from '../../http/examples.js';
 import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   IDEMPOTENCY_RETENTION_HOURS,
@@ -85,7 +86,7 @@ export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: Rou
           'What this API key can do here: its tenant, environment, effective scopes and rate tier, and ' +
           '`capabilities.eventTypes`, the complete live list of webhook event types. Cacheable for 60 seconds.',
         tags: ['Discovery'],
-        response: { 200: Envelope(ManifestSchema, 'The manifest for the calling key.') },
+        response: { 200: Envelope(ManifestSchema, 'The manifest for the calling key.', manifestExample) },
       },
     },
     async (request, reply) => {

@@ -6,6 +6,7 @@ import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { AppError, errorResponses, notFound, validationFailed } from '../../http/errors.js';
+import { orderCreatedExample, orderExample, orderUpdatedExample } from '../../http/examples.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
 import { resolveAccount } from '../accounts/index.js';
@@ -151,7 +152,7 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         tags: TAGS,
         body: CreateOrderBody,
         response: {
-          201: Envelope(CreatedOrderSchema, 'The order, with what decided it.'),
+          201: Envelope(CreatedOrderSchema, 'The order, with what decided it.', orderCreatedExample),
           ...errorResponses(502),
         },
       },
@@ -350,7 +351,7 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
           'The full order (same shape as create, without `rulesApplied`); 404 when not an order of this tenant.',
         tags: TAGS,
         params: OrderParams,
-        response: { 200: Envelope(OrderSchema, 'The order.'), ...errorResponses(404) },
+        response: { 200: Envelope(OrderSchema, 'The order.', orderExample), ...errorResponses(404) },
       },
     },
     async (request) => {
@@ -377,7 +378,10 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         tags: TAGS,
         params: OrderParams,
         body: PatchOrderBody,
-        response: { 200: Envelope(OrderSchema, 'The updated order.'), ...errorResponses(404, 502) },
+        response: {
+          200: Envelope(OrderSchema, 'The updated order.', orderUpdatedExample),
+          ...errorResponses(404, 502),
+        },
       },
     },
     async (request, reply) => {

@@ -62,7 +62,19 @@ export const CreateOrderBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        cartId: '0190b000-0000-7000-8000-000000000006',
+        organizationId: '0190b000-0000-7000-8000-000000000005',
+      },
+      {
+        organizationId: '0190b000-0000-7000-8000-000000000005',
+        items: [{ productId: '0190b000-0000-7000-8000-000000000003', quantity: 2 }],
+      },
+    ],
+  },
 );
 
 export const PatchOrderBody = Type.Object(
@@ -81,7 +93,7 @@ export const PatchOrderBody = Type.Object(
       Type.Integer({ minimum: 0, description: 'Recorded only when the order has no items.' }),
     ),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, examples: [{ status: 'fulfilled' }], minProperties: 1 },
 );
 
 export const OrderLineSchema = Type.Object({

@@ -59,7 +59,19 @@ export const CreatePaymentMethodBody = Type.Object(
     expirationMonth: Type.Optional(NullableInteger(1, 12, 'Expiry month, 1-12.')),
     expirationYear: Type.Optional(NullableInteger(2000, 2200, 'Expiry year, four digits (2000-2200).')),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        accountId: '0190b000-0000-7000-8000-000000000005',
+        type: 'card',
+        lastFour: '4242',
+        cardType: 'visa',
+        expirationMonth: 12,
+        expirationYear: 2029,
+      },
+    ],
+  },
 );
 
 export const PaymentMethodParams = Type.Object({

@@ -5,6 +5,7 @@ import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { AppError, errorResponses, notFound, validationFailed } from '../../http/errors.js';
+import { paymentSessionCompletedExample, paymentSessionCreatedExample } from '../../http/examples.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
 import {
@@ -93,7 +94,10 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
           'let the provider report the outcome.',
         tags: TAGS,
         body: CreatePaymentBody,
-        response: { 201: Envelope(PaymentSessionSchema, 'The session, pending.'), ...errorResponses(502) },
+        response: {
+          201: Envelope(PaymentSessionSchema, 'The session, pending.', paymentSessionCreatedExample),
+          ...errorResponses(502),
+        },
       },
     },
     async (request, reply) =>
@@ -113,7 +117,10 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         tags: TAGS,
         params: InvoiceParams,
         body: PayInvoiceBody,
-        response: { 201: Envelope(PaymentSessionSchema, 'The session, pending.'), ...errorResponses(502) },
+        response: {
+          201: Envelope(PaymentSessionSchema, 'The session, pending.', paymentSessionCreatedExample),
+          ...errorResponses(502),
+        },
       },
     },
     async (request, reply) =>
@@ -153,7 +160,10 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         description: 'One payment session; 404 when not a session of this tenant.',
         tags: TAGS,
         params: SessionParams,
-        response: { 200: Envelope(PaymentSessionSchema, 'The session.'), ...errorResponses(404) },
+        response: {
+          200: Envelope(PaymentSessionSchema, 'The session.', paymentSessionCompletedExample),
+          ...errorResponses(404),
+        },
       },
     },
     async (request) => {
@@ -181,7 +191,7 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         tags: TAGS,
         params: SessionParams,
         response: {
-          200: Envelope(PaymentSessionSchema, 'The completed session.'),
+          200: Envelope(PaymentSessionSchema, 'The completed session.', paymentSessionCompletedExample),
           ...errorResponses(404, 502),
         },
       },

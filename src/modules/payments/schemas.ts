@@ -31,10 +31,23 @@ export const CreatePaymentBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        accountId: '0190b000-0000-7000-8000-000000000005',
+        amountCents: 5000,
+        currency: 'USD',
+        invoiceId: 'in_3h5j7l9n1q3s5u7w9y1a',
+      },
+    ],
+  },
 );
 
-export const PayInvoiceBody = Type.Object(sessionFields, { additionalProperties: false });
+export const PayInvoiceBody = Type.Object(sessionFields, {
+  additionalProperties: false,
+  examples: [{ accountId: '0190b000-0000-7000-8000-000000000005', amountCents: 5000, currency: 'USD' }],
+});
 
 export const PaymentSessionSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),

@@ -72,7 +72,17 @@ export const PolicyCreate = Type.Object(
     ),
     ...policyFields,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Large orders need review',
+        type: 'order_create',
+        condition: { '>': [{ var: 'totalCents' }, 1000000] },
+        effect: 'block',
+      },
+    ],
+  },
 );
 
 export const PolicyUpdate = Type.Object(
@@ -83,5 +93,5 @@ export const PolicyUpdate = Type.Object(
     effect: Type.Optional(policyFields.effect),
     active: policyFields.active,
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, examples: [{ active: false }], minProperties: 1 },
 );

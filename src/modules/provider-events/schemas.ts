@@ -47,7 +47,7 @@ export const PutProviderBody = Type.Object(
   {
     provider: StringEnum(PROVIDERS, { description: 'The payment provider; `sandbox` is the built-in one.' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ provider: 'sandbox' }] },
 );
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -89,7 +89,10 @@ export const SimulateBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ paymentSessionId: '0190b000-0000-7000-8000-000000000009', outcome: 'succeeded' }],
+  },
 );
 
 /** What the callback answers a provider (2xx means: do not retry). */

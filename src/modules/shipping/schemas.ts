@@ -58,7 +58,19 @@ export const ShippingOptionCreate = Type.Object(
     maxDays: fields.maxDays,
     active: Type.Optional(fields.active({ default: true })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Standard',
+        amountCents: 900,
+        currency: 'USD',
+        countries: ['US', 'CA'],
+        minDays: 3,
+        maxDays: 5,
+      },
+    ],
+  },
 );
 
 export const ShippingOptionUpdate = Type.Object(
@@ -71,7 +83,7 @@ export const ShippingOptionUpdate = Type.Object(
     maxDays: Type.Optional(fields.maxDays),
     active: Type.Optional(fields.active()),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, examples: [{ amountCents: 1200 }], minProperties: 1 },
 );
 
 export const ShippingOptionQuery = Type.Object(

@@ -21,7 +21,7 @@ const PatchSettings = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     usageMetering: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, examples: [{ usageMetering: true }], minProperties: 1 },
 );
 
 const actions = [

@@ -69,7 +69,13 @@ export const CreatedWebhookSchema = Type.Object(
   { description: 'The new subscription, with its signing secret (shown this once).' },
 );
 
-export const CreateWebhookBody = Type.Object({ url: Url, events: Events }, { additionalProperties: false });
+export const CreateWebhookBody = Type.Object(
+  { url: Url, events: Events },
+  {
+    additionalProperties: false,
+    examples: [{ url: 'https://hooks.example.com/commerce', events: ['order.created', 'payment.succeeded'] }],
+  },
+);
 
 export const UpdateWebhookBody = Type.Object(
   {
@@ -79,7 +85,7 @@ export const UpdateWebhookBody = Type.Object(
       Type.Boolean({ description: '`false` stops deliveries (events meanwhile are not delivered later).' }),
     ),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, examples: [{ events: ['*'], isActive: true }], minProperties: 1 },
 );
 
 export const WebhookParams = Type.Object({

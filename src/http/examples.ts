@@ -1,0 +1,468 @@
+/**
+ * Example responses of the typical flow (SPEC.md section 1), recorded from the real routes (ids
+ * replaced by fixed ones), for the OpenAPI document: routes pass them to `Envelope(...)`, and
+ * test/openapi-examples.test.ts checks each one against its response schema.
+ */
+
+export const manifestExample = {
+  data: {
+    service: {
+      name: 'Commerce Agent API',
+      version: '0.1.0',
+      apiVersion: 'v1',
+    },
+    environment: 'sandbox',
+    tenant: {
+      id: '0190b000-0000-7000-8000-000000000001',
+      name: 'Acme Shop',
+    },
+    key: {
+      id: '0190b000-0000-7000-8000-000000000002',
+      scopes: ['read', 'commerce'],
+      rateTier: 'unlimited',
+    },
+    capabilities: {
+      eventTypes: [
+        'account.created',
+        'account.updated',
+        'order.created',
+        'order.updated',
+        'subscription.created',
+        'subscription.changed',
+        'subscription.cancelled',
+        'subscription.renewed',
+        'payment.session_created',
+        'payment.succeeded',
+        'payment.failed',
+        'invoice.created',
+        'invoice.paid',
+        'invoice.failed',
+        'webhook.test',
+      ],
+      scopes: ['read', 'commerce', 'admin'],
+      rateLimitTiers: {
+        standard: 60,
+        premium: 300,
+        unlimited: 10000,
+      },
+    },
+    links: {
+      openapi: '/api/v1/openapi.json',
+      capabilities: '/api/v1/capabilities',
+    },
+  },
+  nextActions: [
+    {
+      rel: 'manifest',
+      method: 'GET',
+      href: '/api/v1/manifest',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'capabilities',
+      method: 'GET',
+      href: '/api/v1/capabilities',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'openapi',
+      method: 'GET',
+      href: '/api/v1/openapi.json',
+      requiredScope: null,
+      allowed: true,
+    },
+  ],
+};
+
+export const catalogExample = {
+  data: [
+    {
+      id: '0190b000-0000-7000-8000-000000000003',
+      name: 'Onboarding workshop',
+      description: null,
+      type: 'one_time',
+      family: null,
+      rank: null,
+      billingInterval: null,
+      currency: 'USD',
+      active: true,
+      entitlements: {},
+      charges: [
+        {
+          id: '0190b000-0000-7000-8000-000000000004',
+          name: 'Seat',
+          kind: 'modeled',
+          chargeModel: 'per_unit',
+          tiers: [
+            {
+              upTo: null,
+              unitPriceCents: 2500,
+              flatPriceCents: 0,
+            },
+          ],
+        },
+      ],
+      createdAt: '2026-03-01T10:00:00.000Z',
+      updatedAt: '2026-03-01T10:00:00.000Z',
+    },
+  ],
+  nextActions: [
+    {
+      rel: 'resolvePrice',
+      method: 'GET',
+      href: '/api/v1/pricing/resolve?productId=0190b000-0000-7000-8000-000000000003',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'createCart',
+      method: 'POST',
+      href: '/api/v1/carts',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+  ],
+};
+
+export const accountCreatedExample = {
+  data: {
+    id: '0190b000-0000-7000-8000-000000000005',
+    tenantId: '0190b000-0000-7000-8000-000000000001',
+    name: 'Initech',
+    externalId: 'ba_9f2k4m6p8r0t2v4x6z8b',
+    email: 'ap@initech.example',
+    phone: null,
+    website: null,
+    industry: null,
+    createdAt: '2026-03-01T10:00:00.000Z',
+    updatedAt: '2026-03-01T10:00:00.000Z',
+  },
+  nextActions: [
+    {
+      rel: 'self',
+      method: 'GET',
+      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'update',
+      method: 'PATCH',
+      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+    {
+      rel: 'invoices',
+      method: 'GET',
+      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'subscriptions',
+      method: 'GET',
+      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005/subscriptions',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'paymentMethods',
+      method: 'GET',
+      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005/payment-methods',
+      requiredScope: 'read',
+      allowed: true,
+    },
+  ],
+};
+
+export const cartCreatedExample = {
+  data: {
+    id: '0190b000-0000-7000-8000-000000000006',
+    tenantId: '0190b000-0000-7000-8000-000000000001',
+    sessionId: 'conversation-42',
+    status: 'active',
+    currency: 'USD',
+    customerContext: {
+      segment: null,
+      locale: null,
+      partner: null,
+    },
+    contactId: null,
+    organizationId: null,
+    items: [],
+    subtotalCents: 0,
+    discountCents: 0,
+    totalCents: 0,
+    promo: null,
+    requiresQuote: false,
+    createdAt: '2026-03-01T10:00:00.000Z',
+    updatedAt: '2026-03-01T10:00:00.000Z',
+  },
+  nextActions: [
+    {
+      rel: 'self',
+      method: 'GET',
+      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'addItem',
+      method: 'POST',
+      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006/items',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+    {
+      rel: 'applyPromo',
+      method: 'POST',
+      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006/promo',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+    {
+      rel: 'checkout',
+      method: 'POST',
+      href: '/api/v1/orders',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+  ],
+};
+
+export const cartItemAddedExample = {
+  data: {
+    id: '0190b000-0000-7000-8000-000000000006',
+    tenantId: '0190b000-0000-7000-8000-000000000001',
+    sessionId: 'conversation-42',
+    status: 'active',
+    currency: 'USD',
+    customerContext: {
+      segment: null,
+      locale: null,
+      partner: null,
+    },
+    contactId: null,
+    organizationId: null,
+    items: [
+      {
+        id: '0190b000-0000-7000-8000-000000000007',
+        productId: '0190b000-0000-7000-8000-000000000003',
+        productName: 'Onboarding workshop',
+        productType: 'one_time',
+        quantity: 2,
+        unitPriceCents: 2500,
+        totalCents: 5000,
+        listCents: 5000,
+        charges: [
+          {
+            chargeId: '0190b000-0000-7000-8000-000000000004',
+            name: 'Seat',
+            kind: 'modeled',
+            chargeModel: 'per_unit',
+            amountCents: 5000,
+          },
+        ],
+        appliedOffers: [],
+        appliedPriceRules: [],
+        requiresQuote: false,
+      },
+    ],
+    subtotalCents: 5000,
+    discountCents: 0,
+    totalCents: 5000,
+    promo: null,
+    requiresQuote: false,
+    createdAt: '2026-03-01T10:00:00.000Z',
+    updatedAt: '2026-03-01T10:00:00.000Z',
+  },
+  nextActions: [
+    {
+      rel: 'self',
+      method: 'GET',
+      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'addItem',
+      method: 'POST',
+      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006/items',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+    {
+      rel: 'applyPromo',
+      method: 'POST',
+      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006/promo',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+    {
+      rel: 'checkout',
+      method: 'POST',
+      href: '/api/v1/orders',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+  ],
+};
+
+export const orderCreatedExample = {
+  data: {
+    id: '0190b000-0000-7000-8000-000000000008',
+    tenantId: '0190b000-0000-7000-8000-000000000001',
+    orderNumber: 'ORD-1000',
+    status: 'pending',
+    items: [
+      {
+        productId: '0190b000-0000-7000-8000-000000000003',
+        productName: 'Onboarding workshop',
+        quantity: 2,
+        priceCents: 2500,
+        totalCents: 5000,
+        priced: 'engine',
+      },
+    ],
+    totalCents: 5000,
+    currency: 'USD',
+    contactId: null,
+    organizationId: '0190b000-0000-7000-8000-000000000005',
+    journeyId: null,
+    cartId: '0190b000-0000-7000-8000-000000000006',
+    customerContext: {
+      locale: null,
+      partner: null,
+      segment: null,
+    },
+    promoCode: null,
+    discountCents: 0,
+    billingAccountId: 'ba_9f2k4m6p8r0t2v4x6z8b',
+    invoiceId: 'in_3h5j7l9n1q3s5u7w9y1a',
+    createdAt: '2026-03-01T10:00:00.000Z',
+    updatedAt: '2026-03-01T10:00:00.000Z',
+    rulesApplied: {
+      policyEvaluation: {
+        allowed: true,
+        evaluations: [],
+      },
+      priceRules: [],
+      offers: [],
+      promotion: null,
+      quotes: [],
+      hints: [],
+    },
+  },
+  nextActions: [
+    {
+      rel: 'self',
+      method: 'GET',
+      href: '/api/v1/orders/0190b000-0000-7000-8000-000000000008',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'update',
+      method: 'PATCH',
+      href: '/api/v1/orders/0190b000-0000-7000-8000-000000000008',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+    {
+      rel: 'payInvoice',
+      method: 'POST',
+      href: '/api/v1/invoices/in_3h5j7l9n1q3s5u7w9y1a/pay',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+    {
+      rel: 'createPaymentSession',
+      method: 'POST',
+      href: '/api/v1/payments',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+  ],
+};
+
+export const paymentSessionCreatedExample = {
+  data: {
+    id: '0190b000-0000-7000-8000-000000000009',
+    tenantId: '0190b000-0000-7000-8000-000000000001',
+    accountId: '0190b000-0000-7000-8000-000000000005',
+    amountCents: 5000,
+    currency: 'USD',
+    status: 'pending',
+    invoiceId: 'in_3h5j7l9n1q3s5u7w9y1a',
+    paymentPageSlug: null,
+    createdAt: '2026-03-01T10:00:00.000Z',
+    updatedAt: '2026-03-01T10:00:00.000Z',
+  },
+  nextActions: [
+    {
+      rel: 'self',
+      method: 'GET',
+      href: '/api/v1/payments/0190b000-0000-7000-8000-000000000009',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'complete',
+      method: 'POST',
+      href: '/api/v1/payments/0190b000-0000-7000-8000-000000000009/complete',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+    {
+      rel: 'accountInvoices',
+      method: 'GET',
+      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices',
+      requiredScope: 'read',
+      allowed: true,
+    },
+  ],
+};
+
+export const paymentSessionCompletedExample = {
+  data: {
+    id: '0190b000-0000-7000-8000-000000000009',
+    tenantId: '0190b000-0000-7000-8000-000000000001',
+    accountId: '0190b000-0000-7000-8000-000000000005',
+    amountCents: 5000,
+    currency: 'USD',
+    status: 'success',
+    invoiceId: 'in_3h5j7l9n1q3s5u7w9y1a',
+    paymentPageSlug: null,
+    createdAt: '2026-03-01T10:00:00.000Z',
+    updatedAt: '2026-03-01T10:00:00.000Z',
+  },
+  nextActions: [
+    {
+      rel: 'self',
+      method: 'GET',
+      href: '/api/v1/payments/0190b000-0000-7000-8000-000000000009',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'accountInvoices',
+      method: 'GET',
+      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices',
+      requiredScope: 'read',
+      allowed: true,
+    },
+  ],
+};
+
+/** Derived from the recorded ones: the same resources read back or changed as the body examples say. */
+export const accountUpdatedExample = {
+  ...accountCreatedExample,
+  data: { ...accountCreatedExample.data, phone: '+1 555 0100', website: 'https://initech.example' },
+};
+
+const { rulesApplied: _rulesApplied, ...orderData } = orderCreatedExample.data;
+export const orderExample = { ...orderCreatedExample, data: orderData };
+export const orderUpdatedExample = { ...orderCreatedExample, data: { ...orderData, status: 'fulfilled' } };
