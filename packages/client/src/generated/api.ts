@@ -891,7 +891,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to events
-         * @description Creates an active subscription delivering the given event types (or `*` for all) to an HTTPS URL, and returns its signing secret: shown only in this response. Each delivery is a POST with a JSON body signed in `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>`. Only events emitted after creation are delivered. 400 (validation_failed, naming `url` or `events`) when the URL is not HTTPS (rule `https`), has credentials, or resolves to a non-public address (rule `public_target`), or when `events` is empty, has duplicates or names unknown types (listed in the message).
+         * @description Creates an active subscription delivering the given event types (or `*` for all) to an HTTPS URL, and returns its signing secret: shown only in this response. Each delivery is a POST of `{ id, event, timestamp, tenantId, data }` signed in `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` and in the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), so their libraries verify it as well. A 2xx within 10 s is success; otherwise it is retried (5 attempts, 2/4/8/16 s apart) and then dead-lettered. Only events emitted after creation are delivered. 400 (validation_failed, naming `url` or `events`) when the URL is not HTTPS (rule `https`), has credentials, or resolves to a non-public address (rule `public_target`), or when `events` is empty, has duplicates or names unknown types (listed in the message).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -14229,6 +14229,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An upstream billing system failed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database unreachable; retry after Retry-After seconds. */
             503: {
                 headers: {
@@ -14385,6 +14394,15 @@ export interface operations {
             };
             /** @description Unexpected server error. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream billing system failed. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14575,6 +14593,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An upstream billing system failed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database unreachable; retry after Retry-After seconds. */
             503: {
                 headers: {
@@ -14712,6 +14739,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An upstream billing system failed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Database unreachable; retry after Retry-After seconds. */
             503: {
                 headers: {
@@ -14842,6 +14878,15 @@ export interface operations {
             };
             /** @description Unexpected server error. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream billing system failed. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15004,6 +15049,15 @@ export interface operations {
             };
             /** @description Unexpected server error. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream billing system failed. */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
