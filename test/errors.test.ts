@@ -130,6 +130,19 @@ describe('error bodies', () => {
     expect(errorBody(inHeader).details?.[0]).toMatchObject({ field: 'header.idempotency-key' });
   });
 
+  // Found by the fuzz suite: a lone surrogate in a JSON body sent with an Idempotency-Key made the
+  // RFC 8785 request hash throw (500).
+  it('400 validation_failed for a lone surrogate in a JSON body sent with an Idempotency-Key', async () => {
+    const res = await createKey('{"name":"a\\ud800","scopes":["read"]}', {
+      'idempotency-key': 'k-surrogate',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(errorBody(res).details?.[0]).toMatchObject({ field: 'name', rule: 'characters' });
+    const whole = await createKey('"\\ud800"', { 'idempotency-key': 'k-surrogate-2' });
+    expect(whole.statusCode).toBe(400);
+    expect(errorBody(whole).details?.[0]).toMatchObject({ field: 'body', rule: 'characters' });
+  });
+
   it('404 not_found for an unknown route', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/nothing-here' });
     expect(res.statusCode).toBe(404);

@@ -1,41 +1,49 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { validationFailed } from './errors.js';
 
-// PostgreSQL text cannot hold U+0000: a NUL anywhere in a value that reaches a query fails the
-// statement (SQLSTATE 22021), which used to surface as 500. Found by the fuzz suite
-// (test/reliability/fuzz.test.ts). Every input is checked before validation: path and query
-// parameters, the JSON body (keys and values, at any depth) and the Idempotency-Key header.
+// Text we cannot store or hash, refused before validation as 400 validation_failed
+// (`rule: characters`). Both were 500s found by the fuzz suite (test/reliability/fuzz.test.ts):
+// - U+0000: PostgreSQL text cannot hold it; the statement failed (SQLSTATE 22021).
+// - A lone UTF-16 surrogate (JSON `"\ud800"`): not valid Unicode; the RFC 8785 canonical form
+//   behind the Idempotency-Key request hash refuses it (and a driver would store U+FFFD).
+// Checked: path and query parameters, the JSON body (keys and values, at any depth) and the
+// Idempotency-Key header.
 
-const MAX_DEPTH = 64;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const badText = (s: string) => s.includes('\u0000') || LONE_SURROGATE.test(s);
 
-/** The location of the first string holding U+0000 in `value`, or undefined. */
-function findNul(value: unknown, at: string, depth = 0): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? at : undefined;
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], `${at}[${i}]`, depth + 1);
-      if (found) return found;
+/**
+ * The location of the first string (value or key) holding U+0000 or a lone surrogate in
+ * `value`, or undefined. Iterative: a body nested far deeper than the call stack (the body limit
+ * allows ~100,000 levels) must not overflow it.
+ */
+function findBadText(value: unknown, root: string): string | undefined {
+  const stack: [unknown, string][] = [[value, root]];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop() as [unknown, string];
+    if (typeof v === 'string') {
+      if (badText(v)) return at;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${at}[${i}]`]);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [key, child] of Object.entries(v).reverse()) {
+        const here = at ? `${at}.${key}` : key;
+        if (badText(key)) return here;
+        stack.push([child, here]);
+      }
     }
-    return undefined;
-  }
-  for (const [key, v] of Object.entries(value)) {
-    const here = at ? `${at}.${key}` : key;
-    if (key.includes('\u0000')) return here;
-    const found = findNul(v, here, depth + 1);
-    if (found) return found;
   }
   return undefined;
 }
 
 export function nulCharacterLocation(request: FastifyRequest): string | undefined {
   const header = request.headers['idempotency-key'];
-  if (typeof header === 'string' && header.includes('\u0000')) return 'header.idempotency-key';
+  if (typeof header === 'string' && badText(header)) return 'header.idempotency-key';
   return (
-    findNul(request.params, 'path') ??
-    findNul(request.query, 'query') ??
+    findBadText(request.params, 'path') ??
+    findBadText(request.query, 'query') ??
     // Body fields are named without a prefix, as in schema validation errors.
-    findNul(request.body, '')
+    findBadText(request.body, '')
   );
 }
 
