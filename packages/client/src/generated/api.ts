@@ -14095,6 +14095,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
             401: {
                 headers: {
