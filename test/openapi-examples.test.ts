@@ -80,6 +80,20 @@ describe('OpenAPI examples', () => {
     expect(missing).toEqual([]);
   });
 
+  it('every operation has a response example for each success response with a JSON body', () => {
+    const missing = operations().flatMap(({ op }) =>
+      Object.entries(op.responses)
+        .filter(([status, r]) => status.startsWith('2') && r.content?.['application/json'])
+        .filter(([, r]) => examplesOf(r.content?.['application/json']).length === 0)
+        .map(([status]) => `${op.operationId} ${status}`),
+    );
+    expect(missing).toEqual([]);
+    const withResponse = operations().filter(({ op }) =>
+      Object.entries(op.responses).some(([status, r]) => status.startsWith('2') && r.content),
+    );
+    expect(withResponse.length).toBeGreaterThan(90);
+  });
+
   it('the typical flow has a request example (when it takes a body) and a response example', () => {
     const byId = new Map(operations().map(({ op }) => [op.operationId, op]));
     for (const id of [...TYPICAL_FLOW, 'createPaymentSession', 'getCart', 'getPaymentSession']) {

@@ -8,6 +8,7 @@ import {
   RATE_LIMIT_TIERS,
   RATE_LIMIT_WINDOW_SECONDS,
 } from './limits.js';
+import { addSampledResponseExamples } from './sampled-examples.js';
 import type { TypedApp } from './types.js';
 
 export const SERVICE_NAME = 'Commerce Agent API';
@@ -119,6 +120,10 @@ export async function registerOpenApi(app: TypedApp, config: Config) {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? addSampledResponseExamples(document.openapiObject)
+        : document.swaggerObject,
     transform: ({ schema, url, route }) => {
       const config = route.config ?? {};
       if (!config.public) return { schema: { ...schema, hide: true }, url };

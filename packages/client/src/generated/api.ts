@@ -1726,6 +1726,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "string",
+                     *       "info": {},
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": {
                         openapi: string;
                         info: {
@@ -1783,6 +1790,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "string",
+                     *       "info": {},
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": {
                         openapi: string;
                         info: {
@@ -2028,6 +2042,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "eventTypes": [
+                     *           "string"
+                     *         ],
+                     *         "eventTypeDescriptions": {
+                     *           "property1": "string",
+                     *           "property2": "string"
+                     *         },
+                     *         "operations": [
+                     *           {
+                     *             "operationId": "string",
+                     *             "method": "string",
+                     *             "path": "string",
+                     *             "summary": "string",
+                     *             "requiredScope": "read",
+                     *             "allowed": true
+                     *           }
+                     *         ],
+                     *         "limits": {
+                     *           "rateLimitWindowSeconds": 0,
+                     *           "rateLimitTiers": {
+                     *             "property1": 0,
+                     *             "property2": 0
+                     *           },
+                     *           "idempotencyKeyMaxLength": 0,
+                     *           "idempotencyRetentionHours": 0,
+                     *           "maxRequestBodyBytes": 0
+                     *         },
+                     *         "environment": "production"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description Every webhook event type this service emits (the live, complete list). */
@@ -2127,6 +2184,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *           "name": "string",
+                     *           "environment": "production",
+                     *           "scopes": [
+                     *             "read"
+                     *           ],
+                     *           "rateTier": "standard",
+                     *           "keyPrefix": "string",
+                     *           "status": "active",
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "lastUsedAt": "2019-08-24T14:15:22Z",
+                     *           "revokedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -2248,6 +2335,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "name": "string",
+                     *         "environment": "production",
+                     *         "scopes": [
+                     *           "read"
+                     *         ],
+                     *         "rateTier": "standard",
+                     *         "keyPrefix": "string",
+                     *         "status": "active",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "lastUsedAt": "2019-08-24T14:15:22Z",
+                     *         "revokedAt": "2019-08-24T14:15:22Z",
+                     *         "key": "string"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -2395,6 +2511,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "name": "string",
+                     *         "environment": "production",
+                     *         "scopes": [
+                     *           "read"
+                     *         ],
+                     *         "rateTier": "standard",
+                     *         "keyPrefix": "string",
+                     *         "status": "active",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "lastUsedAt": "2019-08-24T14:15:22Z",
+                     *         "revokedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -2515,6 +2659,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "name": "string",
+                     *         "environment": "production",
+                     *         "scopes": [
+                     *           "read"
+                     *         ],
+                     *         "rateTier": "standard",
+                     *         "keyPrefix": "string",
+                     *         "status": "active",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "lastUsedAt": "2019-08-24T14:15:22Z",
+                     *         "revokedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -2660,6 +2832,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *           "action": "string",
+                     *           "resourceType": "string",
+                     *           "resourceId": "string",
+                     *           "actor": {
+                     *             "keyId": "468bcefd-6536-4844-8249-aff3ecb2ef7b"
+                     *           },
+                     *           "requestId": "string",
+                     *           "details": {},
+                     *           "createdAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 0,
+                     *         "limit": 0,
+                     *         "offset": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -2764,6 +2969,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "name": "string",
+                     *           "description": "string",
+                     *           "type": "one_time",
+                     *           "family": "string",
+                     *           "rank": 0,
+                     *           "billingInterval": "month",
+                     *           "currency": "string",
+                     *           "active": true,
+                     *           "entitlements": {
+                     *             "property1": true,
+                     *             "property2": true
+                     *           },
+                     *           "charges": [
+                     *             {
+                     *               "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *               "name": "string",
+                     *               "kind": "modeled",
+                     *               "chargeModel": "flat_fee",
+                     *               "tiers": [
+                     *                 {
+                     *                   "upTo": 0,
+                     *                   "unitPriceCents": 0,
+                     *                   "flatPriceCents": 0
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -2954,6 +3206,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "description": "string",
+                     *         "type": "one_time",
+                     *         "family": "string",
+                     *         "rank": 0,
+                     *         "billingInterval": "month",
+                     *         "currency": "string",
+                     *         "active": true,
+                     *         "entitlements": {
+                     *           "property1": true,
+                     *           "property2": true
+                     *         },
+                     *         "charges": [
+                     *           {
+                     *             "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *             "name": "string",
+                     *             "kind": "modeled",
+                     *             "chargeModel": "flat_fee",
+                     *             "tiers": [
+                     *               {
+                     *                 "upTo": 0,
+                     *                 "unitPriceCents": 0,
+                     *                 "flatPriceCents": 0
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -3107,6 +3404,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "description": "string",
+                     *         "type": "one_time",
+                     *         "family": "string",
+                     *         "rank": 0,
+                     *         "billingInterval": "month",
+                     *         "currency": "string",
+                     *         "active": true,
+                     *         "entitlements": {
+                     *           "property1": true,
+                     *           "property2": true
+                     *         },
+                     *         "charges": [
+                     *           {
+                     *             "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *             "name": "string",
+                     *             "kind": "modeled",
+                     *             "chargeModel": "flat_fee",
+                     *             "tiers": [
+                     *               {
+                     *                 "upTo": 0,
+                     *                 "unitPriceCents": 0,
+                     *                 "flatPriceCents": 0
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -3384,6 +3726,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "description": "string",
+                     *         "type": "one_time",
+                     *         "family": "string",
+                     *         "rank": 0,
+                     *         "billingInterval": "month",
+                     *         "currency": "string",
+                     *         "active": true,
+                     *         "entitlements": {
+                     *           "property1": true,
+                     *           "property2": true
+                     *         },
+                     *         "charges": [
+                     *           {
+                     *             "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *             "name": "string",
+                     *             "kind": "modeled",
+                     *             "chargeModel": "flat_fee",
+                     *             "tiers": [
+                     *               {
+                     *                 "upTo": 0,
+                     *                 "unitPriceCents": 0,
+                     *                 "flatPriceCents": 0
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -3544,6 +3931,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "name": "string",
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "chargeId": "aec0aceb-a4db-49fb-b366-75e90229c640",
+                     *           "segment": "string",
+                     *           "locale": "string",
+                     *           "partner": "string",
+                     *           "chargeModel": "flat_fee",
+                     *           "tiers": [
+                     *             {
+                     *               "upTo": 0,
+                     *               "unitPriceCents": 0,
+                     *               "flatPriceCents": 0
+                     *             }
+                     *           ],
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -3685,6 +4106,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "chargeId": "aec0aceb-a4db-49fb-b366-75e90229c640",
+                     *         "segment": "string",
+                     *         "locale": "string",
+                     *         "partner": "string",
+                     *         "chargeModel": "flat_fee",
+                     *         "tiers": [
+                     *           {
+                     *             "upTo": 0,
+                     *             "unitPriceCents": 0,
+                     *             "flatPriceCents": 0
+                     *           }
+                     *         ],
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -3823,6 +4276,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "chargeId": "aec0aceb-a4db-49fb-b366-75e90229c640",
+                     *         "segment": "string",
+                     *         "locale": "string",
+                     *         "partner": "string",
+                     *         "chargeModel": "flat_fee",
+                     *         "tiers": [
+                     *           {
+                     *             "upTo": 0,
+                     *             "unitPriceCents": 0,
+                     *             "flatPriceCents": 0
+                     *           }
+                     *         ],
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -4060,6 +4545,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "chargeId": "aec0aceb-a4db-49fb-b366-75e90229c640",
+                     *         "segment": "string",
+                     *         "locale": "string",
+                     *         "partner": "string",
+                     *         "chargeModel": "flat_fee",
+                     *         "tiers": [
+                     *           {
+                     *             "upTo": 0,
+                     *             "unitPriceCents": 0,
+                     *             "flatPriceCents": 0
+                     *           }
+                     *         ],
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -4205,6 +4722,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "name": "string",
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "discountType": "percent",
+                     *           "percentOff": 0,
+                     *           "amountOffCents": 0,
+                     *           "segment": "string",
+                     *           "partner": "string",
+                     *           "startsAt": "2019-08-24T14:15:22Z",
+                     *           "endsAt": "2019-08-24T14:15:22Z",
+                     *           "active": true,
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -4338,6 +4885,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "discountType": "percent",
+                     *         "percentOff": 0,
+                     *         "amountOffCents": 0,
+                     *         "segment": "string",
+                     *         "partner": "string",
+                     *         "startsAt": "2019-08-24T14:15:22Z",
+                     *         "endsAt": "2019-08-24T14:15:22Z",
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -4474,6 +5049,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "discountType": "percent",
+                     *         "percentOff": 0,
+                     *         "amountOffCents": 0,
+                     *         "segment": "string",
+                     *         "partner": "string",
+                     *         "startsAt": "2019-08-24T14:15:22Z",
+                     *         "endsAt": "2019-08-24T14:15:22Z",
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -4707,6 +5310,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "discountType": "percent",
+                     *         "percentOff": 0,
+                     *         "amountOffCents": 0,
+                     *         "segment": "string",
+                     *         "partner": "string",
+                     *         "startsAt": "2019-08-24T14:15:22Z",
+                     *         "endsAt": "2019-08-24T14:15:22Z",
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -4850,6 +5481,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "code": "string",
+                     *           "name": "string",
+                     *           "discountType": "percent",
+                     *           "percentOff": 0,
+                     *           "amountOffCents": 0,
+                     *           "currency": "string",
+                     *           "minSubtotalCents": 0,
+                     *           "startsAt": "2019-08-24T14:15:22Z",
+                     *           "endsAt": "2019-08-24T14:15:22Z",
+                     *           "usageLimit": 0,
+                     *           "timesRedeemed": 0,
+                     *           "active": true,
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -4985,6 +5648,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "code": "string",
+                     *         "name": "string",
+                     *         "discountType": "percent",
+                     *         "percentOff": 0,
+                     *         "amountOffCents": 0,
+                     *         "currency": "string",
+                     *         "minSubtotalCents": 0,
+                     *         "startsAt": "2019-08-24T14:15:22Z",
+                     *         "endsAt": "2019-08-24T14:15:22Z",
+                     *         "usageLimit": 0,
+                     *         "timesRedeemed": 0,
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -5123,6 +5816,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "code": "string",
+                     *         "name": "string",
+                     *         "discountType": "percent",
+                     *         "percentOff": 0,
+                     *         "amountOffCents": 0,
+                     *         "currency": "string",
+                     *         "minSubtotalCents": 0,
+                     *         "startsAt": "2019-08-24T14:15:22Z",
+                     *         "endsAt": "2019-08-24T14:15:22Z",
+                     *         "usageLimit": 0,
+                     *         "timesRedeemed": 0,
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -5359,6 +6082,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "code": "string",
+                     *         "name": "string",
+                     *         "discountType": "percent",
+                     *         "percentOff": 0,
+                     *         "amountOffCents": 0,
+                     *         "currency": "string",
+                     *         "minSubtotalCents": 0,
+                     *         "startsAt": "2019-08-24T14:15:22Z",
+                     *         "endsAt": "2019-08-24T14:15:22Z",
+                     *         "usageLimit": 0,
+                     *         "timesRedeemed": 0,
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -5504,6 +6257,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "sourceProductId": "771bf4fe-59b6-4923-b617-e45ed2ade484",
+                     *           "sourceChargeId": "501f00f8-9e51-473d-9336-ba777518391d",
+                     *           "targetProductId": "a50fb9bd-a90f-4055-b1f5-c88804078780",
+                     *           "targetChargeId": "e076d7d5-7fec-4f1a-8dc1-a0cbdbf8efb4",
+                     *           "targetField": "string",
+                     *           "explanation": "string",
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -5630,6 +6409,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "sourceProductId": "771bf4fe-59b6-4923-b617-e45ed2ade484",
+                     *         "sourceChargeId": "501f00f8-9e51-473d-9336-ba777518391d",
+                     *         "targetProductId": "a50fb9bd-a90f-4055-b1f5-c88804078780",
+                     *         "targetChargeId": "e076d7d5-7fec-4f1a-8dc1-a0cbdbf8efb4",
+                     *         "targetField": "string",
+                     *         "explanation": "string",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -5763,6 +6566,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "sourceProductId": "771bf4fe-59b6-4923-b617-e45ed2ade484",
+                     *         "sourceChargeId": "501f00f8-9e51-473d-9336-ba777518391d",
+                     *         "targetProductId": "a50fb9bd-a90f-4055-b1f5-c88804078780",
+                     *         "targetChargeId": "e076d7d5-7fec-4f1a-8dc1-a0cbdbf8efb4",
+                     *         "targetField": "string",
+                     *         "explanation": "string",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -5977,6 +6804,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "sourceProductId": "771bf4fe-59b6-4923-b617-e45ed2ade484",
+                     *         "sourceChargeId": "501f00f8-9e51-473d-9336-ba777518391d",
+                     *         "targetProductId": "a50fb9bd-a90f-4055-b1f5-c88804078780",
+                     *         "targetChargeId": "e076d7d5-7fec-4f1a-8dc1-a0cbdbf8efb4",
+                     *         "targetField": "string",
+                     *         "explanation": "string",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -6117,6 +6968,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "name": "string",
+                     *           "family": "string",
+                     *           "fromProductId": "3ff89246-4dbf-4a69-8194-09f3557d364d",
+                     *           "toProductId": "be653d6c-56cb-4193-afe6-95067ceac900",
+                     *           "direction": "upgrade",
+                     *           "changeTiming": "immediate",
+                     *           "prorationType": "prorated",
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -6234,6 +7112,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "family": "string",
+                     *         "fromProductId": "3ff89246-4dbf-4a69-8194-09f3557d364d",
+                     *         "toProductId": "be653d6c-56cb-4193-afe6-95067ceac900",
+                     *         "direction": "upgrade",
+                     *         "changeTiming": "immediate",
+                     *         "prorationType": "prorated",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -6366,6 +7269,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "family": "string",
+                     *         "fromProductId": "3ff89246-4dbf-4a69-8194-09f3557d364d",
+                     *         "toProductId": "be653d6c-56cb-4193-afe6-95067ceac900",
+                     *         "direction": "upgrade",
+                     *         "changeTiming": "immediate",
+                     *         "prorationType": "prorated",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -6582,6 +7510,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "family": "string",
+                     *         "fromProductId": "3ff89246-4dbf-4a69-8194-09f3557d364d",
+                     *         "toProductId": "be653d6c-56cb-4193-afe6-95067ceac900",
+                     *         "direction": "upgrade",
+                     *         "changeTiming": "immediate",
+                     *         "prorationType": "prorated",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -6888,6 +7841,79 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "productName": "string",
+                     *         "currency": "string",
+                     *         "quantity": 0,
+                     *         "context": {
+                     *           "segment": "string",
+                     *           "locale": "string",
+                     *           "partner": "string"
+                     *         },
+                     *         "basePriceCents": 0,
+                     *         "subtotalCents": 0,
+                     *         "discountCents": 0,
+                     *         "totalCents": 0,
+                     *         "unitPriceCents": 0,
+                     *         "pricingTierCount": 0,
+                     *         "tiers": [
+                     *           {
+                     *             "id": "string",
+                     *             "name": "string",
+                     *             "price": 0,
+                     *             "priceCents": 0,
+                     *             "currency": "string",
+                     *             "chargeModel": "flat_fee"
+                     *           }
+                     *         ],
+                     *         "charges": [
+                     *           {
+                     *             "chargeId": "string",
+                     *             "name": "string",
+                     *             "kind": "modeled",
+                     *             "chargeModel": "flat_fee",
+                     *             "tiers": [
+                     *               {
+                     *                 "upTo": 0,
+                     *                 "unitPriceCents": 0,
+                     *                 "flatPriceCents": 0
+                     *               }
+                     *             ],
+                     *             "listCents": 0,
+                     *             "amountCents": 0,
+                     *             "priceRuleId": "string"
+                     *           }
+                     *         ],
+                     *         "appliedPriceRules": [
+                     *           {
+                     *             "id": "string",
+                     *             "name": "string",
+                     *             "chargeId": "string"
+                     *           }
+                     *         ],
+                     *         "appliedOffers": [
+                     *           {
+                     *             "id": "string",
+                     *             "name": "string",
+                     *             "discountCents": 0
+                     *           }
+                     *         ],
+                     *         "requiresQuote": true
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -8194,6 +9220,82 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "sessionId": "string",
+                     *         "status": "active",
+                     *         "currency": "string",
+                     *         "customerContext": {
+                     *           "segment": "string",
+                     *           "locale": "string",
+                     *           "partner": "string"
+                     *         },
+                     *         "contactId": "b5ec5d98-4bee-4da1-ad24-dde86346cb1d",
+                     *         "organizationId": "7bc05553-4b68-44e8-b7bc-37be63c6d9e9",
+                     *         "items": [
+                     *           {
+                     *             "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *             "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *             "productName": "string",
+                     *             "productType": "string",
+                     *             "quantity": 0,
+                     *             "unitPriceCents": 0,
+                     *             "totalCents": 0,
+                     *             "listCents": 0,
+                     *             "charges": [
+                     *               {
+                     *                 "chargeId": "string",
+                     *                 "name": "string",
+                     *                 "kind": "modeled",
+                     *                 "chargeModel": "flat_fee",
+                     *                 "amountCents": 0
+                     *               }
+                     *             ],
+                     *             "appliedOffers": [
+                     *               {
+                     *                 "id": "string",
+                     *                 "name": "string",
+                     *                 "discountCents": 0
+                     *               }
+                     *             ],
+                     *             "appliedPriceRules": [
+                     *               {
+                     *                 "id": "string",
+                     *                 "name": "string",
+                     *                 "chargeId": "string"
+                     *               }
+                     *             ],
+                     *             "requiresQuote": true
+                     *           }
+                     *         ],
+                     *         "subtotalCents": 0,
+                     *         "discountCents": 0,
+                     *         "totalCents": 0,
+                     *         "promo": {
+                     *           "code": "string",
+                     *           "promotionId": "3eaf888b-516c-4eac-ac00-1312640986a2",
+                     *           "discountCents": 0,
+                     *           "applies": true,
+                     *           "reason": "inactive"
+                     *         },
+                     *         "requiresQuote": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -8675,6 +9777,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *           "orderNumber": "string",
+                     *           "status": "string",
+                     *           "items": [
+                     *             {
+                     *               "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *               "productName": "string",
+                     *               "quantity": 0,
+                     *               "priceCents": 0,
+                     *               "totalCents": 0,
+                     *               "priced": "engine"
+                     *             }
+                     *           ],
+                     *           "totalCents": 0,
+                     *           "currency": "string",
+                     *           "contactId": "b5ec5d98-4bee-4da1-ad24-dde86346cb1d",
+                     *           "organizationId": "7bc05553-4b68-44e8-b7bc-37be63c6d9e9",
+                     *           "journeyId": "7a0b9313-7bec-4206-be51-61a977e770e9",
+                     *           "cartId": "a978ee3d-b7bf-468a-b84b-28f1d6366abc",
+                     *           "customerContext": {},
+                     *           "promoCode": "string",
+                     *           "discountCents": 0,
+                     *           "billingAccountId": "string",
+                     *           "invoiceId": "string",
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -9588,6 +10734,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "provider": "string",
+                     *         "endpointId": "string",
+                     *         "callbackUrl": "string",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             provider: string;
@@ -9694,6 +10860,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "provider": "string",
+                     *         "endpointId": "string",
+                     *         "callbackUrl": "string",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "secret": "string"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             provider: string;
@@ -9842,6 +11029,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "event": {},
+                     *         "delivery": {
+                     *           "statusCode": 0,
+                     *           "body": null
+                     *         }
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The event the sandbox provider sent. */
@@ -10012,6 +11219,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "accountId": "string",
+                     *         "type": "string",
+                     *         "cardType": "string",
+                     *         "lastFour": "string",
+                     *         "expirationMonth": 0,
+                     *         "expirationYear": 0,
+                     *         "isDefault": true,
+                     *         "source": "local",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description A local payment-method reference; the card itself lives at the payment provider. */
                         data: {
@@ -10157,6 +11390,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "accountId": "string",
+                     *         "type": "string",
+                     *         "cardType": "string",
+                     *         "lastFour": "string",
+                     *         "expirationMonth": 0,
+                     *         "expirationYear": 0,
+                     *         "isDefault": true,
+                     *         "source": "local",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description A local payment-method reference; the card itself lives at the payment provider. */
                         data: {
@@ -10278,6 +11537,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "accountId": "string",
+                     *         "type": "string",
+                     *         "cardType": "string",
+                     *         "lastFour": "string",
+                     *         "expirationMonth": 0,
+                     *         "expirationYear": 0,
+                     *         "isDefault": true,
+                     *         "source": "local",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description A local payment-method reference; the card itself lives at the payment provider. */
                         data: {
@@ -10421,6 +11706,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "subscriptionId": "d079718b-ff63-45dd-947b-4950c023750f",
+                     *           "eventId": "d6703cc8-9e79-415d-ac03-a4dc7f6ab43c",
+                     *           "eventType": "string",
+                     *           "status": "pending",
+                     *           "attemptCount": 0,
+                     *           "nextAttemptAt": "2019-08-24T14:15:22Z",
+                     *           "lastAttemptAt": "2019-08-24T14:15:22Z",
+                     *           "lastResponseStatus": 0,
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 0,
+                     *         "limit": 0,
+                     *         "offset": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -10553,6 +11871,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "subscriptionId": "d079718b-ff63-45dd-947b-4950c023750f",
+                     *         "eventId": "d6703cc8-9e79-415d-ac03-a4dc7f6ab43c",
+                     *         "eventType": "string",
+                     *         "status": "pending",
+                     *         "attemptCount": 0,
+                     *         "nextAttemptAt": "2019-08-24T14:15:22Z",
+                     *         "lastAttemptAt": "2019-08-24T14:15:22Z",
+                     *         "lastResponseStatus": 0,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "event": {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "event": "string",
+                     *           "timestamp": "2019-08-24T14:15:22Z",
+                     *           "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *           "data": null
+                     *         },
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "attemptedAt": "2019-08-24T14:15:22Z",
+                     *             "responseStatus": 0,
+                     *             "durationMs": 0,
+                     *             "responseBody": "string",
+                     *             "error": "string"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description A delivery with the event it carries and every attempt made. */
                         data: {
@@ -10721,6 +12082,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "subscriptionId": "d079718b-ff63-45dd-947b-4950c023750f",
+                     *         "eventId": "d6703cc8-9e79-415d-ac03-a4dc7f6ab43c",
+                     *         "eventType": "string",
+                     *         "status": "pending",
+                     *         "attemptCount": 0,
+                     *         "nextAttemptAt": "2019-08-24T14:15:22Z",
+                     *         "lastAttemptAt": "2019-08-24T14:15:22Z",
+                     *         "lastResponseStatus": 0,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description One event delivered (or to be delivered) to one webhook subscription. */
                         data: {
@@ -10868,6 +12255,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "subscriptionId": "d079718b-ff63-45dd-947b-4950c023750f",
+                     *         "eventId": "d6703cc8-9e79-415d-ac03-a4dc7f6ab43c",
+                     *         "eventType": "string",
+                     *         "status": "pending",
+                     *         "attemptCount": 0,
+                     *         "nextAttemptAt": "2019-08-24T14:15:22Z",
+                     *         "lastAttemptAt": "2019-08-24T14:15:22Z",
+                     *         "lastResponseStatus": 0,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description One event delivered (or to be delivered) to one webhook subscription. */
                         data: {
@@ -11009,6 +12422,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "string",
+                     *           "description": "string"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description Event type, as used in `events` and the `X-Webhook-Event` header. */
@@ -11083,6 +12515,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "url": "string",
+                     *           "events": [
+                     *             "string"
+                     *           ],
+                     *           "isActive": true,
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z",
+                     *           "lastDeliveryAt": "2019-08-24T14:15:22Z",
+                     *           "recentFailureCount": 0,
+                     *           "lastDeliveryStatus": "pending"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -11195,6 +12655,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "url": "string",
+                     *         "events": [
+                     *           "string"
+                     *         ],
+                     *         "isActive": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "lastDeliveryAt": "2019-08-24T14:15:22Z",
+                     *         "recentFailureCount": 0,
+                     *         "lastDeliveryStatus": "pending",
+                     *         "secret": "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description The new subscription, with its signing secret (shown this once). */
                         data: {
@@ -11337,6 +12824,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "url": "string",
+                     *         "events": [
+                     *           "string"
+                     *         ],
+                     *         "isActive": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "lastDeliveryAt": "2019-08-24T14:15:22Z",
+                     *         "recentFailureCount": 0,
+                     *         "lastDeliveryStatus": "pending"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description A webhook subscription with its delivery stats; the secret is never shown here. */
                         data: {
@@ -11556,6 +13069,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "url": "string",
+                     *         "events": [
+                     *           "string"
+                     *         ],
+                     *         "isActive": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "lastDeliveryAt": "2019-08-24T14:15:22Z",
+                     *         "recentFailureCount": 0,
+                     *         "lastDeliveryStatus": "pending"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description A webhook subscription with its delivery stats; the secret is never shown here. */
                         data: {
@@ -11708,6 +13247,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "secret": "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+                     *         "overlapHours": 24,
+                     *         "previousSecretExpiresAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description The new signing secret (shown this once) and the overlap window. */
                         data: {
@@ -11835,6 +13393,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *           "accountId": "string",
+                     *           "amountCents": 0,
+                     *           "currency": "string",
+                     *           "status": "pending",
+                     *           "invoiceId": "string",
+                     *           "paymentPageSlug": "string",
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -12655,6 +14240,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "name": "string",
+                     *         "usageMetering": true
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -12745,6 +14348,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "name": "string",
+                     *         "usageMetering": true
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -13512,6 +15133,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "string",
+                     *           "accountId": "string",
+                     *           "invoiceNumber": "string",
+                     *           "invoiceDate": "2019-08-24",
+                     *           "dueDate": "2019-08-24",
+                     *           "amount": 0,
+                     *           "balance": 0,
+                     *           "amountCents": 0,
+                     *           "balanceCents": 0,
+                     *           "currency": "string",
+                     *           "status": "open",
+                     *           "hostedInvoiceUrl": "string",
+                     *           "lines": [
+                     *             {
+                     *               "description": "string",
+                     *               "quantity": 0,
+                     *               "unitAmountCents": 0,
+                     *               "amountCents": 0
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The billing system’s invoice id. */
@@ -13638,6 +15296,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "string",
+                     *           "status": "string",
+                     *           "priceCents": 0,
+                     *           "currency": "string",
+                     *           "billingInterval": "string",
+                     *           "productId": "string",
+                     *           "productName": "string",
+                     *           "quantity": 0,
+                     *           "currentPeriodStart": "2019-08-24T14:15:22Z",
+                     *           "currentPeriodEnd": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -13751,6 +15436,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "string",
+                     *           "type": "string",
+                     *           "cardType": "string",
+                     *           "lastFour": "string",
+                     *           "expirationMonth": 0,
+                     *           "expirationYear": 0,
+                     *           "isDefault": true,
+                     *           "source": "billing"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -13860,6 +15570,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "adapter": "string",
+                     *         "config": {},
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "availableAdapters": [
+                     *           {
+                     *             "name": "string",
+                     *             "description": "string",
+                     *             "configSchema": {}
+                     *           }
+                     *         ]
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description Active adapter; null when none is configured. */
@@ -13964,6 +15700,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "adapter": "string",
+                     *         "config": {},
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "availableAdapters": [
+                     *           {
+                     *             "name": "string",
+                     *             "description": "string",
+                     *             "configSchema": {}
+                     *           }
+                     *         ]
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description Active adapter; null when none is configured. */
@@ -14175,6 +15937,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "string",
+                     *           "source": "billing",
+                     *           "accountNumber": "string",
+                     *           "name": "string",
+                     *           "currency": "string",
+                     *           "balance": 0,
+                     *           "balanceCents": 0,
+                     *           "contacts": [
+                     *             {
+                     *               "name": "string",
+                     *               "email": "string",
+                     *               "phone": "string"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The billing system’s account id. */
@@ -14301,6 +16094,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "string",
+                     *         "source": "billing",
+                     *         "accountNumber": "string",
+                     *         "name": "string",
+                     *         "currency": "string",
+                     *         "balance": 0,
+                     *         "balanceCents": 0,
+                     *         "contacts": [
+                     *           {
+                     *             "name": "string",
+                     *             "email": "string",
+                     *             "phone": "string"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description An account as the billing system knows it. */
                         data: {
@@ -14478,6 +16300,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "string",
+                     *         "accountId": "string",
+                     *         "invoiceNumber": "string",
+                     *         "invoiceDate": "2019-08-24",
+                     *         "dueDate": "2019-08-24",
+                     *         "amount": 0,
+                     *         "balance": 0,
+                     *         "amountCents": 0,
+                     *         "balanceCents": 0,
+                     *         "currency": "string",
+                     *         "status": "open",
+                     *         "hostedInvoiceUrl": "string",
+                     *         "lines": [
+                     *           {
+                     *             "description": "string",
+                     *             "quantity": 0,
+                     *             "unitAmountCents": 0,
+                     *             "amountCents": 0
+                     *           }
+                     *         ]
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The billing system’s invoice id. */
@@ -14642,6 +16499,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "string",
+                     *         "accountId": "string",
+                     *         "invoiceNumber": "string",
+                     *         "invoiceDate": "2019-08-24",
+                     *         "dueDate": "2019-08-24",
+                     *         "amount": 0,
+                     *         "balance": 0,
+                     *         "amountCents": 0,
+                     *         "balanceCents": 0,
+                     *         "currency": "string",
+                     *         "status": "open",
+                     *         "hostedInvoiceUrl": "string",
+                     *         "lines": [
+                     *           {
+                     *             "description": "string",
+                     *             "quantity": 0,
+                     *             "unitAmountCents": 0,
+                     *             "amountCents": 0
+                     *           }
+                     *         ]
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The billing system’s invoice id. */
@@ -14788,6 +16680,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "string",
+                     *         "accountId": "string",
+                     *         "invoiceNumber": "string",
+                     *         "invoiceDate": "2019-08-24",
+                     *         "dueDate": "2019-08-24",
+                     *         "amount": 0,
+                     *         "balance": 0,
+                     *         "amountCents": 0,
+                     *         "balanceCents": 0,
+                     *         "currency": "string",
+                     *         "status": "open",
+                     *         "hostedInvoiceUrl": "string",
+                     *         "lines": [
+                     *           {
+                     *             "description": "string",
+                     *             "quantity": 0,
+                     *             "unitAmountCents": 0,
+                     *             "amountCents": 0
+                     *           }
+                     *         ]
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The billing system’s invoice id. */
@@ -14955,6 +16882,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "string",
+                     *         "type": "string",
+                     *         "cardType": "string",
+                     *         "lastFour": "string",
+                     *         "expirationMonth": 0,
+                     *         "expirationYear": 0,
+                     *         "isDefault": true,
+                     *         "source": "billing"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -15100,6 +17050,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "name": "string",
+                     *           "type": "order_create",
+                     *           "condition": null,
+                     *           "effect": "block",
+                     *           "active": true,
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -15234,6 +17209,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "type": "order_create",
+                     *         "condition": null,
+                     *         "effect": "block",
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -15372,6 +17370,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "type": "order_create",
+                     *         "condition": null,
+                     *         "effect": "block",
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -15603,6 +17624,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "type": "order_create",
+                     *         "condition": null,
+                     *         "effect": "block",
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -15748,6 +17792,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "name": "string",
+                     *           "amountCents": 0,
+                     *           "currency": "string",
+                     *           "countries": [
+                     *             "string"
+                     *           ],
+                     *           "minDays": 0,
+                     *           "maxDays": 0,
+                     *           "active": true,
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -15883,6 +17956,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "amountCents": 0,
+                     *         "currency": "string",
+                     *         "countries": [
+                     *           "string"
+                     *         ],
+                     *         "minDays": 0,
+                     *         "maxDays": 0,
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -16020,6 +18120,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "amountCents": 0,
+                     *         "currency": "string",
+                     *         "countries": [
+                     *           "string"
+                     *         ],
+                     *         "minDays": 0,
+                     *         "maxDays": 0,
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -16248,6 +18375,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "name": "string",
+                     *         "amountCents": 0,
+                     *         "currency": "string",
+                     *         "countries": [
+                     *           "string"
+                     *         ],
+                     *         "minDays": 0,
+                     *         "maxDays": 0,
+                     *         "active": true,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -16397,6 +18551,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "name": "string",
+                     *           "amountCents": 0,
+                     *           "currency": "string",
+                     *           "countries": [
+                     *             "string"
+                     *           ],
+                     *           "minDays": 0,
+                     *           "maxDays": 0,
+                     *           "active": true,
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -16503,6 +18686,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "productName": "string",
+                     *           "parentSubscriptionId": "d9263e0a-ef4e-4d61-8ad4-94e352e52d53",
+                     *           "contactId": "b5ec5d98-4bee-4da1-ad24-dde86346cb1d",
+                     *           "organizationId": "7bc05553-4b68-44e8-b7bc-37be63c6d9e9",
+                     *           "orderId": "b3e1eced-f2bd-4d8c-9765-fbc9d1d222d5",
+                     *           "billingAccountId": "string",
+                     *           "billingSubscriptionId": "string",
+                     *           "quantity": 1,
+                     *           "priceCents": 0,
+                     *           "currency": "string",
+                     *           "billingInterval": "month",
+                     *           "status": "active",
+                     *           "currentPeriodStart": "2019-08-24T14:15:22Z",
+                     *           "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *           "pendingChange": {
+                     *             "kind": "plan",
+                     *             "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *             "productName": "string",
+                     *             "quantity": 0,
+                     *             "priceCents": 0,
+                     *             "billingInterval": "month",
+                     *             "effectiveAt": "2019-08-24T14:15:22Z"
+                     *           },
+                     *           "cancelledAt": "2019-08-24T14:15:22Z",
+                     *           "version": 0,
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Subscription"][];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
@@ -16626,6 +18856,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "productName": "string",
+                     *         "parentSubscriptionId": "d9263e0a-ef4e-4d61-8ad4-94e352e52d53",
+                     *         "contactId": "b5ec5d98-4bee-4da1-ad24-dde86346cb1d",
+                     *         "organizationId": "7bc05553-4b68-44e8-b7bc-37be63c6d9e9",
+                     *         "orderId": "b3e1eced-f2bd-4d8c-9765-fbc9d1d222d5",
+                     *         "billingAccountId": "string",
+                     *         "billingSubscriptionId": "string",
+                     *         "quantity": 1,
+                     *         "priceCents": 0,
+                     *         "currency": "string",
+                     *         "billingInterval": "month",
+                     *         "status": "active",
+                     *         "currentPeriodStart": "2019-08-24T14:15:22Z",
+                     *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "pendingChange": {
+                     *           "kind": "plan",
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "productName": "string",
+                     *           "quantity": 0,
+                     *           "priceCents": 0,
+                     *           "billingInterval": "month",
+                     *           "effectiveAt": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "cancelledAt": "2019-08-24T14:15:22Z",
+                     *         "version": 0,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Subscription"];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
@@ -16751,6 +19026,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "productName": "string",
+                     *         "parentSubscriptionId": "d9263e0a-ef4e-4d61-8ad4-94e352e52d53",
+                     *         "contactId": "b5ec5d98-4bee-4da1-ad24-dde86346cb1d",
+                     *         "organizationId": "7bc05553-4b68-44e8-b7bc-37be63c6d9e9",
+                     *         "orderId": "b3e1eced-f2bd-4d8c-9765-fbc9d1d222d5",
+                     *         "billingAccountId": "string",
+                     *         "billingSubscriptionId": "string",
+                     *         "quantity": 1,
+                     *         "priceCents": 0,
+                     *         "currency": "string",
+                     *         "billingInterval": "month",
+                     *         "status": "active",
+                     *         "currentPeriodStart": "2019-08-24T14:15:22Z",
+                     *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "pendingChange": {
+                     *           "kind": "plan",
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "productName": "string",
+                     *           "quantity": 0,
+                     *           "priceCents": 0,
+                     *           "billingInterval": "month",
+                     *           "effectiveAt": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "cancelledAt": "2019-08-24T14:15:22Z",
+                     *         "version": 0,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Subscription"];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
@@ -16860,6 +19180,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "productName": "string",
+                     *         "parentSubscriptionId": "d9263e0a-ef4e-4d61-8ad4-94e352e52d53",
+                     *         "contactId": "b5ec5d98-4bee-4da1-ad24-dde86346cb1d",
+                     *         "organizationId": "7bc05553-4b68-44e8-b7bc-37be63c6d9e9",
+                     *         "orderId": "b3e1eced-f2bd-4d8c-9765-fbc9d1d222d5",
+                     *         "billingAccountId": "string",
+                     *         "billingSubscriptionId": "string",
+                     *         "quantity": 1,
+                     *         "priceCents": 0,
+                     *         "currency": "string",
+                     *         "billingInterval": "month",
+                     *         "status": "active",
+                     *         "currentPeriodStart": "2019-08-24T14:15:22Z",
+                     *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "pendingChange": {
+                     *           "kind": "plan",
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "productName": "string",
+                     *           "quantity": 0,
+                     *           "priceCents": 0,
+                     *           "billingInterval": "month",
+                     *           "effectiveAt": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "cancelledAt": "2019-08-24T14:15:22Z",
+                     *         "version": 0,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Subscription"];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
@@ -17013,6 +19378,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "productName": "string",
+                     *         "parentSubscriptionId": "d9263e0a-ef4e-4d61-8ad4-94e352e52d53",
+                     *         "contactId": "b5ec5d98-4bee-4da1-ad24-dde86346cb1d",
+                     *         "organizationId": "7bc05553-4b68-44e8-b7bc-37be63c6d9e9",
+                     *         "orderId": "b3e1eced-f2bd-4d8c-9765-fbc9d1d222d5",
+                     *         "billingAccountId": "string",
+                     *         "billingSubscriptionId": "string",
+                     *         "quantity": 1,
+                     *         "priceCents": 0,
+                     *         "currency": "string",
+                     *         "billingInterval": "month",
+                     *         "status": "active",
+                     *         "currentPeriodStart": "2019-08-24T14:15:22Z",
+                     *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "pendingChange": {
+                     *           "kind": "plan",
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "productName": "string",
+                     *           "quantity": 0,
+                     *           "priceCents": 0,
+                     *           "billingInterval": "month",
+                     *           "effectiveAt": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "cancelledAt": "2019-08-24T14:15:22Z",
+                     *         "version": 0,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Subscription"];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
@@ -17162,6 +19572,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "productName": "string",
+                     *         "parentSubscriptionId": "d9263e0a-ef4e-4d61-8ad4-94e352e52d53",
+                     *         "contactId": "b5ec5d98-4bee-4da1-ad24-dde86346cb1d",
+                     *         "organizationId": "7bc05553-4b68-44e8-b7bc-37be63c6d9e9",
+                     *         "orderId": "b3e1eced-f2bd-4d8c-9765-fbc9d1d222d5",
+                     *         "billingAccountId": "string",
+                     *         "billingSubscriptionId": "string",
+                     *         "quantity": 1,
+                     *         "priceCents": 0,
+                     *         "currency": "string",
+                     *         "billingInterval": "month",
+                     *         "status": "active",
+                     *         "currentPeriodStart": "2019-08-24T14:15:22Z",
+                     *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "pendingChange": {
+                     *           "kind": "plan",
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "productName": "string",
+                     *           "quantity": 0,
+                     *           "priceCents": 0,
+                     *           "billingInterval": "month",
+                     *           "effectiveAt": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "cancelledAt": "2019-08-24T14:15:22Z",
+                     *         "version": 0,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Subscription"];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
@@ -17299,6 +19754,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *         "productName": "string",
+                     *         "parentSubscriptionId": "d9263e0a-ef4e-4d61-8ad4-94e352e52d53",
+                     *         "contactId": "b5ec5d98-4bee-4da1-ad24-dde86346cb1d",
+                     *         "organizationId": "7bc05553-4b68-44e8-b7bc-37be63c6d9e9",
+                     *         "orderId": "b3e1eced-f2bd-4d8c-9765-fbc9d1d222d5",
+                     *         "billingAccountId": "string",
+                     *         "billingSubscriptionId": "string",
+                     *         "quantity": 1,
+                     *         "priceCents": 0,
+                     *         "currency": "string",
+                     *         "billingInterval": "month",
+                     *         "status": "active",
+                     *         "currentPeriodStart": "2019-08-24T14:15:22Z",
+                     *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "pendingChange": {
+                     *           "kind": "plan",
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "productName": "string",
+                     *           "quantity": 0,
+                     *           "priceCents": 0,
+                     *           "billingInterval": "month",
+                     *           "effectiveAt": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "cancelledAt": "2019-08-24T14:15:22Z",
+                     *         "version": 0,
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Subscription"];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
@@ -17436,6 +19936,89 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "subscriptionId": "d079718b-ff63-45dd-947b-4950c023750f",
+                     *         "currentProduct": {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "name": "string",
+                     *           "priceCents": 0
+                     *         },
+                     *         "targetProduct": {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "name": "string",
+                     *           "priceCents": 0
+                     *         },
+                     *         "direction": "upgrade",
+                     *         "effectiveDate": "2019-08-24T14:15:22Z",
+                     *         "planDependencyAdjustments": [
+                     *           {
+                     *             "linkId": "009f739c-6620-43b0-978e-b245e723c57a",
+                     *             "sourceChargeId": "501f00f8-9e51-473d-9336-ba777518391d",
+                     *             "targetChargeId": "e076d7d5-7fec-4f1a-8dc1-a0cbdbf8efb4",
+                     *             "targetField": "string",
+                     *             "explanation": "string"
+                     *           }
+                     *         ],
+                     *         "financialImpact": {
+                     *           "currentPriceCents": 0,
+                     *           "newPriceCents": 0,
+                     *           "creditCents": 0,
+                     *           "chargeCents": 0,
+                     *           "netCents": 0,
+                     *           "currency": "string"
+                     *         },
+                     *         "businessRule": {
+                     *           "ruleId": "string",
+                     *           "ruleName": "string",
+                     *           "direction": "upgrade",
+                     *           "changeTiming": "immediate",
+                     *           "prorationType": "prorated"
+                     *         },
+                     *         "policyEvaluation": {
+                     *           "allowed": true,
+                     *           "evaluations": [
+                     *             {
+                     *               "policyId": "2f5573e6-5ba4-48f2-a75d-df99c936463b",
+                     *               "policyName": "string",
+                     *               "policyType": "string",
+                     *               "result": "string"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "resolvedPrice": {
+                     *           "basePriceCents": 0,
+                     *           "pricingTierCount": 0,
+                     *           "tiers": [
+                     *             {
+                     *               "id": "string",
+                     *               "name": "string",
+                     *               "price": 0,
+                     *               "currency": "string",
+                     *               "chargeModel": "string"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "quantity": 0,
+                     *         "proration": {
+                     *           "remainingDays": 0,
+                     *           "totalDays": 0
+                     *         },
+                     *         "previewId": "string",
+                     *         "expiresAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -17663,6 +20246,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "subscriptionId": "d079718b-ff63-45dd-947b-4950c023750f",
+                     *         "addOnProduct": {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "name": "string",
+                     *           "priceCents": 0
+                     *         },
+                     *         "quantity": 0,
+                     *         "billingInterval": "month",
+                     *         "effectiveDate": "2019-08-24T14:15:22Z",
+                     *         "periodEnd": "2019-08-24T14:15:22Z",
+                     *         "financialImpact": {
+                     *           "priceCents": 0,
+                     *           "chargeCents": 0,
+                     *           "creditCents": 0,
+                     *           "netCents": 0,
+                     *           "currency": "string"
+                     *         },
+                     *         "proration": {
+                     *           "remainingDays": 0,
+                     *           "totalDays": 0
+                     *         },
+                     *         "entitlements": {
+                     *           "before": {
+                     *             "property1": true,
+                     *             "property2": true
+                     *           },
+                     *           "after": {
+                     *             "property1": true,
+                     *             "property2": true
+                     *           },
+                     *           "gained": {
+                     *             "property1": true,
+                     *             "property2": true
+                     *           }
+                     *         },
+                     *         "previewId": "string",
+                     *         "expiresAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -17861,6 +20496,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "subscriptionId": "d079718b-ff63-45dd-947b-4950c023750f",
+                     *         "timing": "immediate",
+                     *         "effectiveDate": "2019-08-24T14:15:22Z",
+                     *         "financialImpact": {
+                     *           "currentPriceCents": 0,
+                     *           "creditCents": 0,
+                     *           "refundCents": 0,
+                     *           "chargeCents": 0,
+                     *           "netCents": 0,
+                     *           "currency": "string"
+                     *         },
+                     *         "unusedDays": 0,
+                     *         "entitlementsLost": {
+                     *           "property1": true,
+                     *           "property2": true
+                     *         },
+                     *         "addOnsCancelled": [
+                     *           "497f6eca-6276-4993-bfeb-53cbbbba6f08"
+                     *         ],
+                     *         "previewId": "string",
+                     *         "expiresAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
