@@ -178,6 +178,38 @@ export const accountCreatedExample = {
   ],
 };
 
+/** What a cart offers next (the same after creation and after adding an item). */
+const cartActions = [
+  {
+    rel: 'self',
+    method: 'GET',
+    href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006',
+    requiredScope: 'read',
+    allowed: true,
+  },
+  {
+    rel: 'addItem',
+    method: 'POST',
+    href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006/items',
+    requiredScope: 'commerce',
+    allowed: true,
+  },
+  {
+    rel: 'applyPromo',
+    method: 'POST',
+    href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006/promo',
+    requiredScope: 'commerce',
+    allowed: true,
+  },
+  {
+    rel: 'checkout',
+    method: 'POST',
+    href: '/api/v1/orders',
+    requiredScope: 'commerce',
+    allowed: true,
+  },
+];
+
 export const cartCreatedExample = {
   data: {
     id: '0190b000-0000-7000-8000-000000000006',
@@ -201,36 +233,7 @@ export const cartCreatedExample = {
     createdAt: '2026-03-01T10:00:00.000Z',
     updatedAt: '2026-03-01T10:00:00.000Z',
   },
-  nextActions: [
-    {
-      rel: 'self',
-      method: 'GET',
-      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006',
-      requiredScope: 'read',
-      allowed: true,
-    },
-    {
-      rel: 'addItem',
-      method: 'POST',
-      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006/items',
-      requiredScope: 'commerce',
-      allowed: true,
-    },
-    {
-      rel: 'applyPromo',
-      method: 'POST',
-      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006/promo',
-      requiredScope: 'commerce',
-      allowed: true,
-    },
-    {
-      rel: 'checkout',
-      method: 'POST',
-      href: '/api/v1/orders',
-      requiredScope: 'commerce',
-      allowed: true,
-    },
-  ],
+  nextActions: cartActions,
 };
 
 export const cartItemAddedExample = {
@@ -279,36 +282,7 @@ export const cartItemAddedExample = {
     createdAt: '2026-03-01T10:00:00.000Z',
     updatedAt: '2026-03-01T10:00:00.000Z',
   },
-  nextActions: [
-    {
-      rel: 'self',
-      method: 'GET',
-      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006',
-      requiredScope: 'read',
-      allowed: true,
-    },
-    {
-      rel: 'addItem',
-      method: 'POST',
-      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006/items',
-      requiredScope: 'commerce',
-      allowed: true,
-    },
-    {
-      rel: 'applyPromo',
-      method: 'POST',
-      href: '/api/v1/carts/0190b000-0000-7000-8000-000000000006/promo',
-      requiredScope: 'commerce',
-      allowed: true,
-    },
-    {
-      rel: 'checkout',
-      method: 'POST',
-      href: '/api/v1/orders',
-      requiredScope: 'commerce',
-      allowed: true,
-    },
-  ],
+  nextActions: cartActions,
 };
 
 export const orderCreatedExample = {

@@ -131,14 +131,13 @@ export class DeliveryWorker {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        self.wakeWaiter = undefined;
-        self.woken = false;
+        this.wakeWaiter = undefined;
+        this.woken = false;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wakeWaiter = done;
     });
   }

@@ -97,11 +97,7 @@ export async function getWebhook(
 }
 
 export async function webhookExists(db: Queryable, tenantId: string, id: string): Promise<boolean> {
-  const rows = await db
-    .select({ id: webhookSubscriptions.id })
-    .from(webhookSubscriptions)
-    .where(tenantWhere(webhookSubscriptions, tenantId, eq(webhookSubscriptions.id, id)));
-  return rows.length > 0;
+  return (await repo.get(db, tenantId, id)) !== undefined;
 }
 
 /** Creates an active subscription; the plain secret is returned once and stored only encrypted. */
