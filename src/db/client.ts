@@ -10,6 +10,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
+import { prepareStatementsOn } from './prepared-statements.js';
 import * as schema from './schema.js';
 import { guardRootHandle } from './transaction-guard.js';
 
@@ -49,6 +50,7 @@ export function openPostgres({ url, poolSize = 10, logger }: PostgresOptions): D
     statement_timeout: 30_000,
   });
   pool.on('error', (err) => logger?.warn({ err }, 'idle PostgreSQL connection failed'));
+  prepareStatementsOn(pool);
   const db = guardRootHandle(drizzlePg({ client: pool, schema }) as unknown as Db);
   return {
     db,
