@@ -1,6 +1,7 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../db/client.js';
+import { jsonParam } from '../db/sql-params.js';
 import { tenantWhere } from '../db/tenant-scope.js';
 import type { EventType } from './event-types.js';
 import { events } from './tables.js';
@@ -31,10 +32,16 @@ export function eventRow(
 
 /**
  * An INSERT of outbox rows returning `tenant_id, id, type`, not yet run: runMutation makes it the
- * `ev` CTE that webhook fan-out reads, all in one statement.
+ * `ev` CTE that webhook fan-out reads, all in one statement. Plain SQL with primitive parameters,
+ * as it is built on every write (see `auditRowsInsert`).
  */
-export const insertEventRows = (tx: Queryable, rows: EventRow[]) =>
-  tx.insert(events).values(rows).returning({ tenant_id: events.tenantId, id: events.id, type: events.type });
+export function eventRowsInsert(rows: readonly EventRow[]): SQL {
+  const values = rows.map(
+    (r) =>
+      sql`(${r.tenantId}::uuid, ${r.id}::uuid, ${r.type}, ${r.occurredAt.toISOString()}::timestamptz, ${jsonParam(r.payload)}::jsonb, ${r.requestId ?? null})`,
+  );
+  return sql`insert into events (tenant_id, id, type, occurred_at, payload, request_id) values ${sql.join(values, sql`, `)} returning tenant_id, id, type`;
+}
 
 /** Events of a tenant, newest first (tests and, later, webhook replay read these). */
 export async function listEvents(db: Queryable, tenantId: string, type?: EventType): Promise<EventRecord[]> {

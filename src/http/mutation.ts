@@ -1,12 +1,12 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
-import { type Db, rowsOf, type Tx } from '../db/client.js';
+import { type Db, type Queryable, rowsOf, type Tx } from '../db/client.js';
 import { insideApiTransaction } from '../db/transaction-guard.js';
 import type { DeliverySignal } from '../events/delivery/signal.js';
 import type { EventType } from '../events/event-types.js';
-import { type EventRow, eventRow, insertEventRows } from '../events/outbox.js';
-import { type AuditInput, auditRow, insertAuditRows } from '../modules/audit/index.js';
+import { type EventRow, eventRow, eventRowsInsert } from '../events/outbox.js';
+import { type AuditInput, auditRow, auditRowsInsert } from '../modules/audit/index.js';
 // Direct import (not the module index): the index loads webhook routes, which import this file.
 import { fanOutFromEvents } from '../modules/webhooks/fan-out.js';
 import { requireCtx } from './auth.js';
@@ -22,15 +22,24 @@ import {
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './limits.js';
 import type { TypedApp } from './types.js';
 
-/** What a write sees: its transaction, the caller, the time, and the audit/event writers bound to both. */
-export interface Mutation {
-  tx: Tx;
+/**
+ * What a write that reads nothing in its transaction sees: the caller, the time, and writers that
+ * buffer. Everything buffered is written by one statement at the end (see `bind`).
+ */
+export interface BufferedMutation {
   ctx: RequestContext;
   now: Date;
   audit(entry: AuditInput): Promise<void>;
   emit(type: EventType, data: unknown): Promise<void>;
+  /** Buffers a data-modifying statement (an INSERT) for the final statement. */
+  write(statement: SQL): void;
   /** For writes that queue webhook deliveries themselves: wake the workers once committed. */
   deliveriesQueued(): void;
+}
+
+/** What a write sees: its transaction as well, for reads, locks and immediate writes. */
+export interface Mutation extends BufferedMutation {
+  tx: Tx;
 }
 
 export interface MutationResponse {
@@ -70,17 +79,22 @@ export function idempotentRequest(request: FastifyRequest, ctx: RequestContext):
 }
 
 /**
- * The mutation handed to `work`: audit entries and events are buffered and written by `flush`
- * in one statement at the end of the work, in its transaction (one round trip, not one each).
+ * The buffered writers handed to `work`: statements, audit entries and events are written by
+ * `flush` in ONE statement at the end (data-modifying CTEs), on `q`: one round trip, and atomic
+ * even outside a transaction.
  */
-function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation & { flush(): Promise<boolean> } {
-  const audits: Parameters<typeof insertAuditRows>[1] = [];
+function bind(
+  q: Queryable,
+  ctx: RequestContext,
+  now: Date,
+): { m: BufferedMutation; flush(): Promise<boolean> } {
+  const writes: SQL[] = [];
+  const audits: ReturnType<typeof auditRow>[] = [];
   const outbox: EventRow[] = [];
   // A system write (runSystemMutation) has no API key: its audit entries name no actor.
   const actor = { tenantId: ctx.tenantId, keyId: ctx.keyId || null, requestId: ctx.requestId };
   let queued = false;
-  return {
-    tx,
+  const m: BufferedMutation = {
     ctx,
     now,
     audit: async (entry) => {
@@ -89,20 +103,26 @@ function bind(tx: Tx, ctx: RequestContext, now: Date): Mutation & { flush(): Pro
     emit: async (type, data) => {
       outbox.push(eventRow(ctx.tenantId, type, data, now, ctx.requestId));
     },
+    write: (statement) => {
+      writes.push(statement);
+    },
     deliveriesQueued: () => {
       queued = true;
     },
+  };
+  return {
+    m,
     /** Writes what was buffered; true when webhook deliveries were queued. */
     async flush() {
-      // One statement: audit entries, events, and a delivery per matching webhook subscription.
-      const parts: SQL[] = [];
-      if (audits.length > 0) parts.push(sql`audit as (${insertAuditRows(tx, audits).getSQL()})`);
+      const parts = writes.map((w, i) => sql`${sql.raw(`w${i}`)} as (${w})`);
+      if (audits.length > 0) parts.push(sql`audit as (${auditRowsInsert(audits)})`);
       if (outbox.length > 0) {
-        parts.push(sql`ev as (${insertEventRows(tx, outbox).getSQL()})`);
-        const result = await tx.execute(sql`with ${sql.join(parts, sql`, `)} ${fanOutFromEvents(now)}`);
+        // The events, and a delivery per matching webhook subscription.
+        parts.push(sql`ev as (${eventRowsInsert(outbox)})`);
+        const result = await q.execute(sql`with ${sql.join(parts, sql`, `)} ${fanOutFromEvents(now)}`);
         return queued || rowsOf(result).length > 0;
       }
-      if (audits.length > 0) await insertAuditRows(tx, audits);
+      if (parts.length > 0) await q.execute(sql`with ${sql.join(parts, sql`, `)} select 1`);
       return queued;
     },
   };
@@ -115,9 +135,9 @@ async function runWork(
   now: Date,
   work: (m: Mutation) => Promise<MutationResponse>,
 ): Promise<MutationResponse & { queued: boolean }> {
-  const m = bind(tx, ctx, now);
-  const response = await work(m);
-  return { ...response, queued: await m.flush() };
+  const { m, flush } = bind(tx, ctx, now);
+  const response = await work({ ...m, tx });
+  return { ...response, queued: await flush() };
 }
 
 /**
@@ -147,9 +167,9 @@ export async function runSystemMutation<T>(
   const now = deps.clock.now();
   const { result, queued } = await deps.db.transaction((tx) =>
     insideApiTransaction(async () => {
-      const m = bind(tx, ctx, now);
-      const result = await work(m);
-      return { result, queued: await m.flush() };
+      const { m, flush } = bind(tx, ctx, now);
+      const result = await work({ ...m, tx });
+      return { result, queued: await flush() };
     }),
   );
   if (queued) deps.deliveries?.queued();
@@ -252,6 +272,29 @@ export async function runMutation(
 
   if (outcome.queued) deps.deliveries?.queued();
   return sendOutcome(reply, outcome);
+}
+
+/**
+ * runMutation for writes that need no reads or locks in their transaction: without an
+ * Idempotency-Key, what `work` buffered is written by one statement with no BEGIN/COMMIT around
+ * it (one round trip instead of three or more; a single statement is atomic on its own). With
+ * one, it is runMutation, as the stored response must commit with the write.
+ */
+export async function runBufferedMutation(
+  deps: { db: Db; clock: Clock; deliveries?: DeliverySignal },
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (m: BufferedMutation) => Promise<MutationResponse>,
+): Promise<FastifyReply> {
+  const ctx = requireCtx(request);
+  if (idempotentRequest(request, ctx)) return runMutation(deps, request, reply, work);
+  const { m, flush } = bind(deps.db, ctx, deps.clock.now());
+  // Marked as in the transaction, as runMutation's work is: billing calls there fail at once.
+  const response = await insideApiTransaction(() => work(m));
+  // Serialised before the write, so a response that cannot be sent leaves nothing written.
+  const payload = serialize(reply, response.status, response.body);
+  if (await flush()) deps.deliveries?.queued();
+  return sendOutcome(reply, { status: response.status, payload, replayed: false });
 }
 
 /** Sends a stored or fresh outcome as the exact bytes recorded. */

@@ -1,5 +1,5 @@
 export { planChangeRulesOf, planLinksBetween } from './plans.js';
-export { pricingDataFor } from './pricing-data.js';
+export { type PricingData, pricingDataFor, pricingDataRead } from './pricing-data.js';
 export {
   activeProducts,
   type ProductApi,

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { type Queryable, rowsOf } from '../../db/client.js';
+import type { Queryable } from '../../db/client.js';
+import { readTogether, type ScalarRead } from '../../db/read-together.js';
 import type { Offer, PriceRule } from '../pricing/engine.js';
 import type { ProductRow } from './products.js';
 
@@ -52,23 +53,43 @@ const toOffer = (o: Json): Offer => ({
   active: o.active as boolean,
 });
 
+export interface PricingData {
+  products: ProductRow[];
+  rules: PriceRule[];
+  offers: Offer[];
+}
+
 /**
  * What the pricing engine needs for some products (the products, their price rules, their
- * active offers) in ONE round trip: pricing sits on every cart, order and resolve request.
+ * active offers) as ONE value: pricing sits on every cart, order and resolve request, and a
+ * caller may read it together with other data (`readTogether`).
  */
-export async function pricingDataFor(db: Queryable, tenantId: string, productIds: readonly string[]) {
-  if (productIds.length === 0) return { products: [], rules: [], offers: [] };
+export function pricingDataRead(tenantId: string, productIds: readonly string[]): ScalarRead<PricingData> {
   // The ids were validated as UUIDs by the route schemas; they travel as one array parameter.
   const ids = `{${productIds.join(',')}}`;
-  const result = await db.execute(sql`
-    select
-      (select coalesce(json_agg(p), '[]') from products p where p.tenant_id = ${tenantId} and p.id = any(${ids}::uuid[])) as products,
-      (select coalesce(json_agg(r), '[]') from price_rules r where r.tenant_id = ${tenantId} and r.product_id = any(${ids}::uuid[])) as rules,
-      (select coalesce(json_agg(o), '[]') from offers o where o.tenant_id = ${tenantId} and o.product_id = any(${ids}::uuid[]) and o.active) as offers`);
-  const [row] = rowsOf<{ products: Json[]; rules: Json[]; offers: Json[] }>(result);
   return {
-    products: (row?.products ?? []).map(toProduct),
-    rules: (row?.rules ?? []).map(toRule),
-    offers: (row?.offers ?? []).map(toOffer),
+    query: sql`select json_build_object(
+      'products', (select coalesce(json_agg(p), '[]') from products p where p.tenant_id = ${tenantId} and p.id = any(${ids}::uuid[])),
+      'rules', (select coalesce(json_agg(r), '[]') from price_rules r where r.tenant_id = ${tenantId} and r.product_id = any(${ids}::uuid[])),
+      'offers', (select coalesce(json_agg(o), '[]') from offers o where o.tenant_id = ${tenantId} and o.product_id = any(${ids}::uuid[]) and o.active))`,
+    decode: (value) => {
+      const data = value as { products: Json[]; rules: Json[]; offers: Json[] };
+      return {
+        products: data.products.map(toProduct),
+        rules: data.rules.map(toRule),
+        offers: data.offers.map(toOffer),
+      };
+    },
   };
+}
+
+/** `pricingDataRead` on its own: one round trip. */
+export async function pricingDataFor(
+  db: Queryable,
+  tenantId: string,
+  productIds: readonly string[],
+): Promise<PricingData> {
+  if (productIds.length === 0) return { products: [], rules: [], offers: [] };
+  const [data] = await readTogether(db, [pricingDataRead(tenantId, productIds)]);
+  return data;
 }

@@ -1,8 +1,6 @@
 import type { BillingAdapter } from '../../billing/index.js';
-import type { Queryable } from '../../db/client.js';
 import { AppError, validationFailed } from '../../http/errors.js';
-import type { PricingContext } from '../pricing/index.js';
-import { priceLines } from '../pricing/index.js';
+import type { PricedLine } from '../pricing/index.js';
 import type { OrderLine } from './tables.js';
 
 export interface LineInput {
@@ -21,21 +19,18 @@ export interface PricedOrderLines {
 }
 
 /**
- * Prices order lines: modeled charges by the engine (price rules, tiers, offers) and passthrough
+ * Prices order lines (`priced`: the engine's lines for `items`, from priceLines or
+ * priceLinesWith): modeled charges by the engine (price rules, tiers, offers) and passthrough
  * charges by the billing adapter's live quote. Unknown or inactive products, or another
  * currency, are 400 naming the line; a needed quote the adapter cannot give is 502.
- * Reads only: call it before the write transaction.
+ * Reads only (the quote): call it before the write transaction.
  */
 export async function priceOrderLines(
-  db: Queryable,
-  tenantId: string,
+  priced: readonly (PricedLine | undefined)[],
   items: readonly LineInput[],
-  context: PricingContext,
   currency: string,
-  now: Date,
   adapter: () => Promise<BillingAdapter | null>,
 ): Promise<PricedOrderLines> {
-  const priced = await priceLines(db, tenantId, items, context, now);
   const result: PricedOrderLines = {
     lines: [],
     totalCents: 0,

@@ -1,19 +1,31 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { type BillingAdapter, type Invoice, presentInvoice, unwrapBilling } from '../../billing/index.js';
+import { readTogether } from '../../db/read-together.js';
 import type { Deps } from '../../deps.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { AppError, errorResponses, notFound, validationFailed } from '../../http/errors.js';
 import { orderCreatedExample, orderExample, orderUpdatedExample } from '../../http/examples.js';
-import { runMutation } from '../../http/mutation.js';
+import {
+  type BufferedMutation,
+  type Mutation,
+  runBufferedMutation,
+  runMutation,
+} from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
 import { resolveAccount } from '../accounts/index.js';
 import { diffChanges } from '../audit/index.js';
 import { type CheckoutCart, lockCartForCheckout, markCartCheckedOut } from '../carts/index.js';
-import { redeemPromotion } from '../catalog/index.js';
-import { assertAllowed, evaluatePolicies } from '../policies/index.js';
+import { pricingDataRead, redeemPromotion } from '../catalog/index.js';
+import {
+  activePoliciesRead,
+  assertAllowed,
+  evaluateLoadedPolicies,
+  evaluatePolicies,
+} from '../policies/index.js';
+import { priceLines, priceLinesWith } from '../pricing/index.js';
 import { type Prepared, prepareCreate } from '../subscriptions/index.js';
 import { getTenant } from '../tenants/index.js';
 import { type PricedOrderLines, priceOrderLines } from './pricing.js';
@@ -25,7 +37,16 @@ import {
   OrderSchema,
   PatchOrderBody,
 } from './schemas.js';
-import { getOrder, insertOrder, listOrders, type OrderApi, presentOrder, updateOrder } from './service.js';
+import {
+  getOrder,
+  listOrders,
+  newOrderRow,
+  type OrderApi,
+  orderInsert,
+  orderSequenceRead,
+  presentOrder,
+  updateOrder,
+} from './service.js';
 import type { OrderLine } from './tables.js';
 
 const TAGS = ['Orders'];
@@ -130,6 +151,24 @@ async function billingTarget(
   return null;
 }
 
+/** In the order's transaction: the cart is still active, becomes checked out, its promotion is redeemed. */
+async function checkOutCart(m: Mutation, cart: CheckoutCart): Promise<void> {
+  const locked = await lockCartForCheckout(m.tx, m.ctx.tenantId, cart.id);
+  if (locked === 'checked_out' || locked === 'not_found')
+    throw new AppError('conflict', 'The cart is already checked out');
+  await markCartCheckedOut(m.tx, m.ctx.tenantId, cart.id, m.now);
+  if (
+    cart.promotionId &&
+    cart.promoDiscountCents > 0 &&
+    !(await redeemPromotion(m.tx, m.ctx.tenantId, cart.promotionId))
+  ) {
+    throw new AppError(
+      'conflict',
+      `Promotion ${cart.promoCode} reached its usage limit; remove it from the cart and retry`,
+    );
+  }
+}
+
 export function registerOrderRoutes(app: TypedApp, deps: Deps) {
   app.post(
     '/api/v1/orders',
@@ -171,13 +210,16 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         adapter ??= await deps.billing.forTenant(deps.db, ctx.tenantId);
         return adapter;
       };
+      // One round trip: pricing data, the order_create policies and the order's number.
+      const [pricingData, policies, sequence] = await readTogether(deps.db, [
+        pricingDataRead(ctx.tenantId, [...new Set(input.items.map((i) => i.productId))]),
+        activePoliciesRead(ctx.tenantId, 'order_create'),
+        orderSequenceRead,
+      ]);
       const priced = await priceOrderLines(
-        deps.db,
-        ctx.tenantId,
+        priceLinesWith(pricingData, input.items, input.context, now),
         input.items,
-        input.context,
         input.currency,
-        now,
         billing,
       );
       // A cart's stored totals (its promo included) stand; quotes are added at checkout.
@@ -190,7 +232,7 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       if (body.totalCents !== undefined && input.items.length > 0 && body.totalCents !== totalCents) {
         priced.hints.push({ field: 'totalCents', submitted: body.totalCents, resolved: totalCents });
       }
-      const policyEvaluation = await evaluatePolicies(deps.db, ctx.tenantId, 'order_create', {
+      const policyEvaluation = evaluateLoadedPolicies(policies, {
         order: {
           items: priced.lines.map((l) => ({
             productId: l.productId,
@@ -235,26 +277,11 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         : [];
 
       let created: { id: string } | undefined; // set only when this request created the order (not on replay)
-      const sent = await runMutation(deps, request, reply, async (m) => {
-        if (input.cart) {
-          const locked = await lockCartForCheckout(m.tx, m.ctx.tenantId, input.cart.id);
-          if (locked === 'checked_out' || locked === 'not_found')
-            throw new AppError('conflict', 'The cart is already checked out');
-          await markCartCheckedOut(m.tx, m.ctx.tenantId, input.cart.id, m.now);
-          if (
-            input.cart.promotionId &&
-            input.cart.promoDiscountCents > 0 &&
-            !(await redeemPromotion(m.tx, m.ctx.tenantId, input.cart.promotionId))
-          ) {
-            throw new AppError(
-              'conflict',
-              `Promotion ${input.cart.promoCode} reached its usage limit; remove it from the cart and retry`,
-            );
-          }
-        }
-        const row = await insertOrder(
-          m.tx,
+      /** Writes the order, its audit entry and events; `provision` runs between them (journeys). */
+      const writeOrder = async (m: BufferedMutation, provision?: (orderId: string) => Promise<void>) => {
+        const row = newOrderRow(
           m.ctx.tenantId,
+          sequence,
           {
             status: owner.contactId || owner.organizationId ? 'pending' : 'draft',
             items: priced.lines.map(({ productType: _t, ...line }) => line),
@@ -272,12 +299,12 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
           },
           m.now,
         );
+        m.write(orderInsert(row));
         const order = presentOrder(row);
         created = order;
         await m.audit({ action: 'order.create', resourceType: 'order', resourceId: order.id });
         await m.emit('order.created', order);
-        for (const subscription of journeySubscriptions)
-          await subscription.commit(m, null, { orderId: order.id });
+        await provision?.(order.id);
         if (invoice)
           await m.emit('invoice.created', {
             resourceType: 'invoice',
@@ -312,7 +339,19 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
             orderActions(order, hasSubscription, journeySubscriptions.length > 0),
           ),
         };
-      });
+      };
+      // A plain order writes in one statement; a checkout locks its cart and a journey
+      // provisions subscriptions, in one transaction with the order.
+      const sent =
+        !input.cart && journeySubscriptions.length === 0
+          ? await runBufferedMutation(deps, request, reply, (m) => writeOrder(m))
+          : await runMutation(deps, request, reply, async (m) => {
+              if (input.cart) await checkOutCart(m, input.cart);
+              return writeOrder(m, async (orderId) => {
+                for (const subscription of journeySubscriptions)
+                  await subscription.commit(m, null, { orderId });
+              });
+            });
       if (input.cart && created) meterUsageLater(deps, ctx.tenantId, request, created.id, input.cart);
       return sent;
     },
@@ -397,13 +436,11 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       let items: OrderLine[] | undefined;
       let totalCents = body.totalCents;
       if (body.items) {
+        const lines = body.items.map((i) => ({ productId: i.productId, quantity: i.quantity ?? 1 }));
         const priced = await priceOrderLines(
-          deps.db,
-          ctx.tenantId,
-          body.items.map((i) => ({ productId: i.productId, quantity: i.quantity ?? 1 })),
-          current.customerContext,
+          await priceLines(deps.db, ctx.tenantId, lines, current.customerContext, deps.clock.now()),
+          lines,
           current.currency,
-          deps.clock.now(),
           () => deps.billing.forTenant(deps.db, ctx.tenantId),
         );
         items = priced.lines.map(({ productType: _t, ...line }) => line);

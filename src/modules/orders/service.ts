@@ -1,7 +1,8 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../db/client.js';
+import type { ScalarRead } from '../../db/read-together.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { iso } from '../../http/format.js';
@@ -48,14 +49,34 @@ export interface NewOrder {
   invoiceId: string | null;
 }
 
-/** Inserts an order numbered by the sequence default (never blocks; a rolled-back number is a gap). */
-export async function insertOrder(
-  tx: Queryable,
-  tenantId: string,
-  order: NewOrder,
-  now: Date,
-): Promise<OrderRow> {
-  return repo.insert(tx, tenantId, { id: uuidv7(), ...order, createdAt: now, updatedAt: now });
+/**
+ * The next order number (`ORD-<n>`) from one sequence, as a read to run with others: increasing,
+ * unique across tenants and instances, never blocking; a number taken by a request that then
+ * fails is a gap.
+ */
+export const orderSequenceRead: ScalarRead<number> = {
+  query: sql`select nextval('order_number_seq')`,
+  decode: Number,
+};
+
+/** The row of a new order: numbered beforehand, so the response and its event carry the number. */
+export function newOrderRow(tenantId: string, sequence: number, order: NewOrder, now: Date): OrderRow {
+  return { tenantId, id: uuidv7(), sequence, ...order, createdAt: now, updatedAt: now };
+}
+
+/**
+ * The INSERT of a new order, for the mutation's final statement (`m.write`). Plain SQL with
+ * primitive parameters, as the audit and event inserts beside it (see `auditRowsInsert`).
+ */
+export function orderInsert(o: OrderRow): SQL {
+  return sql`insert into orders (tenant_id, id, sequence, status, items, total_cents, currency, contact_id,
+      organization_id, journey_id, cart_id, customer_context, promo_code, discount_cents, billing_account_id,
+      invoice_id, created_at, updated_at)
+    values (${o.tenantId}::uuid, ${o.id}::uuid, ${o.sequence}, ${o.status}, ${JSON.stringify(o.items)}::jsonb,
+      ${o.totalCents}, ${o.currency}, ${o.contactId}::uuid, ${o.organizationId}::uuid, ${o.journeyId}::uuid,
+      ${o.cartId}::uuid, ${JSON.stringify(o.customerContext)}::jsonb, ${o.promoCode}, ${o.discountCents},
+      ${o.billingAccountId}, ${o.invoiceId}, ${o.createdAt.toISOString()}::timestamptz,
+      ${o.updatedAt.toISOString()}::timestamptz)`;
 }
 
 export async function getOrder(

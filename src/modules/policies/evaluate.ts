@@ -1,10 +1,9 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { LogicEngine } from 'json-logic-engine';
 import type { Queryable } from '../../db/client.js';
-import { tenantWhere } from '../../db/tenant-scope.js';
+import { readTogether, type ScalarRead } from '../../db/read-together.js';
 import { AppError, validationFailed } from '../../http/errors.js';
 import type { PolicyEffect, PolicyType } from './schemas.js';
-import { policies } from './tables.js';
 
 /**
  * One engine for the process: the synchronous engine (no async operators), default operators
@@ -126,6 +125,25 @@ function resultOf(condition: unknown, effect: PolicyEffect, data: unknown): Poli
   }
 }
 
+/** A policy as evaluation needs it. */
+export interface LoadedPolicy {
+  id: string;
+  name: string;
+  type: PolicyType;
+  condition: unknown;
+  effect: PolicyEffect;
+}
+
+/** The tenant's active policies of `type`, oldest first, as one value (see `readTogether`). */
+export function activePoliciesRead(tenantId: string, type: PolicyType): ScalarRead<LoadedPolicy[]> {
+  return {
+    query: sql`select coalesce(json_agg(json_build_object('id', p.id, 'name', p.name, 'type', p.type,
+        'condition', p.condition, 'effect', p.effect) order by p.created_at, p.id), '[]')
+      from policies p where p.tenant_id = ${tenantId} and p.type = ${type} and p.active`,
+    decode: (value) => value as LoadedPolicy[],
+  };
+}
+
 /**
  * Evaluates the tenant's active policies of `type` against `input` (the documented input of the
  * type, see docs/policies.md), oldest first. An `allow` result is an exception that overrides
@@ -137,26 +155,21 @@ export async function evaluatePolicies(
   type: PolicyType,
   input: object,
 ): Promise<PolicyEvaluation> {
-  const rows = await db
-    .select({
-      id: policies.id,
-      name: policies.name,
-      type: policies.type,
-      condition: policies.condition,
-      effect: policies.effect,
-    })
-    .from(policies)
-    .where(tenantWhere(policies, tenantId, and(eq(policies.type, type), eq(policies.active, true))))
-    .orderBy(asc(policies.createdAt), asc(policies.id));
-  if (rows.length === 0) return { allowed: true, evaluations: [] };
+  const [loaded] = await readTogether(db, [activePoliciesRead(tenantId, type)]);
+  return evaluateLoadedPolicies(loaded, input);
+}
+
+/** `evaluatePolicies` on policies already read (`activePoliciesRead`). */
+export function evaluateLoadedPolicies(loaded: readonly LoadedPolicy[], input: object): PolicyEvaluation {
+  if (loaded.length === 0) return { allowed: true, evaluations: [] };
   // Conditions see a plain-JSON copy: no Dates, getters or class instances of the caller's.
   const data: unknown = JSON.parse(JSON.stringify(input));
-  const evaluations = rows.map((row) => ({
-    policyId: row.id,
-    policyName: row.name,
-    policyType: row.type,
-    effect: row.effect,
-    result: resultOf(row.condition, row.effect, data),
+  const evaluations = loaded.map((policy) => ({
+    policyId: policy.id,
+    policyName: policy.name,
+    policyType: policy.type,
+    effect: policy.effect,
+    result: resultOf(policy.condition, policy.effect, data),
   }));
   const blocked = evaluations.some((e) => e.result === 'block');
   const excepted = evaluations.some((e) => e.result === 'allow');

@@ -1,5 +1,7 @@
 export {
+  activePoliciesRead,
   assertAllowed,
+  evaluateLoadedPolicies,
   evaluatePolicies,
   type OrderCreatePolicyInput,
   type OrderUpdatePolicyInput,

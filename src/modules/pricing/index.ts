@@ -1,3 +1,3 @@
 export * from './engine.js';
 export { registerPricingRoutes } from './routes.js';
-export { type PricedLine, priceLines } from './service.js';
+export { type PricedLine, priceLines, priceLinesWith } from './service.js';

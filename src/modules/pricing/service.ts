@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/client.js';
-import { type ProductRow, pricingDataFor } from '../catalog/index.js';
+import { type PricingData, type ProductRow, pricingDataFor } from '../catalog/index.js';
 import { type PriceResolution, type PricingContext, resolvePrice } from './engine.js';
 
 export interface PricedLine {
@@ -18,8 +18,17 @@ export async function priceLines(
   context: PricingContext,
   now: Date,
 ): Promise<(PricedLine | undefined)[]> {
-  const ids = [...new Set(lines.map((l) => l.productId))];
-  const { products, rules, offers } = await pricingDataFor(db, tenantId, ids);
+  const data = await pricingDataFor(db, tenantId, [...new Set(lines.map((l) => l.productId))]);
+  return priceLinesWith(data, lines, context, now);
+}
+
+/** `priceLines` on data already read (`pricingDataRead`, read together with other data). */
+export function priceLinesWith(
+  { products, rules, offers }: PricingData,
+  lines: readonly { productId: string; quantity: number }[],
+  context: PricingContext,
+  now: Date,
+): (PricedLine | undefined)[] {
   const byId = new Map(products.map((p) => [p.id, p]));
   return lines.map((line) => {
     const product = byId.get(line.productId);

@@ -1,8 +1,8 @@
 import { and, asc, count, desc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
-import type { Queryable, Tx } from '../../db/client.js';
+import { type Queryable, rowsOf, type Tx } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import { eventRow, insertEventRows } from '../../events/outbox.js';
+import { eventRow, eventRowsInsert } from '../../events/outbox.js';
 import { events } from '../../events/tables.js';
 import { iso, isoOrNull } from '../../http/format.js';
 import type { DeliveryDetailSchema, DeliverySchema } from './schemas.js';
@@ -133,7 +133,9 @@ export async function enqueueTestDelivery(
     resourceId: subscriptionId,
     message: 'Test event sent on request (POST /webhooks/{id}/test).',
   };
-  const [event] = await insertEventRows(tx, [eventRow(tenantId, 'webhook.test', data, now, requestId)]);
+  const [event] = rowsOf<{ id: string }>(
+    await tx.execute(eventRowsInsert([eventRow(tenantId, 'webhook.test', data, now, requestId)])),
+  );
   if (!event) throw new Error('webhook.test event was not written');
   const [row] = await tx
     .insert(d)
