@@ -2,21 +2,32 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
 
+/** One bench tenant: an unlimited admin key, two products, a promotion, one order. */
 export interface Fixture {
   key: string;
   tenantId: string;
   keyId: string;
   productId: string;
   oneTimeProductId: string;
+  orderId: string;
+  promoCode: string;
 }
 
 export interface BenchServer {
+  /** The app; its rate limiter is in Redis when REDIS_URL is set. */
   appUrl: string;
+  /** The same app with the in-process rate limiter of a single instance. */
+  singleInstanceUrl: string;
   bareUrl: string;
-  database: string;
   rateLimiter: string;
   fixtures: Fixture[];
+  /** The tenant holding `listOrders` orders (BENCH_LIST_ORDERS). */
+  listTenant: Fixture;
+  listOrders: number;
+  /** The server process's RSS now, in bytes. */
+  rss(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -33,26 +44,38 @@ async function freePort(): Promise<number> {
 
 /** Starts bench/server.ts in a child process and waits for its fixtures line. */
 export async function startBenchServer(env: Record<string, string | undefined> = {}): Promise<BenchServer> {
-  const [appPort, barePort] = [await freePort(), await freePort()];
+  const [appPort, singlePort, barePort] = [await freePort(), await freePort(), await freePort()];
   // BENCH_NODE_ARGS: extra Node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/server.ts'], {
-    env: { ...process.env, ...env, BENCH_APP_PORT: String(appPort), BENCH_BARE_PORT: String(barePort) },
+    env: {
+      ...process.env,
+      ...env,
+      BENCH_APP_PORT: String(appPort),
+      BENCH_SINGLE_PORT: String(singlePort),
+      BENCH_BARE_PORT: String(barePort),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const ready = await new Promise<{ database: string; rateLimiter: string; fixtures: Fixture[] }>(
-    (resolve, reject) => {
-      child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-      lines.on('line', (line) => {
-        if (line.startsWith('{"ready":true')) resolve(JSON.parse(line));
-      });
-    },
-  );
+  const ready = await new Promise<{
+    rateLimiter: string;
+    fixtures: Fixture[];
+    listTenant: Fixture;
+    listOrders: number;
+  }>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+    lines.on('line', (line) => {
+      if (line.startsWith('{"ready":true')) resolve(JSON.parse(line));
+    });
+  });
   return {
     appUrl: `http://127.0.0.1:${appPort}`,
+    singleInstanceUrl: `http://127.0.0.1:${singlePort}`,
     bareUrl: `http://127.0.0.1:${barePort}`,
     ...ready,
+    rss: async () =>
+      ((await (await fetch(`http://127.0.0.1:${barePort}/rss`)).json()) as { rss: number }).rss,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
@@ -113,13 +136,74 @@ export async function runLoad(
   };
 }
 
-export function markdownTable(results: LoadResult[]): string {
-  const rows = results.map(
-    (r) => `| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} | ${r.errors} |`,
-  );
-  return [
-    '| route | req/s | p50 ms | p99 ms | non-2xx | errors |',
-    '|---|---:|---:|---:|---:|---:|',
-    ...rows,
-  ].join('\n');
+/** Calls the API inside a flow: resolves with the response's `data`, throws on a non-2xx. */
+export type FlowCall = (
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  key: string,
+  body?: object,
+) => Promise<Record<string, unknown>>;
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+/**
+ * Closed-loop load of multi-request flows (each step needs the previous step's answer, which
+ * autocannon cannot chain): `connections` workers each run `flow` again and again for `seconds`.
+ * Reports requests per second and per-request latency, like runLoad, plus flows per second.
+ */
+export async function runFlows(
+  name: string,
+  baseUrl: string,
+  flow: (call: FlowCall, i: number) => Promise<void>,
+  options: { connections: number; seconds: number },
+): Promise<LoadResult & { flowsPerSecond: number }> {
+  const pool = new Pool(baseUrl, { connections: options.connections });
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  let flows = 0;
+  const call: FlowCall = async (method, path, key, body) => {
+    const started = performance.now();
+    const res = await pool.request({
+      method,
+      path: `/api/v1${path}`,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.body.text();
+    latencies.push(performance.now() - started);
+    if (res.statusCode >= 300) {
+      non2xx++;
+      throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
+    }
+    return (JSON.parse(text) as { data: Record<string, unknown> }).data;
+  };
+  const deadline = performance.now() + options.seconds * 1000;
+  let next = 0;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      try {
+        await flow(call, next++);
+        flows++;
+      } catch (err) {
+        errors++;
+        if (errors <= 3) console.error(`${name}: ${(err as Error).message}`);
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: options.connections }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    name,
+    requestsPerSecond: Math.round(latencies.length / elapsed),
+    flowsPerSecond: Math.round(flows / elapsed),
+    p50Ms: Math.round(percentile(latencies, 50)),
+    p99Ms: Math.round(percentile(latencies, 99)),
+    non2xx,
+    errors,
+  };
 }

@@ -1,23 +1,33 @@
-// The servers a benchmark measures, in one child process so the load generator has its own core:
-//   the full app (auth + rate limit + envelope + schemas) on BENCH_APP_PORT, and a bare Fastify
-//   with no middleware on BENCH_BARE_PORT: `/bare` (no I/O) and `/read/:tenantId/:id` (the same
-//   database read the measured API route does). Prints one JSON line with the fixtures when ready.
+// The servers a benchmark measures, in one child process so the load generator has its own
+// process: the full app (auth + rate limit + envelope + schemas) on BENCH_APP_PORT (rate limiter
+// in Redis when REDIS_URL is set, as several instances need), the same app with the in-process
+// limiter of a single instance on BENCH_SINGLE_PORT, and a bare
+// Fastify with no middleware on BENCH_BARE_PORT holding the baselines:
+//   GET  /bare                        no I/O
+//   GET  /read/order/:tenantId/:id    the row GET /orders/{id} reads, with raw node-postgres
+//   GET  /same-read/order/:tenantId/:id  the same read through the API's own data access (getOrder)
+//   GET  /read/orders/:tenantId       the rows GET /orders reads, with raw node-postgres
+//   POST /raw-tx                      BEGIN; three INSERTs; COMMIT, with raw node-postgres
+//   GET  /rss                         this process's resident set size (sampled by the runner)
+// PostgreSQL only (DATABASE_URL); Redis for the rate limiter when REDIS_URL is set. Prints one
+// JSON line with the fixtures when ready.
 import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openPglite, openPostgres } from '../src/db/client.js';
+import { openPostgres } from '../src/db/client.js';
 import { createDeps } from '../src/deps.js';
 import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
-import { getApiKey } from '../src/modules/api-keys/service.js';
 import { productCrud } from '../src/modules/catalog/routes.js';
+import { getOrder } from '../src/modules/orders/service.js';
 import { createTenant } from '../src/modules/tenants/index.js';
 import { webhookKey } from '../src/modules/webhooks/index.js';
 import { createWebhook } from '../src/modules/webhooks/service.js';
+import type { Fixture } from './harness.js';
 
 /** A plan with a per-unit and a graduated charge: resolve runs the whole engine. */
 const benchProduct = {
@@ -54,7 +64,10 @@ const benchOneTime = {
   ],
 };
 
+const url = process.env.DATABASE_URL;
+if (!url) throw new Error('bench/server.ts needs DATABASE_URL (PostgreSQL)');
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 200);
+const LIST_ORDERS = Number(process.env.BENCH_LIST_ORDERS ?? 1_000);
 const logger = pino({ level: 'warn' });
 const config = {
   ...loadConfig({
@@ -64,32 +77,51 @@ const config = {
   }),
   redisUrl: process.env.REDIS_URL || undefined,
 };
-const database = process.env.DATABASE_URL
-  ? openPostgres({ url: process.env.DATABASE_URL, poolSize: 10, logger })
-  : await openPglite(undefined);
+const database = openPostgres({ url, poolSize: 10, logger });
 await database.migrate();
+const rateLimiter = config.redisUrl
+  ? new RedisRateLimiter(config.redisUrl, logger, `cak:bench:${randomUUID()}:`)
+  : new MemoryRateLimiter();
+await rateLimiter.ready(2_000);
+const app = await buildApp(createDeps(config, database, logger, { rateLimiter }));
+// The same app with the in-process limiter (a single instance needs no Redis), on its own port.
+const singleInstanceApp = await buildApp(
+  createDeps(config, database, logger, { rateLimiter: new MemoryRateLimiter() }),
+);
 
-const fixtures: {
-  key: string;
-  tenantId: string;
-  keyId: string;
-  productId: string;
-  oneTimeProductId: string;
-}[] = [];
-for (let i = 0; i < TENANTS; i++) {
-  const tenant = await createTenant(database.db, `bench tenant ${i}`);
+/** Calls the API in-process (fixtures are made through the API, as a client would). */
+async function call(key: string, method: 'POST' | 'GET', path: string, payload?: object) {
+  const res = await app.inject({
+    method,
+    url: `/api/v1${path}`,
+    headers: { authorization: `Bearer ${key}` },
+    payload,
+  });
+  if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${res.body}`);
+  return res.json().data;
+}
+
+const orderBody = (f: Pick<Fixture, 'productId' | 'oneTimeProductId'>) => ({
+  contactId: '01900000-0000-7000-8000-0000000000c1',
+  items: [
+    { productId: f.productId, quantity: 3 },
+    { productId: f.oneTimeProductId, quantity: 12 },
+  ],
+  customerContext: { segment: 'smb' },
+});
+
+async function benchTenant(name: string): Promise<Fixture> {
+  const tenant = await createTenant(database.db, name);
   const { apiKey, secret } = await issueApiKey(database.db, tenant.id, {
     name: 'bench',
     scopes: ['admin'],
     rateTier: 'unlimited',
     environment: 'sandbox',
   });
-  const product = await database.db.transaction((tx) =>
-    productCrud.service.create(tx, tenant.id, benchProduct, new Date()),
-  );
-  const oneTime = await database.db.transaction((tx) =>
-    productCrud.service.create(tx, tenant.id, benchOneTime, new Date()),
-  );
+  const [product, oneTime] = await database.db.transaction(async (tx) => [
+    await productCrud.service.create(tx, tenant.id, benchProduct, new Date()),
+    await productCrud.service.create(tx, tenant.id, benchOneTime, new Date()),
+  ]);
   // One active subscription to order.created, so every order pays for its webhook fan-out (no
   // worker runs here: the deliveries stay queued).
   await database.db.transaction((tx) =>
@@ -101,64 +133,85 @@ for (let i = 0; i < TENANTS; i++) {
       new Date(),
     ),
   );
-  fixtures.push({
-    key: secret,
-    tenantId: tenant.id,
-    keyId: apiKey.id,
-    productId: product.id,
-    oneTimeProductId: oneTime.id,
+  const promoCode = 'BENCH10';
+  await call(secret, 'POST', '/admin/promotions', {
+    name: 'Bench 10%',
+    code: promoCode,
+    discountType: 'percent',
+    percentOff: 10,
   });
+  const ids = { productId: product.id, oneTimeProductId: oneTime.id };
+  const order = await call(secret, 'POST', '/orders', orderBody(ids));
+  return { key: secret, tenantId: tenant.id, keyId: apiKey.id, ...ids, orderId: order.id, promoCode };
 }
 
-const rateLimiter = config.redisUrl
-  ? new RedisRateLimiter(config.redisUrl, logger, `cak:bench:${randomUUID()}:`)
-  : new MemoryRateLimiter();
-await rateLimiter.ready(2_000);
-const app = await buildApp(createDeps(config, database, logger, { rateLimiter }));
+const fixtures: Fixture[] = [];
+for (let i = 0; i < TENANTS; i++) fixtures.push(await benchTenant(`bench tenant ${i}`));
+// One tenant holding LIST_ORDERS orders, for GET /orders (all of them, newest first).
+const listTenant = await benchTenant('bench list tenant');
+for (let i = 1; i < LIST_ORDERS; i += 20) {
+  const batch = Math.min(20, LIST_ORDERS - i);
+  await Promise.all(
+    Array.from({ length: batch }, () => call(listTenant.key, 'POST', '/orders', orderBody(listTenant))),
+  );
+}
 await app.listen({ port: Number(process.env.BENCH_APP_PORT), host: '127.0.0.1' });
+await singleInstanceApp.listen({ port: Number(process.env.BENCH_SINGLE_PORT), host: '127.0.0.1' });
 
 const bare = Fastify({ logger: false });
+const rawPool = new pg.Pool({ connectionString: url, max: 10 });
+await rawPool.query(
+  'create table if not exists bench_raw (id uuid primary key, tenant_id uuid not null, kind text not null, body jsonb not null)',
+);
 bare.get('/bare', async () => ({ ok: true }));
-bare.get<{ Params: { tenantId: string; id: string } }>('/read/:tenantId/:id', async (request) => {
-  return (await getApiKey(database.db, request.params.tenantId, request.params.id)) ?? null;
+bare.get('/rss', async () => ({ rss: process.memoryUsage().rss }));
+bare.get<{ Params: { tenantId: string; id: string } }>('/read/order/:tenantId/:id', async (request) => {
+  const { rows } = await rawPool.query('select * from orders where tenant_id = $1 and id = $2', [
+    request.params.tenantId,
+    request.params.id,
+  ]);
+  return rows[0] ?? null;
+});
+bare.get<{ Params: { tenantId: string; id: string } }>('/same-read/order/:tenantId/:id', async (request) => {
+  return (await getOrder(database.db, request.params.tenantId, request.params.id)) ?? null;
+});
+bare.get<{ Params: { tenantId: string } }>('/read/orders/:tenantId', async (request) => {
+  const { rows } = await rawPool.query('select * from orders where tenant_id = $1 order by sequence desc', [
+    request.params.tenantId,
+  ]);
+  return rows;
 });
 // The raw baseline of an order write: one transaction of three INSERTs on the same database,
 // with no framework, validation, pricing or outbox around it.
-if (process.env.DATABASE_URL) {
-  const rawPool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
-  await rawPool.query(
-    'create table if not exists bench_raw (id uuid primary key, tenant_id uuid not null, kind text not null, body jsonb not null)',
-  );
-  bare.post('/raw-tx', async () => {
-    const client = await rawPool.connect();
-    try {
-      await client.query('begin');
-      const tenant = randomUUID();
-      for (const kind of ['order', 'audit', 'event']) {
-        await client.query('insert into bench_raw (id, tenant_id, kind, body) values ($1, $2, $3, $4)', [
-          randomUUID(),
-          tenant,
-          kind,
-          { n: 1 },
-        ]);
-      }
-      await client.query('commit');
-      return { ok: true };
-    } catch (err) {
-      await client.query('rollback');
-      throw err;
-    } finally {
-      client.release();
+bare.post('/raw-tx', async () => {
+  const client = await rawPool.connect();
+  try {
+    await client.query('begin');
+    const tenant = randomUUID();
+    for (const kind of ['order', 'audit', 'event']) {
+      await client.query('insert into bench_raw (id, tenant_id, kind, body) values ($1, $2, $3, $4)', [
+        randomUUID(),
+        tenant,
+        kind,
+        { n: 1 },
+      ]);
     }
-  });
-}
+    await client.query('commit');
+    return { ok: true };
+  } catch (err) {
+    await client.query('rollback');
+    throw err;
+  } finally {
+    client.release();
+  }
+});
 await bare.listen({ port: Number(process.env.BENCH_BARE_PORT), host: '127.0.0.1' });
 
 process.stdout.write(
-  `${JSON.stringify({ ready: true, database: database.kind, rateLimiter: config.redisUrl ? 'redis' : 'memory', fixtures })}\n`,
+  `${JSON.stringify({ ready: true, rateLimiter: config.redisUrl ? 'redis' : 'memory', fixtures, listTenant, listOrders: LIST_ORDERS })}\n`,
 );
 process.on('SIGTERM', async () => {
-  await Promise.all([app.close(), bare.close()]);
-  await Promise.all([database.close(), rateLimiter.close()]);
+  await Promise.all([app.close(), singleInstanceApp.close(), bare.close()]);
+  await Promise.all([database.close(), rateLimiter.close(), rawPool.end()]);
   process.exit(0);
 });

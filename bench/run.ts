@@ -1,0 +1,263 @@
+// One benchmark run for everything, on PostgreSQL + Redis: every scenario beside its baseline in
+// the same run, then bench/RESULTS.md's generated section is rewritten with the numbers, the
+// machine, and the targets of earlier issues (met or not).
+//
+//   npm run bench                      # full run (about 5 minutes), rewrites bench/RESULTS.md
+//   npm run bench -- --smoke           # 1 s per scenario: proves it all still runs (CI); writes nothing
+//   npm run bench -- --only=api        # or --only=webhooks; prints, does not rewrite RESULTS.md
+//
+// The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets two
+// databases of the bench's own, cak_bench_api and cak_bench_webhooks, dropped and created afresh
+// on every run; the database DATABASE_URL names is not touched. REDIS_URL defaults to
+// redis://127.0.0.1:6379. BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_TENANTS,
+// BENCH_LIST_ORDERS, BENCH_DELIVERIES, BENCH_WEBHOOK_SECONDS tune it; BENCH_NODE_ARGS passes
+// flags (e.g. --cpu-prof) to the server process.
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { startBenchServer } from './harness.js';
+import { apiScenarios, type Measured } from './scenarios/api.js';
+import { type WebhookResult, webhookDelivery } from './scenarios/webhook-delivery.js';
+
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const write = !smoke && !only;
+const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const opts = {
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 20),
+  seconds: smoke ? 1 : Number(process.env.BENCH_SECONDS ?? 10),
+  warmupSeconds: smoke ? 1 : 3,
+};
+
+/**
+ * A new, empty database on DATABASE_URL's server (dropped first if a run left one): every run
+ * starts from the same state, and the webhook worker sees only its own scenario's deliveries.
+ */
+async function freshDatabase(name: string): Promise<string> {
+  const admin = new URL(serverUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists ${name} with (force)`);
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function postgresVersion(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ v: string }>('select version() as v')).rows[0]?.v ?? 'unknown';
+  } finally {
+    await client.end();
+  }
+}
+
+async function redisVersion(url: string): Promise<string> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    return /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? 'unknown';
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const started = new Date();
+const postgres = await postgresVersion(serverUrl);
+const redis = await redisVersion(redisUrl);
+const loadBefore = os.loadavg();
+console.log(`bench: ${smoke ? 'smoke, ' : ''}PostgreSQL ${new URL(serverUrl).host}, Redis ${redisUrl}`);
+
+let rows: Measured[] = [];
+if (!only || only === 'api') {
+  const server = await startBenchServer({
+    DATABASE_URL: await freshDatabase('cak_bench_api'),
+    REDIS_URL: redisUrl,
+  });
+  try {
+    rows = await apiScenarios(server, opts);
+  } finally {
+    await server.stop();
+  }
+}
+const webhooks =
+  !only || only === 'webhooks'
+    ? await webhookDelivery(await freshDatabase('cak_bench_webhooks'), smoke)
+    : undefined;
+const loadAfter = os.loadavg();
+const minutes = (Date.now() - started.getTime()) / 60_000;
+
+// --- report ------------------------------------------------------------------------------------
+const baselineOf: Record<NonNullable<Measured['baseline']>, string> = {
+  bare: 'baseline: bare Fastify, no I/O',
+  'bare-read': 'baseline: bare Fastify + raw pg read of one order',
+  'same-read': 'baseline: bare Fastify + the same read through our data access (getOrder)',
+  'bare-list': "baseline: bare Fastify + raw pg read of the list tenant's orders",
+  'raw-tx': 'baseline: raw pg transaction, 3 INSERTs',
+};
+const find = (name: string) => rows.find((r) => r.name.startsWith(name));
+const ratioOf = (r: Measured) => {
+  const base = r.baseline && rows.find((b) => b.name === baselineOf[r.baseline as keyof typeof baselineOf]);
+  return base ? r.requestsPerSecond / base.requestsPerSecond : undefined;
+};
+const pct = (x: number | undefined) => (x === undefined ? '' : `${(x * 100).toFixed(1)}%`);
+const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+const n = (x: number) => x.toLocaleString('en-US');
+
+const scenarioTable = [
+  '| scenario | req/s | p50 ms | p99 ms | peak server RSS MB | compared with | ratio | non-2xx | errors |',
+  '|---|---:|---:|---:|---:|---|---:|---:|---:|',
+  ...rows.map(
+    (r) =>
+      `| ${r.name}${r.flowsPerSecond === undefined ? '' : ` (${n(r.flowsPerSecond)} flows/s)`} | ${n(r.requestsPerSecond)} | ${r.p50Ms} | ${r.p99Ms} | ${mb(r.rssBytes)} | ${r.baseline ? baselineOf[r.baseline].replace('baseline: ', '') : ''} | ${pct(ratioOf(r))} | ${r.non2xx} | ${r.errors} |`,
+  ),
+].join('\n');
+
+const webhookTable = (w: WebhookResult) =>
+  [
+    '| measure | value |',
+    '|---|---:|',
+    `| backlog of ${n(w.backlog)} deliveries: received, per second | ${n(w.receivedPerSecond)} |`,
+    `| backlog: received AND recorded \`succeeded\`, per second | ${n(w.recordedPerSecond)} |`,
+    `| steady load: events/s achieved (asked ${w.rate}) | ${w.achievedRate} |`,
+    `| commit-to-receipt p50 ms | ${w.p50Ms.toFixed(1)} |`,
+    `| commit-to-receipt p99 ms | ${w.p99Ms.toFixed(1)} |`,
+    `| commit-to-receipt max ms | ${w.maxMs.toFixed(1)} |`,
+    `| RSS of the API + worker process at the end, MB | ${mb(w.rssBytes)} |`,
+  ].join('\n');
+
+interface Target {
+  issue: string;
+  target: string;
+  measured: string;
+  met: boolean | undefined;
+}
+const targets: Target[] = [];
+const SINGLE = ', single instance (in-process rate limiter)';
+/** The Redis-limiter row and the single-instance row of a scenario, labelled. */
+const configurations = (name: string) =>
+  [
+    [find(`${name}${SINGLE}`), 'single instance, in-process limiter'],
+    [rows.find((r) => r.name.startsWith(name) && !r.name.includes(SINGLE)), 'Redis limiter'],
+  ].filter((c): c is [Measured, string] => c[0] !== undefined);
+
+for (const [row, label] of configurations('GET /orders/{id}')) {
+  const overhead = 1 - (ratioOf(row) ?? 0);
+  targets.push({
+    issue: 'Cross-cutting guarantees',
+    target: 'API overhead on a data read <= 25% of the bare route with the same read',
+    measured: `GET /orders/{id}, ${label}: ${pct(overhead)}`,
+    met: overhead <= 0.25,
+  });
+}
+const resolve = find('GET /pricing/resolve');
+if (resolve) {
+  targets.push({
+    issue: 'Catalog, pricing engine',
+    target: 'GET /pricing/resolve recorded beside the bare-route baseline',
+    measured: `${n(resolve.requestsPerSecond)} req/s, ${pct(ratioOf(resolve))} of the bare read`,
+    met: true,
+  });
+}
+for (const [row, label] of configurations('POST /orders')) {
+  const ratio = ratioOf(row) ?? 0;
+  targets.push(
+    {
+      issue: 'Carts and orders',
+      target: 'POST /orders >= 50% of the raw 3-INSERT transaction',
+      measured: `${label}: ${pct(ratio)}`,
+      met: ratio >= 0.5,
+    },
+    {
+      issue: 'Carts and orders',
+      target: 'POST /orders p99 < 50 ms at that load',
+      measured: `${label}: ${row.p99Ms} ms`,
+      met: row.p99Ms < 50,
+    },
+  );
+}
+if (webhooks) {
+  targets.push(
+    {
+      issue: 'Webhooks',
+      target: '>= 1,000 deliveries/s to a local HTTPS receiver',
+      measured: `${n(webhooks.recordedPerSecond)}/s`,
+      met: webhooks.recordedPerSecond >= 1000,
+    },
+    {
+      issue: 'Webhooks',
+      target: 'commit-to-receipt p50 <= 50 ms at 200 events/s',
+      measured: `${webhooks.p50Ms.toFixed(1)} ms`,
+      met: webhooks.p50Ms <= 50,
+    },
+    {
+      issue: 'Webhooks',
+      target: 'commit-to-receipt p99 <= 250 ms at 200 events/s',
+      measured: `${webhooks.p99Ms.toFixed(1)} ms`,
+      met: webhooks.p99Ms <= 250,
+    },
+  );
+}
+const targetTable = [
+  '| issue | target | measured | met |',
+  '|---|---|---|---|',
+  ...targets.map((t) => `| ${t.issue} | ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`),
+].join('\n');
+
+const cpus = os.cpus();
+const machine = [
+  `- CPU: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown'}; memory ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${os.type()} ${os.release()}`,
+  `- Node.js ${process.version}; ${postgres.split(' on ')[0]}; Redis ${redis}`,
+  `- Load average (1 min) before ${loadBefore[0]?.toFixed(2)}, after ${loadAfter[0]?.toFixed(2)}; the server, PostgreSQL, Redis and the load generator share these cores`,
+].join('\n');
+
+const section = `<!-- bench:start: generated by \`npm run bench\` (bench/run.ts); rewritten on every full run -->
+## Last full run: ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC (${minutes.toFixed(1)} min)
+
+\`\`\`sh
+npm run bench    # PostgreSQL at ${new URL(serverUrl).host} (databases cak_bench_api, cak_bench_webhooks), REDIS_URL=${redisUrl}
+\`\`\`
+
+${machine}
+
+Each HTTP row: ${opts.connections} connections (10 for the 1,000-order list), ${opts.seconds} s after a ${opts.warmupSeconds} s warm-up, load rotated over ${n(Number(process.env.BENCH_TENANTS ?? 200))} tenants with one \`unlimited\` key each, Redis rate limiter. Ratio = req/s over the req/s of the row it is compared with, from this run.
+
+### Targets of earlier issues
+
+${targetTable}
+
+### Scenarios
+
+${scenarioTable}
+
+${webhooks ? `### Webhook delivery (worker in the API process, concurrency ${webhooks.concurrency}, HTTPS receiver in its own process)\n\n${webhookTable(webhooks)}` : ''}
+<!-- bench:end -->`;
+
+console.log(`\n${section}\n`);
+if (write) {
+  const path = new URL('./RESULTS.md', import.meta.url);
+  const current = readFileSync(path, 'utf8');
+  const start = current.indexOf('<!-- bench:start');
+  const end = current.indexOf('<!-- bench:end -->');
+  const next =
+    start >= 0 && end > start
+      ? current.slice(0, start) + section + current.slice(end + '<!-- bench:end -->'.length)
+      : `${current.trimEnd()}\n\n${section}\n`;
+  writeFileSync(path, next);
+  console.log('bench/RESULTS.md rewritten');
+}
+const failed = rows.some((r) => r.errors > 0 || r.non2xx > 0);
+if (failed) {
+  console.error('bench: some requests failed');
+  process.exitCode = 1;
+}

@@ -1,0 +1,195 @@
+// The HTTP scenarios, each measured against the bench server (bench/server.ts) beside the
+// baseline named in its row. API rows use the Redis rate limiter (as several instances do);
+// the two hot paths with a target are also measured on a single instance's in-process limiter. Load rotates over every bench tenant and key (one `unlimited` key
+// allows 10,000 requests a minute).
+import { type BenchServer, type Fixture, type LoadResult, runFlows, runLoad } from '../harness.js';
+
+export type Baseline = 'bare' | 'bare-read' | 'same-read' | 'bare-list' | 'raw-tx';
+
+export interface Measured extends LoadResult {
+  /** What the row is compared with (`ratio` = req/s over the baseline's req/s). */
+  baseline?: Baseline;
+  /** Peak RSS of the server process during the row, in bytes. */
+  rssBytes: number;
+  flowsPerSecond?: number;
+}
+
+export interface LoadOptions {
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+}
+
+/** Samples the server's RSS every 250 ms while `run` goes on; returns its result and the peak. */
+async function withPeakRss<T>(server: BenchServer, run: () => Promise<T>): Promise<[T, number]> {
+  let peak = await server.rss();
+  const timer = setInterval(() => {
+    server.rss().then(
+      (rss) => {
+        peak = Math.max(peak, rss);
+      },
+      () => {},
+    );
+  }, 250);
+  try {
+    const result = await run();
+    return [result, Math.max(peak, await server.rss())];
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const auth = (f: Fixture) => ({ authorization: `Bearer ${f.key}` });
+
+const orderBody = (f: Fixture) =>
+  JSON.stringify({
+    contactId: '01900000-0000-7000-8000-0000000000c1',
+    items: [
+      { productId: f.productId, quantity: 3 },
+      { productId: f.oneTimeProductId, quantity: 12 },
+    ],
+    customerContext: { segment: 'smb' },
+  });
+
+/** Every HTTP scenario and its baselines, in one run against one server. */
+export async function apiScenarios(server: BenchServer, opts: LoadOptions): Promise<Measured[]> {
+  let i = 0;
+  const rotate = () => server.fixtures[i++ % server.fixtures.length] as Fixture;
+  const list = server.listTenant;
+  const load = { connections: opts.connections, seconds: opts.seconds };
+  const measure = async (
+    name: string,
+    url: string,
+    next: Parameters<typeof runLoad>[2],
+    baseline?: Baseline,
+    connections = opts.connections,
+  ): Promise<Measured> => {
+    await runLoad('warmup', url, next, { connections, seconds: opts.warmupSeconds });
+    const [result, rssBytes] = await withPeakRss(server, () =>
+      runLoad(name, url, next, { ...load, connections }),
+    );
+    return { ...result, rssBytes, ...(baseline ? { baseline } : {}) };
+  };
+
+  const rows: Measured[] = [];
+  // Baselines first, then each API scenario.
+  rows.push(await measure('baseline: bare Fastify, no I/O', server.bareUrl, () => ({ path: '/bare' })));
+  rows.push(
+    await measure('baseline: bare Fastify + raw pg read of one order', server.bareUrl, () => {
+      const f = rotate();
+      return { path: `/read/order/${f.tenantId}/${f.orderId}` };
+    }),
+  );
+  rows.push(
+    await measure(
+      'baseline: bare Fastify + the same read through our data access (getOrder)',
+      server.bareUrl,
+      () => {
+        const f = rotate();
+        return { path: `/same-read/order/${f.tenantId}/${f.orderId}` };
+      },
+    ),
+  );
+  // 1,000 orders per response (about 0.5 MB): fewer connections, or the responses queue.
+  const listConnections = Math.min(opts.connections, 10);
+  rows.push(
+    await measure(
+      "baseline: bare Fastify + raw pg read of the list tenant's orders",
+      server.bareUrl,
+      () => ({ path: `/read/orders/${list.tenantId}` }),
+      undefined,
+      listConnections,
+    ),
+  );
+  rows.push(
+    await measure('baseline: raw pg transaction, 3 INSERTs', server.bareUrl, () => ({
+      method: 'POST',
+      path: '/raw-tx',
+      body: '{}',
+    })),
+  );
+
+  const getOrder = () => {
+    const f = rotate();
+    return { path: `/api/v1/orders/${f.orderId}`, headers: auth(f) };
+  };
+  rows.push(
+    await measure('GET /orders/{id}', server.appUrl, getOrder, 'same-read'),
+    await measure(
+      'GET /orders/{id}, single instance (in-process rate limiter)',
+      server.singleInstanceUrl,
+      getOrder,
+      'same-read',
+    ),
+  );
+  rows.push(
+    await measure(
+      `GET /orders (${server.listOrders.toLocaleString('en-US')} orders in the tenant)`,
+      server.appUrl,
+      () => ({ path: '/api/v1/orders', headers: auth(list) }),
+      'bare-list',
+      listConnections,
+    ),
+  );
+  rows.push(
+    await measure(
+      'GET /pricing/resolve',
+      server.appUrl,
+      () => {
+        const f = rotate();
+        return {
+          path: `/api/v1/pricing/resolve?productId=${f.productId}&quantity=${1 + (i % 40)}&segment=smb`,
+          headers: auth(f),
+        };
+      },
+      'bare-read',
+    ),
+  );
+  const order = () => {
+    const f = rotate();
+    return { method: 'POST' as const, path: '/api/v1/orders', headers: auth(f), body: orderBody(f) };
+  };
+  rows.push(
+    await measure('POST /orders (2 priced lines, 1 webhook subscription)', server.appUrl, order, 'raw-tx'),
+    await measure(
+      'POST /orders, single instance (in-process rate limiter)',
+      server.singleInstanceUrl,
+      order,
+      'raw-tx',
+    ),
+  );
+
+  const flow = async (name: string, run: Parameters<typeof runFlows>[2]): Promise<Measured> => {
+    await runFlows('warmup', server.appUrl, run, { ...load, seconds: opts.warmupSeconds });
+    const [result, rssBytes] = await withPeakRss(server, () => runFlows(name, server.appUrl, run, load));
+    return { ...result, rssBytes, baseline: 'raw-tx' };
+  };
+  rows.push(
+    await flow('cart flow: create, 2 items, promo, checkout (5 requests)', async (call, n) => {
+      const f = server.fixtures[n % server.fixtures.length] as Fixture;
+      const cart = await call('POST', '/carts', f.key, {
+        currency: 'USD',
+        customerContext: { segment: 'smb' },
+      });
+      await call('POST', `/carts/${cart.id}/items`, f.key, { productId: f.productId, quantity: 3 });
+      await call('POST', `/carts/${cart.id}/items`, f.key, { productId: f.oneTimeProductId, quantity: 12 });
+      await call('POST', `/carts/${cart.id}/promo`, f.key, { code: f.promoCode });
+      await call('POST', '/orders', f.key, {
+        cartId: cart.id,
+        contactId: '01900000-0000-7000-8000-0000000000c1',
+      });
+    }),
+  );
+  rows.push(
+    await flow('payment: create session + complete (2 requests)', async (call, n) => {
+      const f = server.fixtures[n % server.fixtures.length] as Fixture;
+      const session = await call('POST', '/payments', f.key, {
+        accountId: 'acct_bench',
+        amountCents: 11_700,
+        currency: 'USD',
+      });
+      await call('POST', `/payments/${session.id}/complete`, f.key);
+    }),
+  );
+  return rows;
+}
