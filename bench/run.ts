@@ -119,7 +119,7 @@ const scenarioTable = [
   '|---|---:|---:|---:|---:|---|---:|---:|---:|',
   ...rows.map(
     (r) =>
-      `| ${r.name}${r.flowsPerSecond === undefined ? '' : ` (${n(r.flowsPerSecond)} flows/s)`} | ${n(r.requestsPerSecond)} | ${r.p50Ms} | ${r.p99Ms} | ${mb(r.rssBytes)} | ${r.baseline ? baselineOf[r.baseline].replace('baseline: ', '') : ''} | ${pct(ratioOf(r))} | ${r.non2xx} | ${r.errors} |`,
+      `| ${r.name}${r.flowsPerSecond === undefined ? '' : ` (${n(r.flowsPerSecond)} flows/s)`}${r.rounds ? ` (median of ${r.rounds} alternating rounds)` : ''} | ${n(r.requestsPerSecond)} | ${r.p50Ms} | ${r.p99Ms} | ${mb(r.rssBytes)} | ${r.baseline ? baselineOf[r.baseline].replace('baseline: ', '') : ''} | ${pct(ratioOf(r))} | ${r.non2xx} | ${r.errors} |`,
   ),
 ].join('\n');
 
@@ -230,7 +230,7 @@ npm run bench    # PostgreSQL at ${new URL(serverUrl).host} (databases cak_bench
 
 ${machine}
 
-Each HTTP row: ${opts.connections} connections (10 for the 1,000-order list), ${opts.seconds} s after a ${opts.warmupSeconds} s warm-up, load rotated over ${n(Number(process.env.BENCH_TENANTS ?? 200))} tenants with one \`unlimited\` key each, Redis rate limiter. Ratio = req/s over the req/s of the row it is compared with, from this run.
+Each HTTP row: ${opts.connections} connections (10 for the 1,000-order list), ${opts.seconds} s after a ${opts.warmupSeconds} s warm-up, load rotated over ${n(Number(process.env.BENCH_TENANTS ?? 200))} tenants with one \`unlimited\` key each, Redis rate limiter. Ratio = req/s over the req/s of the row it is compared with, from this run. The rows with targets and their baselines run in alternating rounds of ${Math.max(3, Math.round(opts.seconds / 2))} s and report the median round.
 
 ### Targets of earlier issues
 

@@ -12,6 +12,8 @@ export interface Measured extends LoadResult {
   /** Peak RSS of the server process during the row, in bytes. */
   rssBytes: number;
   flowsPerSecond?: number;
+  /** Alternating rounds the row is the median of. */
+  rounds?: number;
 }
 
 export interface LoadOptions {
@@ -51,112 +53,162 @@ const orderBody = (f: Fixture) =>
     customerContext: { segment: 'smb' },
   });
 
+interface Job {
+  name: string;
+  url: string;
+  next: Parameters<typeof runLoad>[2];
+  baseline?: Baseline;
+  connections?: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
 /** Every HTTP scenario and its baselines, in one run against one server. */
 export async function apiScenarios(server: BenchServer, opts: LoadOptions): Promise<Measured[]> {
   let i = 0;
   const rotate = () => server.fixtures[i++ % server.fixtures.length] as Fixture;
   const list = server.listTenant;
   const load = { connections: opts.connections, seconds: opts.seconds };
-  const measure = async (
-    name: string,
-    url: string,
-    next: Parameters<typeof runLoad>[2],
-    baseline?: Baseline,
-    connections = opts.connections,
-  ): Promise<Measured> => {
-    await runLoad('warmup', url, next, { connections, seconds: opts.warmupSeconds });
-    const [result, rssBytes] = await withPeakRss(server, () =>
-      runLoad(name, url, next, { ...load, connections }),
-    );
-    return { ...result, rssBytes, ...(baseline ? { baseline } : {}) };
+
+  /**
+   * Measures jobs in `rounds` alternating rounds (A B C A B C ...) of half the seconds each and
+   * reports each job's median round: a row and its baseline then see the same box, the same
+   * table sizes and the same noise, instead of whatever the minute they ran in held.
+   */
+  const measure = async (jobs: Job[], rounds = 1): Promise<Measured[]> => {
+    const results = jobs.map(() => [] as (LoadResult & { rssBytes: number })[]);
+    for (const job of jobs) {
+      await runLoad('warmup', job.url, job.next, {
+        connections: job.connections ?? opts.connections,
+        seconds: opts.warmupSeconds,
+      });
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const [k, job] of jobs.entries()) {
+        const connections = job.connections ?? opts.connections;
+        const seconds = rounds > 1 ? Math.max(3, Math.round(opts.seconds / 2)) : opts.seconds;
+        const [result, rssBytes] = await withPeakRss(server, () =>
+          runLoad(job.name, job.url, job.next, { connections, seconds }),
+        );
+        results[k]?.push({ ...result, rssBytes });
+      }
+    }
+    return jobs.map((job, k) => {
+      const runs = results[k] ?? [];
+      return {
+        name: job.name,
+        requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+        p50Ms: median(runs.map((r) => r.p50Ms)),
+        p99Ms: median(runs.map((r) => r.p99Ms)),
+        non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+        errors: runs.reduce((sum, r) => sum + r.errors, 0),
+        rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
+        ...(job.baseline ? { baseline: job.baseline } : {}),
+        ...(rounds > 1 ? { rounds } : {}),
+      };
+    });
   };
+  // The rows with targets alternate with their baselines.
+  const ROUNDS = opts.seconds >= 3 ? 3 : 1;
 
   const rows: Measured[] = [];
-  // Baselines first, then each API scenario.
-  rows.push(await measure('baseline: bare Fastify, no I/O', server.bareUrl, () => ({ path: '/bare' })));
   rows.push(
-    await measure('baseline: bare Fastify + raw pg read of one order', server.bareUrl, () => {
-      const f = rotate();
-      return { path: `/read/order/${f.tenantId}/${f.orderId}` };
-    }),
-  );
-  rows.push(
-    await measure(
-      'baseline: bare Fastify + the same read through our data access (getOrder)',
-      server.bareUrl,
-      () => {
-        const f = rotate();
-        return { path: `/same-read/order/${f.tenantId}/${f.orderId}` };
+    ...(await measure([
+      { name: 'baseline: bare Fastify, no I/O', url: server.bareUrl, next: () => ({ path: '/bare' }) },
+      {
+        name: 'baseline: bare Fastify + raw pg read of one order',
+        url: server.bareUrl,
+        next: () => {
+          const f = rotate();
+          return { path: `/read/order/${f.tenantId}/${f.orderId}` };
+        },
       },
-    ),
+    ])),
   );
-  // 1,000 orders per response (about 0.5 MB): fewer connections, or the responses queue.
-  const listConnections = Math.min(opts.connections, 10);
-  rows.push(
-    await measure(
-      "baseline: bare Fastify + raw pg read of the list tenant's orders",
-      server.bareUrl,
-      () => ({ path: `/read/orders/${list.tenantId}` }),
-      undefined,
-      listConnections,
-    ),
-  );
-  rows.push(
-    await measure('baseline: raw pg transaction, 3 INSERTs', server.bareUrl, () => ({
-      method: 'POST',
-      path: '/raw-tx',
-      body: '{}',
-    })),
-  );
-
   const getOrder = () => {
     const f = rotate();
     return { path: `/api/v1/orders/${f.orderId}`, headers: auth(f) };
   };
   rows.push(
-    await measure('GET /orders/{id}', server.appUrl, getOrder, 'same-read'),
-    await measure(
-      'GET /orders/{id}, single instance (in-process rate limiter)',
-      server.singleInstanceUrl,
-      getOrder,
-      'same-read',
-    ),
+    ...(await measure(
+      [
+        {
+          name: 'baseline: bare Fastify + the same read through our data access (getOrder)',
+          url: server.bareUrl,
+          next: () => {
+            const f = rotate();
+            return { path: `/same-read/order/${f.tenantId}/${f.orderId}` };
+          },
+        },
+        { name: 'GET /orders/{id}', url: server.appUrl, next: getOrder, baseline: 'same-read' },
+        {
+          name: 'GET /orders/{id}, single instance (in-process rate limiter)',
+          url: server.singleInstanceUrl,
+          next: getOrder,
+          baseline: 'same-read',
+        },
+      ],
+      ROUNDS,
+    )),
   );
+  // 1,000 orders per response (about 0.5 MB): fewer connections, or the responses queue.
+  const listConnections = Math.min(opts.connections, 10);
   rows.push(
-    await measure(
-      `GET /orders (${server.listOrders.toLocaleString('en-US')} orders in the tenant)`,
-      server.appUrl,
-      () => ({ path: '/api/v1/orders', headers: auth(list) }),
-      'bare-list',
-      listConnections,
-    ),
-  );
-  rows.push(
-    await measure(
-      'GET /pricing/resolve',
-      server.appUrl,
-      () => {
-        const f = rotate();
-        return {
-          path: `/api/v1/pricing/resolve?productId=${f.productId}&quantity=${1 + (i % 40)}&segment=smb`,
-          headers: auth(f),
-        };
+    ...(await measure([
+      {
+        name: "baseline: bare Fastify + raw pg read of the list tenant's orders",
+        url: server.bareUrl,
+        next: () => ({ path: `/read/orders/${list.tenantId}` }),
+        connections: listConnections,
       },
-      'bare-read',
-    ),
+      {
+        name: `GET /orders (${server.listOrders.toLocaleString('en-US')} orders in the tenant)`,
+        url: server.appUrl,
+        next: () => ({ path: '/api/v1/orders', headers: auth(list) }),
+        baseline: 'bare-list',
+        connections: listConnections,
+      },
+      {
+        name: 'GET /pricing/resolve',
+        url: server.appUrl,
+        next: () => {
+          const f = rotate();
+          return {
+            path: `/api/v1/pricing/resolve?productId=${f.productId}&quantity=${1 + (i % 40)}&segment=smb`,
+            headers: auth(f),
+          };
+        },
+        baseline: 'bare-read',
+      },
+    ])),
   );
   const order = () => {
     const f = rotate();
     return { method: 'POST' as const, path: '/api/v1/orders', headers: auth(f), body: orderBody(f) };
   };
   rows.push(
-    await measure('POST /orders (2 priced lines, 1 webhook subscription)', server.appUrl, order, 'raw-tx'),
-    await measure(
-      'POST /orders, single instance (in-process rate limiter)',
-      server.singleInstanceUrl,
-      order,
-      'raw-tx',
-    ),
+    ...(await measure(
+      [
+        {
+          name: 'baseline: raw pg transaction, 3 INSERTs',
+          url: server.bareUrl,
+          next: () => ({ method: 'POST', path: '/raw-tx', body: '{}' }),
+        },
+        {
+          name: 'POST /orders (2 priced lines, 1 webhook subscription)',
+          url: server.appUrl,
+          next: order,
+          baseline: 'raw-tx',
+        },
+        {
+          name: 'POST /orders, single instance (in-process rate limiter)',
+          url: server.singleInstanceUrl,
+          next: order,
+          baseline: 'raw-tx',
+        },
+      ],
+      ROUNDS,
+    )),
   );
 
   const flow = async (name: string, run: Parameters<typeof runFlows>[2]): Promise<Measured> => {
