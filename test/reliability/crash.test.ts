@@ -1,23 +1,32 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestTenant, startApp, type TestApp, usingPostgres } from '../harness.js';
+import {
+  createScratchDatabase,
+  createTestTenant,
+  startApp,
+  type TestApp,
+  usingPostgres,
+} from '../harness.js';
 import { type Receiver, startReceiver, TEST_CA_FILE } from '../support/webhook-receiver.js';
 import { type Child, freePort, kill, killAll, spawnChild, waitReady } from './support/child-server.js';
 
 // Crash consistency: a child server on PostgreSQL takes a mixed write load (orders, PATCHes,
-// payments, accounts) for a tenant subscribed to every event; it is SIGKILLed at a random moment
-// and restarted on the same port while the clients keep retrying each request with its own
-// Idempotency-Key (as a careful client does). Then: every request ends 2xx and exists exactly
-// once; every committed change has its event and its audit entry; every event reaches the
-// receiver at least once; no delivery is left leased or unfinished.
+// payments, accounts, billing-linked subscription creates and quantity changes) for a tenant
+// subscribed to every event; it is SIGKILLed at a random moment and restarted on the same port
+// while the clients keep retrying each request with its own Idempotency-Key (as a careful client
+// does). Then: every request ends 2xx and exists exactly once (in the billing system too, for
+// subscriptions and their invoices); every committed change has its event and its audit entry;
+// every event reaches the receiver at least once; no delivery is left leased or unfinished.
+// The child runs on a scratch database: its delivery worker and subscription scheduler serve every
+// tenant of the database they open. (A standalone worker killed mid-delivery: worker-crash.test.ts.)
 
 const SMOKE = process.env.RELIABILITY_SMOKE === '1';
 const KILL_POINTS = Number(process.env.CRASH_RUNS ?? (SMOKE ? 1 : 5));
 const CLIENTS = 4;
 const OPS_PER_CLIENT = SMOKE ? 25 : 40;
 
-type Kind = 'order' | 'patch' | 'payment' | 'account';
+type Kind = 'order' | 'patch' | 'payment' | 'account' | 'subscription' | 'subchange';
 interface Done {
   kind: Kind;
   key: string;
@@ -31,22 +40,25 @@ async function rows<T>(t: TestApp, query: ReturnType<typeof sql>): Promise<T[]> 
 }
 
 describe.skipIf(!usingPostgres)('crash consistency (SIGKILL under load, PostgreSQL)', () => {
+  let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
   let t: TestApp;
   let receiver: Receiver;
   const secret = randomBytes(32).toString('hex');
 
   beforeAll(async () => {
-    t = await startApp();
+    scratch = await createScratchDatabase();
+    t = await startApp({ database: scratch.database });
     receiver = await startReceiver();
   });
   afterAll(async () => {
     await killAll();
-    await receiver.close();
-    await t.app.close();
+    await receiver?.close();
+    await t?.app.close();
+    await scratch?.drop();
   });
 
   const childEnv = () => ({
-    DATABASE_URL: process.env.DATABASE_URL as string,
+    DATABASE_URL: scratch.url,
     WEBHOOK_SECRET_KEY: secret,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_CA_FILE: TEST_CA_FILE,
@@ -98,6 +110,38 @@ describe.skipIf(!usingPostgres)('crash consistency (SIGKILL under load, PostgreS
           ],
         }),
       );
+      // Subscriptions: the built-in billing engine, a per-seat plan, and per client an account
+      // linked to its own billing account, so each create is provisioned (and its first period
+      // invoiced) in the billing system before the local commit, and each quantity change is
+      // charged there too: the window a SIGKILL can hit between the two.
+      await must(send('PUT', '/admin/billing-integration', tenant.keys.admin, { adapter: 'builtin' }));
+      const plan = await must(
+        send('POST', '/admin/products', tenant.keys.admin, {
+          name: 'Seats',
+          type: 'subscription',
+          family: 'core',
+          rank: 1,
+          billingInterval: 'month',
+          currency: 'USD',
+          entitlements: { seats: 5 },
+          charges: [
+            { name: 'Seats', chargeModel: 'per_unit', tiers: [{ upTo: null, unitPriceCents: 1000 }] },
+          ],
+        }),
+      );
+      const owners: string[] = [];
+      for (let c = 0; c < CLIENTS; c++) {
+        const billing = await must(
+          send('POST', '/admin/billing/accounts', tenant.keys.admin, {
+            name: `Initech ${c}`,
+            currency: 'USD',
+          }),
+        );
+        const owner = await must(
+          send('POST', '/accounts', tenant.keys.commerce, { name: `Initech ${c}`, externalId: billing.id }),
+        );
+        owners.push(owner.id);
+      }
       const since = new Date(hook.createdAt);
 
       /** One logical request, retried with the same Idempotency-Key until it gets a final answer. */
@@ -122,44 +166,74 @@ describe.skipIf(!usingPostgres)('crash consistency (SIGKILL under load, PostgreS
 
       const done: Done[] = [];
       let patchNo = 0;
+      /** Each subscription's quantity and version as its client last saw them acknowledged. */
+      const subs = new Map<string, { quantity: number; version: number }>();
       const client = async (c: number) => {
         const mine: string[] = [];
+        const mySubs: string[] = [];
         for (let i = 0; i < OPS_PER_CLIENT; i++) {
           const roll = (i * 7 + c * 3) % 20;
           let d: Done;
-          if (roll < 8 || mine.length === 0) {
+          if (roll < 6 || mine.length === 0) {
             d = await attempt('order', 'POST', '/orders', {
               items: [{ productId: product.id, quantity: 1 + (i % 3) }],
             });
             if (d.id) mine.push(d.id);
-          } else if (roll < 13) {
+          } else if (roll < 10) {
             d = await attempt('patch', 'PATCH', `/orders/${mine[i % mine.length]}`, {
               status: `s-${++patchNo}`,
             });
-          } else if (roll < 17) {
+          } else if (roll < 13) {
             d = await attempt('payment', 'POST', '/payments', {
               accountId: `acct_${c}`,
               amountCents: 100 + i,
               currency: 'USD',
             });
-          } else {
+          } else if (roll < 15) {
             d = await attempt('account', 'POST', '/accounts', { name: `Acme ${c}-${i}` });
+          } else if (roll < 17 || mySubs.length === 0) {
+            const quantity = 1 + (i % 3);
+            d = await attempt('subscription', 'POST', '/subscriptions', {
+              productId: plan.id,
+              quantity,
+              organizationId: owners[c],
+            });
+            if (d.id) {
+              mySubs.push(d.id);
+              subs.set(d.id, { quantity, version: 1 });
+            }
+          } else {
+            // One more seat, now (prorated): charged in the billing system, then committed here.
+            // Only this client changes its subscriptions, one request at a time.
+            const id = mySubs[i % mySubs.length] as string;
+            const known = subs.get(id) as { quantity: number; version: number };
+            d = await attempt('subchange', 'POST', `/subscriptions/${id}/change-quantity`, {
+              quantity: known.quantity + 1,
+              timing: 'immediate',
+            });
+            if (d.status >= 200 && d.status < 300)
+              subs.set(id, { quantity: known.quantity + 1, version: known.version + 1 });
           }
           done.push(d);
         }
       };
 
+      const loadStarted = Date.now();
       const load = Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
-      // The kill point: a random moment while the load runs.
-      const killAfter = 300 + Math.floor(Math.random() * 2_500);
-      await new Promise((r) => setTimeout(r, killAfter));
+      // The kill point: a random moment while the load runs. Picked by progress (after a random
+      // 5-90% of the requests were answered), not by time: on a fast machine the whole load takes
+      // less than two seconds, and a kill by the clock would often come after it.
+      const total = CLIENTS * OPS_PER_CLIENT;
+      const killAt = Math.floor(total * (0.05 + Math.random() * 0.85));
+      while (done.length < killAt) await new Promise((r) => setTimeout(r, 2));
+      const killAfter = Date.now() - loadStarted;
       const before = done.length;
       await kill(server, 'SIGKILL');
       server = spawnChild(port, childEnv());
       await waitReady(server);
       await load;
       console.log(
-        `kill point ${run}: SIGKILL after ${killAfter} ms with ${before}/${CLIENTS * OPS_PER_CLIENT} requests answered; ` +
+        `kill point ${run}: SIGKILL after ${killAfter} ms with ${before}/${total} requests answered; ` +
           `max attempts of one request ${Math.max(...done.map((d) => d.attempts))}`,
       );
 
@@ -182,7 +256,43 @@ describe.skipIf(!usingPostgres)('crash consistency (SIGKILL under load, PostgreS
         t,
         sql`select id from organizations where tenant_id = ${tenant.tenantId}`,
       );
-      expect(accountRows.map((r) => r.id).sort()).toEqual(ids('account').sort());
+      expect(accountRows.map((r) => r.id).sort()).toEqual([...owners, ...ids('account')].sort());
+      // Subscriptions: exactly the acknowledged creates, each changed exactly as often as a change
+      // of it was acknowledged (the version counts them), and the same in the billing system: one
+      // billing subscription per create (none left over from an attempt the kill interrupted),
+      // carrying the same quantity.
+      const subRows = await rows<{
+        id: string;
+        quantity: number;
+        version: number;
+        billing_subscription_id: string | null;
+        billed_quantity: number | null;
+        operation_key: string | null;
+      }>(
+        t,
+        sql`select s.id, s.quantity, s.version, s.billing_subscription_id, s.operation_key,
+              b.quantity as billed_quantity
+            from subscriptions s
+            left join billing_subscriptions b on b.tenant_id = s.tenant_id and b.id = s.billing_subscription_id
+            where s.tenant_id = ${tenant.tenantId}`,
+      );
+      expect(subRows.map((r) => r.id).sort()).toEqual(ids('subscription').sort());
+      for (const r of subRows) {
+        expect({ id: r.id, quantity: r.quantity, version: r.version }).toEqual({
+          id: r.id,
+          ...subs.get(r.id),
+        });
+        expect(r.billing_subscription_id).toMatch(/^bs_/);
+        expect(r.billed_quantity).toBe(r.quantity);
+        expect(r.operation_key).toBeNull();
+      }
+      const billingSubs = await rows<{ id: string }>(
+        t,
+        sql`select id from billing_subscriptions where tenant_id = ${tenant.tenantId}`,
+      );
+      expect(billingSubs.map((r) => r.id).sort()).toEqual(
+        subRows.map((r) => r.billing_subscription_id as string).sort(),
+      );
 
       // Each committed change has its event and its audit entry (and only one of each).
       const count = async (query: ReturnType<typeof sql>) => (await rows<{ n: number }>(t, query))[0]?.n;
@@ -201,14 +311,50 @@ describe.skipIf(!usingPostgres)('crash consistency (SIGKILL under load, PostgreS
       expect(await audits('order.update')).toBe(n('patch'));
       expect(await events('payment.session_created')).toBe(n('payment'));
       expect(await audits('payment.create')).toBe(n('payment'));
-      expect(await events('account.created')).toBe(n('account'));
-      expect(await audits('account.create')).toBe(n('account'));
+      expect(await events('account.created')).toBe(CLIENTS + n('account'));
+      expect(await audits('account.create')).toBe(CLIENTS + n('account'));
+      expect(await events('subscription.created')).toBe(n('subscription'));
+      expect(await audits('subscription.create')).toBe(n('subscription'));
+      expect(await events('subscription.changed')).toBe(n('subchange'));
+      expect(await audits('subscription.change')).toBe(n('subchange'));
       // Every order's event is about that order.
       const orderEvents = await rows<{ rid: string }>(
         t,
         sql`select payload->>'id' as rid from events where tenant_id = ${tenant.tenantId} and type = 'order.created'`,
       );
       expect(orderEvents.map((e) => e.rid).sort()).toEqual(ids('order').sort());
+      // Every subscription event and audit entry is about the subscription it was acknowledged for
+      // (a change event per acknowledged change of that subscription).
+      const eventSubjects = async (type: string) =>
+        (
+          await rows<{ rid: string }>(
+            t,
+            sql`select payload->>'resourceId' as rid from events where tenant_id = ${tenant.tenantId} and type = ${type}`,
+          )
+        )
+          .map((e) => e.rid)
+          .sort();
+      const auditSubjects = async (action: string) =>
+        (
+          await rows<{ rid: string }>(
+            t,
+            sql`select resource_id as rid from audit_logs where tenant_id = ${tenant.tenantId} and action = ${action}`,
+          )
+        )
+          .map((e) => e.rid)
+          .sort();
+      expect(await eventSubjects('subscription.created')).toEqual(ids('subscription').sort());
+      expect(await auditSubjects('subscription.create')).toEqual(ids('subscription').sort());
+      expect(await eventSubjects('subscription.changed')).toEqual(ids('subchange').sort());
+      expect(await auditSubjects('subscription.change')).toEqual(ids('subchange').sort());
+      // Every invoice the billing system issued (first periods, prorated seat charges) has exactly
+      // one invoice.created event: none issued twice by a retry, none without its commit.
+      const invoices = await rows<{ id: string }>(
+        t,
+        sql`select id from billing_invoices where tenant_id = ${tenant.tenantId}`,
+      );
+      expect(invoices.length).toBeGreaterThanOrEqual(n('subscription'));
+      expect(await eventSubjects('invoice.created')).toEqual(invoices.map((r) => r.id).sort());
 
       // Every event since the subscription reaches the receiver at least once. A delivery leased by
       // the killed process is sent again when its lease (60 s) runs out.
@@ -244,7 +390,8 @@ describe.skipIf(!usingPostgres)('crash consistency (SIGKILL under load, PostgreS
         ([id, c]) => eventIds.includes(id) && c > 1,
       );
       console.log(
-        `kill point ${run}: ${eventIds.length} events delivered, ${duplicates.length} more than once (resent after the crash)`,
+        `kill point ${run}: ${eventIds.length} events delivered, ${duplicates.length} more than once (resent after the crash); ` +
+          `${n('subscription')} subscription creates, ${n('subchange')} quantity changes, ${invoices.length} billing invoices`,
       );
       await kill(server, 'SIGTERM');
     }, 300_000);

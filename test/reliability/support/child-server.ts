@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -76,6 +77,28 @@ export async function waitReady(c: Child, timeoutMs = 60_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`child not ready within ${timeoutMs} ms:\n${c.output()}`);
+}
+
+/**
+ * Waits until the child has printed `text` (a worker has no HTTP port to poll: start it with
+ * LOG_LEVEL=info and wait for 'webhook delivery worker ready').
+ */
+export async function waitForOutput(c: Child, text: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (c.output().includes(text)) return;
+    if (c.child.exitCode !== null || c.child.signalCode !== null) {
+      throw new Error(`child exited before printing ${JSON.stringify(text)}:\n${c.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`child did not print ${JSON.stringify(text)} within ${timeoutMs} ms:\n${c.output()}`);
+}
+
+/** Resident set size of a process in MB, from /proc (Linux). */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
 export async function kill(c: Child, signal: NodeJS.Signals = 'SIGKILL') {
