@@ -17,7 +17,7 @@ import os from 'node:os';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { startBenchServer } from './harness.js';
-import { apiScenarios, type Measured } from './scenarios/api.js';
+import { apiScenarios, BASELINES, type Baseline, type Measured } from './scenarios/api.js';
 import { type WebhookResult, webhookDelivery } from './scenarios/webhook-delivery.js';
 
 const args = process.argv.slice(2);
@@ -98,16 +98,9 @@ const loadAfter = os.loadavg();
 const minutes = (Date.now() - started.getTime()) / 60_000;
 
 // --- report ------------------------------------------------------------------------------------
-const baselineOf: Record<NonNullable<Measured['baseline']>, string> = {
-  bare: 'baseline: bare Fastify, no I/O',
-  'bare-read': 'baseline: bare Fastify + raw pg read of one order',
-  'same-read': 'baseline: bare Fastify + the same read through our data access (getOrder)',
-  'bare-list': "baseline: bare Fastify + raw pg read of the list tenant's orders",
-  'raw-tx': 'baseline: raw pg transaction, 3 INSERTs',
-};
 const find = (name: string) => rows.find((r) => r.name.startsWith(name));
 const ratioOf = (r: Measured) => {
-  const base = r.baseline && rows.find((b) => b.name === baselineOf[r.baseline as keyof typeof baselineOf]);
+  const base = r.baseline && rows.find((b) => b.name === BASELINES[r.baseline as Baseline]);
   return base ? r.requestsPerSecond / base.requestsPerSecond : undefined;
 };
 const pct = (x: number | undefined) => (x === undefined ? '' : `${(x * 100).toFixed(1)}%`);
@@ -119,7 +112,7 @@ const scenarioTable = [
   '|---|---:|---:|---:|---:|---|---:|---:|---:|',
   ...rows.map(
     (r) =>
-      `| ${r.name}${r.flowsPerSecond === undefined ? '' : ` (${n(r.flowsPerSecond)} flows/s)`}${r.rounds ? ` (median of ${r.rounds} alternating rounds)` : ''} | ${n(r.requestsPerSecond)} | ${r.p50Ms} | ${r.p99Ms} | ${mb(r.rssBytes)} | ${r.baseline ? baselineOf[r.baseline].replace('baseline: ', '') : ''} | ${pct(ratioOf(r))} | ${r.non2xx} | ${r.errors} |`,
+      `| ${r.name}${r.flowsPerSecond === undefined ? '' : ` (${n(r.flowsPerSecond)} flows/s)`}${r.rounds ? ` (median of ${r.rounds} alternating rounds)` : ''} | ${n(r.requestsPerSecond)} | ${r.p50Ms} | ${r.p99Ms} | ${mb(r.rssBytes)} | ${r.baseline ? BASELINES[r.baseline].replace('baseline: ', '') : ''} | ${pct(ratioOf(r))} | ${r.non2xx} | ${r.errors} |`,
   ),
 ].join('\n');
 

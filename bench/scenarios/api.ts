@@ -4,7 +4,15 @@
 // allows 10,000 requests a minute).
 import { type BenchServer, type Fixture, type LoadResult, runFlows, runLoad } from '../harness.js';
 
-export type Baseline = 'bare' | 'bare-read' | 'same-read' | 'bare-list' | 'raw-tx';
+/** The baseline rows, by the key a scenario row names it with. */
+export const BASELINES = {
+  bare: 'baseline: bare Fastify, no I/O',
+  'bare-read': 'baseline: bare Fastify + raw pg read of one order',
+  'same-read': 'baseline: bare Fastify + the same read through our data access (getOrder)',
+  'bare-list': "baseline: bare Fastify + raw pg read of the list tenant's orders",
+  'raw-tx': 'baseline: raw pg transaction, 3 INSERTs',
+} as const;
+export type Baseline = keyof typeof BASELINES;
 
 export interface Measured extends LoadResult {
   /** What the row is compared with (`ratio` = req/s over the baseline's req/s). */
@@ -114,9 +122,9 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
   const rows: Measured[] = [];
   rows.push(
     ...(await measure([
-      { name: 'baseline: bare Fastify, no I/O', url: server.bareUrl, next: () => ({ path: '/bare' }) },
+      { name: BASELINES.bare, url: server.bareUrl, next: () => ({ path: '/bare' }) },
       {
-        name: 'baseline: bare Fastify + raw pg read of one order',
+        name: BASELINES['bare-read'],
         url: server.bareUrl,
         next: () => {
           const f = rotate();
@@ -133,7 +141,7 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
     ...(await measure(
       [
         {
-          name: 'baseline: bare Fastify + the same read through our data access (getOrder)',
+          name: BASELINES['same-read'],
           url: server.bareUrl,
           next: () => {
             const f = rotate();
@@ -156,7 +164,7 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
   rows.push(
     ...(await measure([
       {
-        name: "baseline: bare Fastify + raw pg read of the list tenant's orders",
+        name: BASELINES['bare-list'],
         url: server.bareUrl,
         next: () => ({ path: `/read/orders/${list.tenantId}` }),
         connections: listConnections,
@@ -190,7 +198,7 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
     ...(await measure(
       [
         {
-          name: 'baseline: raw pg transaction, 3 INSERTs',
+          name: BASELINES['raw-tx'],
           url: server.bareUrl,
           next: () => ({ method: 'POST', path: '/raw-tx', body: '{}' }),
         },

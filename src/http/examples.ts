@@ -238,18 +238,7 @@ export const cartCreatedExample = {
 
 export const cartItemAddedExample = {
   data: {
-    id: '0190b000-0000-7000-8000-000000000006',
-    tenantId: '0190b000-0000-7000-8000-000000000001',
-    sessionId: 'conversation-42',
-    status: 'active',
-    currency: 'USD',
-    customerContext: {
-      segment: null,
-      locale: null,
-      partner: null,
-    },
-    contactId: null,
-    organizationId: null,
+    ...cartCreatedExample.data,
     items: [
       {
         id: '0190b000-0000-7000-8000-000000000007',
@@ -275,12 +264,7 @@ export const cartItemAddedExample = {
       },
     ],
     subtotalCents: 5000,
-    discountCents: 0,
     totalCents: 5000,
-    promo: null,
-    requiresQuote: false,
-    createdAt: '2026-03-01T10:00:00.000Z',
-    updatedAt: '2026-03-01T10:00:00.000Z',
   },
   nextActions: cartActions,
 };
@@ -401,34 +385,8 @@ export const paymentSessionCreatedExample = {
 };
 
 export const paymentSessionCompletedExample = {
-  data: {
-    id: '0190b000-0000-7000-8000-000000000009',
-    tenantId: '0190b000-0000-7000-8000-000000000001',
-    accountId: '0190b000-0000-7000-8000-000000000005',
-    amountCents: 5000,
-    currency: 'USD',
-    status: 'success',
-    invoiceId: 'in_3h5j7l9n1q3s5u7w9y1a',
-    paymentPageSlug: null,
-    createdAt: '2026-03-01T10:00:00.000Z',
-    updatedAt: '2026-03-01T10:00:00.000Z',
-  },
-  nextActions: [
-    {
-      rel: 'self',
-      method: 'GET',
-      href: '/api/v1/payments/0190b000-0000-7000-8000-000000000009',
-      requiredScope: 'read',
-      allowed: true,
-    },
-    {
-      rel: 'accountInvoices',
-      method: 'GET',
-      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices',
-      requiredScope: 'read',
-      allowed: true,
-    },
-  ],
+  data: { ...paymentSessionCreatedExample.data, status: 'success' },
+  nextActions: paymentSessionCreatedExample.nextActions.filter((a) => a.rel !== 'complete'),
 };
 
 /** Derived from the recorded ones: the same resources read back or changed as the body examples say. */

@@ -1,8 +1,10 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { readTogether, type ScalarRead } from '../../db/read-together.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
 import type { Offer, PriceRule } from '../pricing/engine.js';
 import type { ProductRow } from './products.js';
+import { offers, priceRules, products } from './tables.js';
 
 type Json = Record<string, unknown>;
 
@@ -69,9 +71,12 @@ export function pricingDataRead(tenantId: string, productIds: readonly string[])
   const ids = `{${productIds.join(',')}}`;
   return {
     query: sql`select json_build_object(
-      'products', (select coalesce(json_agg(p), '[]') from products p where p.tenant_id = ${tenantId} and p.id = any(${ids}::uuid[])),
-      'rules', (select coalesce(json_agg(r), '[]') from price_rules r where r.tenant_id = ${tenantId} and r.product_id = any(${ids}::uuid[])),
-      'offers', (select coalesce(json_agg(o), '[]') from offers o where o.tenant_id = ${tenantId} and o.product_id = any(${ids}::uuid[]) and o.active))`,
+      'products', (select coalesce(json_agg(${products}), '[]') from ${products}
+        where ${tenantWhere(products, tenantId, sql`${products.id} = any(${ids}::uuid[])`)}),
+      'rules', (select coalesce(json_agg(${priceRules}), '[]') from ${priceRules}
+        where ${tenantWhere(priceRules, tenantId, sql`${priceRules.productId} = any(${ids}::uuid[])`)}),
+      'offers', (select coalesce(json_agg(${offers}), '[]') from ${offers}
+        where ${tenantWhere(offers, tenantId, sql`${offers.productId} = any(${ids}::uuid[])`, eq(offers.active, true))}))`,
     decode: (value) => {
       const data = value as { products: Json[]; rules: Json[]; offers: Json[] };
       return {

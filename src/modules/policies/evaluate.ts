@@ -1,9 +1,11 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { LogicEngine } from 'json-logic-engine';
 import type { Queryable } from '../../db/client.js';
 import { readTogether, type ScalarRead } from '../../db/read-together.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
 import { AppError, validationFailed } from '../../http/errors.js';
 import type { PolicyEffect, PolicyType } from './schemas.js';
+import { policies } from './tables.js';
 
 /**
  * One engine for the process: the synchronous engine (no async operators), default operators
@@ -137,9 +139,11 @@ export interface LoadedPolicy {
 /** The tenant's active policies of `type`, oldest first, as one value (see `readTogether`). */
 export function activePoliciesRead(tenantId: string, type: PolicyType): ScalarRead<LoadedPolicy[]> {
   return {
-    query: sql`select coalesce(json_agg(json_build_object('id', p.id, 'name', p.name, 'type', p.type,
-        'condition', p.condition, 'effect', p.effect) order by p.created_at, p.id), '[]')
-      from policies p where p.tenant_id = ${tenantId} and p.type = ${type} and p.active`,
+    query: sql`select coalesce(json_agg(json_build_object('id', ${policies.id}, 'name', ${policies.name},
+        'type', ${policies.type}, 'condition', ${policies.condition}, 'effect', ${policies.effect})
+        order by ${policies.createdAt}, ${policies.id}), '[]')
+      from ${policies}
+      where ${tenantWhere(policies, tenantId, eq(policies.type, type), eq(policies.active, true))}`,
     decode: (value) => value as LoadedPolicy[],
   };
 }
