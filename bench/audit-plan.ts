@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openPostgres } from '../src/db/client.js';
-import { AUDIT_ACTIONS } from '../src/modules/audit/actions.js';
+import { AUDIT_ACTIONS } from '../src/unit-of-work/index.js';
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('set DATABASE_URL');

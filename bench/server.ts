@@ -22,7 +22,7 @@ import { createDeps } from '../src/deps.js';
 import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
-import { productCrud } from '../src/modules/catalog/routes.js';
+import { productCrud } from '../src/modules/catalog/index.js';
 import { getOrder } from '../src/modules/orders/service.js';
 import { createTenant } from '../src/modules/tenants/index.js';
 import { webhookKey } from '../src/modules/webhooks/index.js';

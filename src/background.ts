@@ -1,6 +1,6 @@
 import type { Deps } from './deps.js';
-import { startDeliveryWorker } from './events/delivery/index.js';
 import { startSubscriptionScheduler } from './modules/subscriptions/index.js';
+import { startDeliveryWorker } from './modules/webhooks/index.js';
 
 /** How often the scheduler looks for subscriptions whose period ended. */
 const SCHEDULER_INTERVAL_MS = 60_000;

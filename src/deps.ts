@@ -2,37 +2,18 @@ import pino, { type Logger } from 'pino';
 import type { BillingAdapter } from './billing/adapter.js';
 import { builtinFactory } from './billing/builtin/index.js';
 import { BillingRegistry } from './billing/registry.js';
-import { type Clock, systemClock } from './clock.js';
+import { systemClock } from './clock.js';
 import type { Config } from './config.js';
-import { type Database, type Db, openPglite, openPostgres } from './db/client.js';
-import { type DeliverySignal, deliverySignalFor } from './events/delivery/signal.js';
-import type { RateLimiter } from './http/rate-limit/limiter.js';
+import { type Database, openPglite, openPostgres } from './db/client.js';
+import { deliverySignalFor } from './events/delivery-signal.js';
+import type { Deps } from './http/deps.js';
+
+export type { Deps } from './http/deps.js';
+
 import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver } from './modules/api-keys/index.js';
 import { recordOrderUsage } from './modules/orders/index.js';
-
-/** Everything the app needs from the outside world, built once in the composition root. */
-export interface Deps {
-  config: Config;
-  database: Database;
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  apiKeys: ApiKeyResolver;
-  /** Shared through Redis when REDIS_URL is set, in-process otherwise. */
-  rateLimiter: RateLimiter;
-  /** Billing adapters, and each tenant's active integration. */
-  billing: BillingRegistry;
-  /** Platform usage metering (tenants opt in); fed after responses, never affecting them. */
-  usage: UsageMeter;
-  /** Tells webhook delivery workers that a committed write queued deliveries. */
-  deliveries: DeliverySignal;
-}
-
-export interface UsageMeter {
-  recordOrder(tenantId: string, orderId: string, quantity: number): Promise<void>;
-}
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, redact: ['req.headers.authorization'] });

@@ -5,13 +5,13 @@ import { type App, type BuildOptions, buildApp } from '../src/app.js';
 import type { BillingAdapter } from '../src/billing/adapter.js';
 import type { Clock } from '../src/clock.js';
 import { type Config, loadConfig } from '../src/config.js';
+import type { RateTier } from '../src/core/context.js';
+import type { Scope } from '../src/core/scopes.js';
 import { type Database, openPglite, openPostgres } from '../src/db/client.js';
 import { createDeps, type Deps } from '../src/deps.js';
-import type { RateTier } from '../src/http/context.js';
 import type { RateLimiter } from '../src/http/rate-limit/limiter.js';
 import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
-import type { Scope } from '../src/http/scopes.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { createTenant } from '../src/modules/tenants/index.js';
 

@@ -5,8 +5,8 @@ import { listEvents } from '../src/events/outbox.js';
 import { idempotencyKeys } from '../src/http/idempotency/tables.js';
 import { runMutation } from '../src/http/mutation.js';
 import { issueApiKey, listApiKeys } from '../src/modules/api-keys/index.js';
-import { auditLogs } from '../src/modules/audit/tables.js';
 import { webhookDeliveries, webhookSubscriptions } from '../src/modules/webhooks/tables.js';
+import { auditLogs } from '../src/unit-of-work/index.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
 
 describe('transactional outbox: change, audit, event and idempotency record commit together', () => {

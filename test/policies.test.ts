@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
-import { AppError } from '../src/http/errors.js';
+import { AppError } from '../src/core/errors.js';
 import { assertAllowed, evaluatePolicies, type PolicyEvaluation } from '../src/modules/policies/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
 

@@ -20,7 +20,7 @@ import {
   resolvePrice,
   selectPlanChangeRule,
   selectPriceRule,
-} from '../src/modules/pricing/engine.js';
+} from '../src/modules/price-engine/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // Builders and arbitraries

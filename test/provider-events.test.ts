@@ -6,10 +6,10 @@ import { billingPayments } from '../src/billing/builtin/tables.js';
 import { FaultController, withFaults } from '../src/billing/index.js';
 import { ManualClock } from '../src/clock.js';
 import { listEvents } from '../src/events/outbox.js';
-import { auditLogs } from '../src/modules/audit/tables.js';
 import { getSession, insertSession } from '../src/modules/payments/service.js';
 import { signatureHeader } from '../src/modules/provider-events/index.js';
 import { providerEvents } from '../src/modules/provider-events/tables.js';
+import { auditLogs } from '../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
 
 interface Integration {

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
 import { listEvents } from '../src/events/outbox.js';
 import { events } from '../src/events/tables.js';
-import { auditLogs } from '../src/modules/audit/tables.js';
 import { runDueSubscriptionWork } from '../src/modules/subscriptions/index.js';
 import { subscriptions } from '../src/modules/subscriptions/tables.js';
+import { auditLogs } from '../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
 import { adminPost, perSeat } from './support/catalog-fixtures.js';
 

@@ -4,10 +4,10 @@ import { BuiltinBilling } from '../src/billing/builtin/index.js';
 import { FaultController, withFaults } from '../src/billing/index.js';
 import { ManualClock } from '../src/clock.js';
 import { events } from '../src/events/tables.js';
-import { auditLogs } from '../src/modules/audit/tables.js';
 import { paymentSessions } from '../src/modules/payments/tables.js';
 import { runDueSubscriptionWork } from '../src/modules/subscriptions/index.js';
 import { subscriptions } from '../src/modules/subscriptions/tables.js';
+import { auditLogs } from '../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
 import { adminPost, perSeat } from './support/catalog-fixtures.js';
 

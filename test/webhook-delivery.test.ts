@@ -4,9 +4,13 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
 import { openPostgres } from '../src/db/client.js';
-import { createSender, DeliveryWorker, type Sender } from '../src/events/delivery/index.js';
-import { listenForDeliveries } from '../src/events/delivery/pg-listener.js';
-import { claimDueDeliveries } from '../src/modules/webhooks/index.js';
+import { listenForDeliveries } from '../src/events/delivery-listener.js';
+import {
+  claimDueDeliveries,
+  createSender,
+  DeliveryWorker,
+  type Sender,
+} from '../src/modules/webhooks/index.js';
 import {
   bearer,
   createTestTenant,

@@ -2,20 +2,30 @@ import { type BillingAdapter, BillingUnavailableError } from './adapter.js';
 
 /**
  * Settings of a fault-injecting wrapper, changeable while it runs: fail every call, fail the next
- * N calls, and/or add latency. For tests of outage paths against real adapter code.
+ * N calls before they reach the billing system, let the next N calls take effect and then fail as
+ * a timeout would (the caller cannot tell it happened), and/or add latency. For tests of outage
+ * paths against real adapter code. `only` limits the faults to the named methods.
  */
 export class FaultController {
   failAll = false;
   failNext = 0;
+  applyThenFailNext = 0;
   latencyMs = 0;
+  only: readonly string[] | null = null;
   /** Calls that reached the wrapper (failed or not), by method name. */
   readonly calls: string[] = [];
 
   reset() {
     this.failAll = false;
     this.failNext = 0;
+    this.applyThenFailNext = 0;
     this.latencyMs = 0;
+    this.only = null;
     this.calls.length = 0;
+  }
+
+  applies(method: string): boolean {
+    return this.only === null || this.only.includes(method);
   }
 }
 
@@ -25,12 +35,19 @@ export function withFaults(adapter: BillingAdapter, faults: FaultController): Bi
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== 'function' || property === 'isAccountId') return value;
+      const method = String(property);
       return async (...args: unknown[]) => {
-        faults.calls.push(String(property));
+        faults.calls.push(method);
+        if (!faults.applies(method)) return value.apply(target, args);
         if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
         if (faults.failAll || faults.failNext > 0) {
           if (faults.failNext > 0) faults.failNext--;
-          throw new BillingUnavailableError(`injected fault in ${String(property)}`, target.name);
+          throw new BillingUnavailableError(`injected fault in ${method}`, target.name);
+        }
+        if (faults.applyThenFailNext > 0) {
+          faults.applyThenFailNext--;
+          await value.apply(target, args);
+          throw new BillingUnavailableError(`injected timeout after ${method} took effect`, target.name);
         }
         return value.apply(target, args);
       };

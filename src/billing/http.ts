@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors.js';
+import { AppError } from '../core/errors.js';
 import type { BillingResult } from './adapter.js';
 
 /**

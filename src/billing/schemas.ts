@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { toDecimal } from '../http/money.js';
-import { StringEnum } from '../http/schema-helpers.js';
+import { toDecimal } from '../core/money.js';
+import { StringEnum } from '../core/schema.js';
 import type { BillingAccount, BillingPaymentMethod, BillingSubscription, Invoice } from './adapter.js';
 
 // API shapes of what the billing adapter returns (SPEC.md section 2, Invoice and account detail).

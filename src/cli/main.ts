@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { type AppEnv, ConfigError, loadConfig } from '../config.js';
+import { RATE_TIERS, type RateTier } from '../core/context.js';
+import { isScope, type Scope } from '../core/scopes.js';
 import type { Database } from '../db/client.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { createLogger, openConfiguredDatabase } from '../deps.js';
-import { RATE_TIERS, type RateTier } from '../http/context.js';
-import { isScope, type Scope } from '../http/scopes.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../modules/api-keys/index.js';
 import { createTenant, getTenant, listTenants } from '../modules/tenants/index.js';
 import { readSeedFile, SeedError, seedCatalog } from '../seed/catalog.js';

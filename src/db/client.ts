@@ -11,11 +11,9 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { prepareStatementsOn } from './prepared-statements.js';
-import * as schema from './schema.js';
 import { guardRootHandle } from './transaction-guard.js';
 
-export type Schema = typeof schema;
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Db = PgDatabase<PgQueryResultHKT>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Anything queries can run on: the pool or an open transaction. */
 export type Queryable = Db | Tx;
@@ -51,7 +49,7 @@ export function openPostgres({ url, poolSize = 10, logger }: PostgresOptions): D
   });
   pool.on('error', (err) => logger?.warn({ err }, 'idle PostgreSQL connection failed'));
   prepareStatementsOn(pool);
-  const db = guardRootHandle(drizzlePg({ client: pool, schema }) as unknown as Db);
+  const db = guardRootHandle(drizzlePg({ client: pool }) as unknown as Db);
   return {
     db,
     kind: 'postgres',
@@ -62,7 +60,7 @@ export function openPostgres({ url, poolSize = 10, logger }: PostgresOptions): D
       const client = await pool.connect();
       try {
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
-        await migratePg(drizzlePg({ client, schema }), { migrationsFolder: MIGRATIONS });
+        await migratePg(drizzlePg({ client }), { migrationsFolder: MIGRATIONS });
       } finally {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
         client.release();
@@ -80,7 +78,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   if (dataDir) lock = lockDataDir(dataDir);
   try {
     const client = await PGlite.create(dataDir ? path.join(dataDir, 'pgdata') : undefined);
-    const db = guardRootHandle(drizzlePglite({ client, schema }) as unknown as Db);
+    const db = guardRootHandle(drizzlePglite({ client }) as unknown as Db);
     return {
       db,
       kind: 'pglite',
@@ -88,7 +86,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
         await db.execute(sql`select 1`);
       },
       async migrate() {
-        await migratePglite(drizzlePglite({ client, schema }), { migrationsFolder: MIGRATIONS });
+        await migratePglite(drizzlePglite({ client }), { migrationsFolder: MIGRATIONS });
       },
       async close() {
         try {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { notFound } from './errors.js';
+import { notFound } from '../core/errors.js';
 import { SERVICE_NAME } from './openapi.js';
 import type { TypedApp } from './types.js';
 

@@ -1,17 +1,36 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppEnv } from '../config.js';
-import type { ApiKeyResolver } from '../modules/api-keys/index.js';
-import { parseKeyEnvironment } from '../modules/api-keys/index.js';
-import type { RequestContext } from './context.js';
-import { AppError } from './errors.js';
-import { expandScopes } from './scopes.js';
+import type { RequestContext } from '../core/context.js';
+import { AppError } from '../core/errors.js';
+import { expandScopes } from '../core/scopes.js';
+
+/** A key as the gate needs it. */
+export interface ResolvedKey {
+  id: string;
+  tenantId: string;
+  environment: AppEnv;
+  scopes: readonly string[];
+  rateTier: RequestContext['rateTier'];
+  revokedAt: Date | null;
+}
+
+/** Looks up presented API keys (the api-keys module implements it; the composition root wires it). */
+export interface KeyResolver {
+  /** The environment a well-formed key belongs to, or null when the string is not a key. */
+  environmentOf(secret: string): AppEnv | null;
+  resolve(secret: string): Promise<ResolvedKey | null>;
+  /** Records that the key was used (off the request path). */
+  markUsed(key: ResolvedKey): void;
+  /** Drops a revoked key from this instance's cache. */
+  forget(keyId: string): void;
+}
 
 const unauthorized = (message: string) => new AppError('unauthorized', message);
 
 /** Resolves the Bearer key to the caller's context, or throws 401 saying what is wrong. */
 export async function authenticate(
   request: FastifyRequest,
-  resolver: ApiKeyResolver,
+  resolver: KeyResolver,
   environment: AppEnv,
 ): Promise<RequestContext> {
   const header = request.headers.authorization;
@@ -19,7 +38,7 @@ export async function authenticate(
   const match = /^Bearer +(\S+)\s*$/i.exec(header);
   if (!match?.[1]) throw unauthorized('Malformed Authorization header: expected "Bearer <api key>"');
   const secret = match[1];
-  const keyEnv = parseKeyEnvironment(secret);
+  const keyEnv = resolver.environmentOf(secret);
   if (!keyEnv) throw unauthorized('Malformed API key: expected cak_live_... or cak_test_...');
   if (keyEnv !== environment) {
     throw unauthorized(`This is a ${keyEnv} key; this deployment serves the ${environment} environment`);

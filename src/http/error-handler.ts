@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { BillingUnavailableError } from '../billing/adapter.js';
+import { AppError, type ErrorCode } from '../core/errors.js';
 import { isDatabaseUnavailable } from './db-errors.js';
-import { AppError, type ErrorCode } from './errors.js';
 import type { TypedApp } from './types.js';
 import { type AjvLikeError, validationDetails } from './validation.js';
 

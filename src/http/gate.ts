@@ -1,13 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { AppEnv } from '../config.js';
-import type { ApiKeyResolver } from '../modules/api-keys/index.js';
-import { authenticate } from './auth.js';
-import type { RequestContext } from './context.js';
-import { AppError } from './errors.js';
+import type { RequestContext } from '../core/context.js';
+import { AppError } from '../core/errors.js';
+import { hasScope } from '../core/scopes.js';
+import { authenticate, type KeyResolver } from './auth.js';
 import { RATE_LIMIT_TIERS, RATE_LIMIT_WINDOW_SECONDS } from './limits.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
-import { hasScope } from './scopes.js';
 import type { TypedApp } from './types.js';
 
 declare module 'fastify' {
@@ -18,7 +17,7 @@ declare module 'fastify' {
 }
 
 export interface GateDeps {
-  apiKeys: ApiKeyResolver;
+  apiKeys: KeyResolver;
   environment: AppEnv;
   rateLimiter: RateLimiter;
   clock: Clock;

@@ -1,4 +1,4 @@
-import type { RateTier } from './context.js';
+import type { RateTier } from '../core/context.js';
 
 /** Requests per rolling 60-second window, by key tier (SPEC.md section 8). */
 export const RATE_LIMIT_TIERS: Record<RateTier, number> = { standard: 60, premium: 300, unlimited: 10_000 };

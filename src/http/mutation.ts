@@ -1,17 +1,17 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
+import type { RequestContext } from '../core/context.js';
+import { AppError } from '../core/errors.js';
 import { type Db, type Queryable, rowsOf, type Tx } from '../db/client.js';
 import { insideApiTransaction } from '../db/transaction-guard.js';
-import type { DeliverySignal } from '../events/delivery/signal.js';
+import type { DeliverySignal } from '../events/delivery-signal.js';
 import type { EventType } from '../events/event-types.js';
-import { type EventRow, eventRow, eventRowsInsert } from '../events/outbox.js';
-import { type AuditInput, auditRow, auditRowsInsert } from '../modules/audit/index.js';
 // Direct import (not the module index): the index loads webhook routes, which import this file.
-import { fanOutFromEvents } from '../modules/webhooks/fan-out.js';
+import { fanOutFromEvents } from '../events/fan-out.js';
+import { type EventRow, eventRow, eventRowsInsert } from '../events/outbox.js';
+import { type AuditInput, auditRow, auditRowsInsert } from '../unit-of-work/index.js';
 import { requireCtx } from './auth.js';
-import type { RequestContext } from './context.js';
-import { AppError } from './errors.js';
 import {
   findResponse,
   type IdempotentRequest,

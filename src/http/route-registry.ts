@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import { Type } from 'typebox';
+import type { Scope } from '../core/scopes.js';
 import { errorResponses } from './errors.js';
-import type { Scope } from './scopes.js';
 import type { TypedApp } from './types.js';
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { validationFailed } from './errors.js';
+import { validationFailed } from '../core/errors.js';
 
 // Text we cannot store or hash, refused before validation as 400 validation_failed
 // (`rule: characters`). Both were 500s found by the fuzz suite (test/reliability/fuzz.test.ts):

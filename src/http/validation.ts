@@ -1,7 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { ErrorDetail } from './errors.js';
+import type { ErrorDetail } from '../core/errors.js';
 
 function makeAjv(options: Options) {
   const ajv = new Ajv({

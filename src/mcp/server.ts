@@ -5,9 +5,9 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hasScope } from '../core/scopes.js';
 import { requireCtx } from '../http/auth.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../http/openapi.js';
-import { hasScope } from '../http/scopes.js';
 import type { TypedApp } from '../http/types.js';
 import {
   BODY_ARGUMENT,

@@ -1,4 +1,4 @@
-import type { Scope } from '../http/scopes.js';
+import type { Scope } from '../core/scopes.js';
 
 /**
  * Turns the OpenAPI document into MCP tool definitions: one tool per operation, so a new public

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { AppError } from '../core/errors.js';
 import type { Queryable } from '../db/client.js';
-import type { AnyCrudSpec } from '../http/admin-crud.js';
-import { AppError } from '../http/errors.js';
 import { compileBodyValidator, validationDetails } from '../http/validation.js';
-import { recordAudit } from '../modules/audit/index.js';
+import type { AnyCrudSpec } from '../unit-of-work/index.js';
+import { recordAudit } from '../unit-of-work/index.js';
 import { SEED_SPECS } from './specs.js';
 
 /** A seed file that cannot be loaded; each problem names its place in the file. */

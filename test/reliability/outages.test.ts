@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultController, withFaults } from '../../src/billing/index.js';
 import { ManualClock } from '../../src/clock.js';
 import { openPostgres } from '../../src/db/client.js';
-import { createSender, DeliveryWorker } from '../../src/events/delivery/index.js';
 import { RedisRateLimiter } from '../../src/http/rate-limit/redis-limiter.js';
+import { createSender, DeliveryWorker } from '../../src/modules/webhooks/index.js';
 import {
   bearer,
   createTestTenant,

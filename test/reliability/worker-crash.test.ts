@@ -26,7 +26,7 @@ import {
 // - every event is delivered (answered 2xx by the receiver) at least once;
 // - the backlog queued while no worker ran is sent right after the restart;
 // - a delivery the killed worker held is sent again only once its lease has run out (60 s,
-//   DEFAULT_LEASE_MS in src/events/delivery/worker.ts, not configurable), never while it was live;
+//   DEFAULT_LEASE_MS in src/modules/webhooks/delivery/worker.ts, not configurable), never while it was live;
 // - no delivery row is left leased or unfinished, and there is one per event.
 // Two kills: `hanging` (from a random point on, the receiver holds every request open, so
 // deliveries are certainly in flight at the kill) and `streaming` (the receiver answers normally;

@@ -1,4 +1,3 @@
-export { registerAccountRoutes } from './routes.js';
 export { AccountSchema } from './schemas.js';
 export {
   type AccountApi,

@@ -10,14 +10,15 @@ import {
   presentBillingSubscription,
   presentInvoice,
 } from '../../billing/schemas.js';
-import type { Deps } from '../../deps.js';
+import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
+import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
-import { errorResponses, notFound } from '../../http/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import { accountCreatedExample, accountUpdatedExample } from '../../http/examples.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
-import { diffChanges } from '../audit/index.js';
+import { diffChanges } from '../../unit-of-work/index.js';
 import { localAccountPaymentMethods } from '../payment-methods/index.js';
 import {
   AccountCreate,

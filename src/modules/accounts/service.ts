@@ -4,11 +4,11 @@ import { uuidv7 } from 'uuidv7';
 import type { BillingAccount, BillingAdapter } from '../../billing/adapter.js';
 import { unwrapBilling } from '../../billing/http.js';
 import type { BillingRegistry } from '../../billing/registry.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import { AppError, notFound, validationFailed } from '../../http/errors.js';
-import { iso } from '../../http/format.js';
 import type { AccountCreate, AccountSchema, AccountUpdate } from './schemas.js';
 import { organizations } from './tables.js';
 

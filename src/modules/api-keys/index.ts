@@ -1,5 +1,4 @@
 export { displayPrefix, parseKeyEnvironment } from './key-material.js';
 export { ApiKeyResolver } from './key-resolver.js';
-export { registerApiKeyRoutes } from './routes.js';
 export { RateTierSchema } from './schemas.js';
 export { type ApiKey, issueApiKey, listApiKeys, revokeApiKey } from './service.js';

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
+import type { AppEnv } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import { hashKey } from './key-material.js';
+import { hashKey, parseKeyEnvironment } from './key-material.js';
 import { type ApiKey, findKeyByHash, touchLastUsed } from './service.js';
 
 const MAX_ENTRIES = 10_000;
@@ -27,6 +28,10 @@ export class ApiKeyResolver {
     private readonly ttlMs: number,
     private readonly logger: Logger,
   ) {}
+
+  environmentOf(secret: string): AppEnv | null {
+    return parseKeyEnvironment(secret);
+  }
 
   async resolve(secret: string): Promise<ApiKey | null> {
     const hash = hashKey(secret);

@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import { notFound } from '../../core/errors.js';
+import { iso, isoOrNull } from '../../core/format.js';
 import { requireCtx } from '../../http/auth.js';
+import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
-import { errorResponses, notFound } from '../../http/errors.js';
-import { iso, isoOrNull } from '../../http/format.js';
+import { errorResponses } from '../../http/errors.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
-import { diffChanges } from '../audit/index.js';
+import { diffChanges } from '../../unit-of-work/index.js';
 import { ApiKeyParams, ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema } from './schemas.js';
 import { type ApiKey, getApiKey, issueApiKey, listApiKeys, revokeApiKey } from './service.js';
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { EnvironmentSchema, RATE_TIERS } from '../../http/context.js';
-import { StringEnum } from '../../http/schema-helpers.js';
-import { ScopeSchema } from '../../http/scopes.js';
+import { EnvironmentSchema, RATE_TIERS } from '../../core/context.js';
+import { StringEnum } from '../../core/schema.js';
+import { ScopeSchema } from '../../core/scopes.js';
 
 export const RateTierSchema = StringEnum(RATE_TIERS, {
   description: 'Requests per rolling 60 s: standard 60, premium 300, unlimited 10,000.',

@@ -1,10 +1,10 @@
 import { desc, eq, isNull } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import type { AppEnv } from '../../config.js';
+import type { RateTier } from '../../core/context.js';
+import type { Scope } from '../../core/scopes.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { RateTier } from '../../http/context.js';
-import type { Scope } from '../../http/scopes.js';
 import { displayPrefix, generateKey, hashKey } from './key-material.js';
 import { apiKeys } from './tables.js';
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { tenants } from '../tenants/tables.js';
+import { tenants } from '../tenants/index.js';
 
 export const apiKeys = pgTable(
   'api_keys',

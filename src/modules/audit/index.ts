@@ -1,3 +1,1 @@
-export { AUDIT_ACTIONS, type AuditAction } from './actions.js';
-export { registerAuditRoutes } from './routes.js';
-export { type AuditInput, auditRow, auditRowsInsert, diffChanges, recordAudit } from './service.js';
+export { type AuditEntry, type AuditQuery, listAuditLogs } from './service.js';

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import { validationFailed } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
 import { requireCtx } from '../../http/auth.js';
+import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, envelope } from '../../http/envelope.js';
-import { validationFailed } from '../../http/errors.js';
-import { iso } from '../../http/format.js';
 import type { TypedApp } from '../../http/types.js';
 import { AuditEntrySchema, AuditQuerySchema, PaginationSchema } from './schemas.js';
 import { listAuditLogs } from './service.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../http/schema-helpers.js';
+import { StringEnum } from '../../core/schema.js';
 
 export const AuditEntrySchema = Type.Object({
   id: Type.String({ format: 'uuid' }),

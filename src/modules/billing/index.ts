@@ -1,2 +1,1 @@
 export { saveIntegration } from './integration.js';
-export { registerBillingAdminRoutes } from './routes.js';

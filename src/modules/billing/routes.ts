@@ -11,11 +11,12 @@ import {
   presentInvoice,
   unwrapBilling,
 } from '../../billing/index.js';
-import type { Deps } from '../../deps.js';
+import { AppError, validationFailed } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
 import { requireCtx } from '../../http/auth.js';
+import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
-import { AppError, errorResponses, validationFailed } from '../../http/errors.js';
-import { iso } from '../../http/format.js';
+import { errorResponses } from '../../http/errors.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
 import { compileBodyValidator, validationDetails } from '../../http/validation.js';

@@ -1,4 +1,3 @@
-export { registerCartRoutes } from './routes.js';
 export { CartSchema } from './schemas.js';
 export {
   type CartApi,

@@ -1,8 +1,9 @@
-import type { Deps } from '../../deps.js';
+import type { RequestContext } from '../../core/context.js';
+import { notFound, validationFailed } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
-import type { RequestContext } from '../../http/context.js';
+import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
-import { errorResponses, notFound, validationFailed } from '../../http/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import { cartCreatedExample, cartItemAddedExample } from '../../http/examples.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';

@@ -2,19 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import { AppError, notFound, validationFailed } from '../../http/errors.js';
-import { iso } from '../../http/format.js';
 import { promotionByCode } from '../catalog/index.js';
 import {
   applyPromotion,
   type ChargeModel,
   type Promotion,
   type PromotionRejection,
-  priceLines,
-} from '../pricing/index.js';
+} from '../price-engine/index.js';
+import { priceLines } from '../pricing/index.js';
 import { type CartCreate, type CartSchema, MAX_LINE_QUANTITY } from './schemas.js';
 import { type CustomerContext, cartItems, carts } from './tables.js';
 

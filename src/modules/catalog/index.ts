@@ -1,3 +1,4 @@
+export { catalogCrudSpecs, productCrud } from './crud.js';
 export { planChangeRulesOf, planLinksBetween } from './plans.js';
 export { type PricingData, pricingDataFor, pricingDataRead } from './pricing-data.js';
 export {
@@ -6,11 +7,5 @@ export {
   type ProductRow,
   presentProduct,
 } from './products.js';
-export {
-  catalogCrudSpecs,
-  productCrud,
-  registerCatalogAdminRoutes,
-  registerCatalogRoutes,
-} from './routes.js';
 export { promotionByCode, redeemPromotion } from './rules.js';
 export { ProductSchema } from './schemas.js';

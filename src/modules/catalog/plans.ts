@@ -1,11 +1,11 @@
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
+import { validationFailed } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
 import { presentedReads, tenantRepo } from '../../db/tenant-repo.js';
-import type { CrudService } from '../../http/admin-crud.js';
-import { validationFailed } from '../../http/errors.js';
-import { iso } from '../../http/format.js';
-import type { PlanChangeRule } from '../pricing/engine.js';
+import type { CrudService } from '../../unit-of-work/index.js';
+import type { PlanChangeRule } from '../price-engine/index.js';
 import type { ProductRow } from './products.js';
 import type {
   PlanChangeRuleCreate,

@@ -1,13 +1,13 @@
 import { eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
+import { validationFailed } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { CrudService } from '../../http/admin-crud.js';
-import { validationFailed } from '../../http/errors.js';
-import { iso } from '../../http/format.js';
-import type { Charge } from '../pricing/engine.js';
+import type { CrudService } from '../../unit-of-work/index.js';
+import type { Charge } from '../price-engine/index.js';
 import type { ChargeInput, ProductCreate, ProductSchema, ProductUpdate } from './schemas.js';
 import { offers, planChangeRules, planLinks, priceRules, products } from './tables.js';
 import { checkTiers, claimId, type Reference, stillReferenced } from './validation.js';

@@ -1,13 +1,13 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
+import { AppError, validationFailed } from '../../core/errors.js';
+import { iso, isoOrNull } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
 import { presentedReads, tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { CrudService } from '../../http/admin-crud.js';
-import { AppError, validationFailed } from '../../http/errors.js';
-import { iso, isoOrNull } from '../../http/format.js';
-import type { Promotion } from '../pricing/engine.js';
+import type { CrudService } from '../../unit-of-work/index.js';
+import type { Promotion } from '../price-engine/index.js';
 import type {
   OfferCreate,
   OfferSchema,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../http/schema-helpers.js';
+import { StringEnum } from '../../core/schema.js';
 
 export const CHARGE_MODELS = ['flat_fee', 'per_unit', 'tiered', 'volume'] as const;
 export const PRODUCT_TYPES = ['one_time', 'subscription', 'add_on'] as const;

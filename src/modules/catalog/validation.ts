@@ -1,5 +1,5 @@
-import { AppError, validationFailed } from '../../http/errors.js';
-import type { ChargeModel, PriceTier } from '../pricing/engine.js';
+import { AppError, validationFailed } from '../../core/errors.js';
+import type { ChargeModel, PriceTier } from '../price-engine/index.js';
 
 export interface TierInput {
   upTo: number | null;

@@ -1,9 +1,10 @@
 import type { FastifyReply } from 'fastify';
 import type { Static } from 'typebox';
-import type { Deps } from '../../deps.js';
+import { hasScope, SCOPES } from '../../core/scopes.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../events/event-types.js';
 import { requireCtx } from '../../http/auth.js';
 import { cacheablePerKey } from '../../http/cache.js';
+import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { manifestExample } from '../../http/examples.js';
 import {
@@ -14,7 +15,6 @@ import {
 } from '../../http/limits.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../../http/openapi.js';
 import type { RouteRegistry } from '../../http/route-registry.js';
-import { hasScope, SCOPES } from '../../http/scopes.js';
 import type { TypedApp } from '../../http/types.js';
 import { getTenant } from '../tenants/index.js';
 import { CapabilitiesSchema, ManifestSchema, OpenApiDocumentSchema } from './schemas.js';

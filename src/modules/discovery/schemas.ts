@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { EnvironmentSchema } from '../../http/context.js';
-import { ScopeSchema } from '../../http/scopes.js';
+import { EnvironmentSchema } from '../../core/context.js';
+import { ScopeSchema } from '../../core/scopes.js';
 import { RateTierSchema } from '../api-keys/index.js';
 
 export const EventTypesSchema = Type.Array(Type.String(), {

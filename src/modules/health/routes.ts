@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
-import { StringEnum } from '../../http/schema-helpers.js';
+import { StringEnum } from '../../core/schema.js';
+import type { Deps } from '../../http/deps.js';
 import type { TypedApp } from '../../http/types.js';
 
 const PING_TIMEOUT_MS = 2_000;

@@ -1,2 +1,1 @@
-export { registerOrderRoutes } from './routes.js';
 export { getOrder, type OrderApi, recordOrderUsage } from './service.js';

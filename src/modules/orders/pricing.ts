@@ -1,5 +1,5 @@
 import type { BillingAdapter } from '../../billing/index.js';
-import { AppError, validationFailed } from '../../http/errors.js';
+import { AppError, validationFailed } from '../../core/errors.js';
 import type { PricedLine } from '../pricing/index.js';
 import type { OrderLine } from './tables.js';
 

@@ -1,12 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { type BillingAdapter, type Invoice, presentInvoice, unwrapBilling } from '../../billing/index.js';
+import type { RequestContext } from '../../core/context.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import { readTogether } from '../../db/read-together.js';
-import type { Deps } from '../../deps.js';
 import { requireCtx } from '../../http/auth.js';
-import type { RequestContext } from '../../http/context.js';
+import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
-import { AppError, errorResponses, notFound, validationFailed } from '../../http/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import { orderCreatedExample, orderExample, orderUpdatedExample } from '../../http/examples.js';
 import {
   type BufferedMutation,
@@ -15,8 +16,8 @@ import {
   runMutation,
 } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
+import { diffChanges } from '../../unit-of-work/index.js';
 import { resolveAccount } from '../accounts/index.js';
-import { diffChanges } from '../audit/index.js';
 import { type CheckoutCart, lockCartForCheckout, markCartCheckedOut } from '../carts/index.js';
 import { pricingDataRead, redeemPromotion } from '../catalog/index.js';
 import {

@@ -1,11 +1,11 @@
 import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
+import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
 import type { ScalarRead } from '../../db/read-together.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import { iso } from '../../http/format.js';
 import type { OrderSchema } from './schemas.js';
 import { type OrderLine, orders, usageEvents } from './tables.js';
 

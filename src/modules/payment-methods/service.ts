@@ -2,10 +2,10 @@ import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import type { BillingPaymentMethodSchema } from '../../billing/schemas.js';
+import { iso } from '../../core/format.js';
 import type { Queryable, Tx } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import { iso } from '../../http/format.js';
 import type { CreatePaymentMethodBody, PaymentMethodSchema } from './schemas.js';
 import { paymentMethods } from './tables.js';
 

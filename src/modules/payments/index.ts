@@ -1,4 +1,3 @@
-export { registerPaymentRoutes } from './routes.js';
 export {
   getSession,
   insertSession,

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import type { RequestContext } from '../../core/context.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
-import type { RequestContext } from '../../http/context.js';
+import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
-import { AppError, errorResponses, notFound, validationFailed } from '../../http/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import { paymentSessionCompletedExample, paymentSessionCreatedExample } from '../../http/examples.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';

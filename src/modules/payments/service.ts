@@ -1,11 +1,11 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import { type BillingAdapter, type Invoice, presentInvoice } from '../../billing/index.js';
+import { AppError } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import { AppError } from '../../http/errors.js';
-import { iso } from '../../http/format.js';
 import type { Mutation } from '../../http/mutation.js';
 import { type PaymentStatus, paymentSessions, TERMINAL_STATUSES } from './tables.js';
 

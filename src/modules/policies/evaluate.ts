@@ -1,9 +1,9 @@
 import { eq, sql } from 'drizzle-orm';
 import { LogicEngine } from 'json-logic-engine';
+import { AppError, validationFailed } from '../../core/errors.js';
 import type { Queryable } from '../../db/client.js';
 import { readTogether, type ScalarRead } from '../../db/read-together.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import { AppError, validationFailed } from '../../http/errors.js';
 import type { PolicyEffect, PolicyType } from './schemas.js';
 import { policies } from './tables.js';
 

@@ -1,3 +1,4 @@
+export { policyCrud } from './crud.js';
 export {
   activePoliciesRead,
   assertAllowed,
@@ -10,5 +11,4 @@ export {
   type PolicyEvaluation,
   type PolicyResult,
 } from './evaluate.js';
-export { policyCrud, registerPolicyRoutes } from './routes.js';
 export type { PolicyEffect, PolicyType } from './schemas.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../http/schema-helpers.js';
+import { StringEnum } from '../../core/schema.js';
 
 export const POLICY_TYPES = ['order_create', 'order_update', 'plan_change'] as const;
 export const POLICY_EFFECTS = ['block', 'allow'] as const;

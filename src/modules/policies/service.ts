@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
+import { AppError } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
 import { presentedReads, tenantRepo } from '../../db/tenant-repo.js';
-import type { CrudService } from '../../http/admin-crud.js';
-import { AppError } from '../../http/errors.js';
-import { iso } from '../../http/format.js';
+import type { CrudService } from '../../unit-of-work/index.js';
 import { checkCondition } from './evaluate.js';
 import type { PolicyCreate, PolicySchema, PolicyUpdate } from './schemas.js';
 import { policies } from './tables.js';

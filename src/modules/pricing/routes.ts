@@ -1,10 +1,11 @@
 import type { Static } from 'typebox';
-import type { Deps } from '../../deps.js';
+import { notFound } from '../../core/errors.js';
+import { toDecimal } from '../../core/money.js';
 import { requireCtx } from '../../http/auth.js';
 import { cacheablePerKey } from '../../http/cache.js';
+import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
-import { errorResponses, notFound } from '../../http/errors.js';
-import { toDecimal } from '../../http/money.js';
+import { errorResponses } from '../../http/errors.js';
 import type { TypedApp } from '../../http/types.js';
 import { ResolvedPriceSchema, ResolveQuery } from './schemas.js';
 import type { PricedLine } from './service.js';

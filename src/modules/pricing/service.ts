@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/client.js';
 import { type PricingData, type ProductRow, pricingDataFor } from '../catalog/index.js';
-import { type PriceResolution, type PricingContext, resolvePrice } from './engine.js';
+import { type PriceResolution, type PricingContext, resolvePrice } from '../price-engine/index.js';
 
 export interface PricedLine {
   product: ProductRow;

@@ -1,4 +1,3 @@
-export { registerProviderEventRoutes } from './routes.js';
 export { PROVIDERS, type ProviderEvent, type ProviderName } from './schemas.js';
 export {
   SIGNATURE_HEADER,

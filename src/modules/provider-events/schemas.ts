@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { StringEnum } from '../../http/schema-helpers.js';
+import { StringEnum } from '../../core/schema.js';
 
 /** Payment providers this deployment can receive events from; `sandbox` is the built-in engine's. */
 export const PROVIDERS = ['sandbox'] as const;

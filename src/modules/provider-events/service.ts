@@ -1,12 +1,12 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Invoice } from '../../billing/index.js';
+import type { RequestContext } from '../../core/context.js';
+import { AppError } from '../../core/errors.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { Deps } from '../../deps.js';
-import type { RequestContext } from '../../http/context.js';
-import { AppError } from '../../http/errors.js';
 import type { Mutation } from '../../http/mutation.js';
-import { recordAudit } from '../audit/index.js';
+import type { ServiceDeps } from '../../unit-of-work/index.js';
+import { recordAudit } from '../../unit-of-work/index.js';
 import { getSession, isTerminal, resolveSession, settleSessionInvoice } from '../payments/index.js';
 import type { ProviderEvent, Receipt } from './schemas.js';
 import { newEndpointId, newSigningSecret } from './signature.js';
@@ -114,7 +114,7 @@ async function recordProviderEvent(
  * provider audit entries are written with `recordAudit` and a null actor key.
  */
 export function providerContext(
-  deps: Pick<Deps, 'config'>,
+  deps: Pick<ServiceDeps, 'config'>,
   tenantId: string,
   provider: string,
   requestId: string,
@@ -143,7 +143,7 @@ export type PreparedEvent =
  * returned so the event is recorded without moving the session (docs/provider-events.md).
  */
 export async function prepareProviderEvent(
-  deps: Pick<Deps, 'db' | 'billing'>,
+  deps: Pick<ServiceDeps, 'db' | 'billing'>,
   tenantId: string,
   event: ProviderEvent,
 ): Promise<PreparedEvent> {

@@ -1,2 +1,2 @@
-export { registerShippingRoutes, shippingOptionCrud } from './routes.js';
+export { shippingOptionCrud } from './crud.js';
 export { type AvailabilityFilter, availableShippingOptions, type ShippingOptionApi } from './service.js';

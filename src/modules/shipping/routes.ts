@@ -1,49 +1,19 @@
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
-import { defineCrud, registerAdminCrud } from '../../http/admin-crud.js';
+import { registerAdminCrud } from '../../http/admin-crud.js';
 import { requireCtx } from '../../http/auth.js';
 import { cacheablePerKey } from '../../http/cache.js';
+import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import type { TypedApp } from '../../http/types.js';
-import {
-  ShippingOptionCreate,
-  ShippingOptionQuery,
-  ShippingOptionSchema,
-  ShippingOptionUpdate,
-} from './schemas.js';
-import { availableShippingOptions, shippingOptionService } from './service.js';
-
-const ABOUT =
-  'A shipping option is a way to deliver an order: a name, a flat price in one currency, the countries it ' +
-  'ships to (empty = every country) and a delivery estimate of minDays to maxDays. Inactive options stay ' +
-  'stored but are not offered to buyers.';
+import { shippingOptionCrud } from './crud.js';
+import { ShippingOptionQuery, ShippingOptionSchema } from './schemas.js';
+import { availableShippingOptions } from './service.js';
 
 // The catalog and carts land in later modules; the hints are the next steps an agent takes after choosing shipping.
 const listActions = [
   action('catalog', 'GET', '/catalog', 'read'),
   action('createCart', 'POST', '/carts', 'commerce'),
 ];
-
-/** Admin resource spec (routes and the seed loader share it). */
-export const shippingOptionCrud = defineCrud({
-  name: 'ShippingOption',
-  plural: 'ShippingOptions',
-  // The buyer-facing list below is `listShippingOptions`.
-  listOperationId: 'listAllShippingOptions',
-  path: '/admin/shipping-options',
-  tag: 'Shipping admin',
-  about: ABOUT,
-  schema: ShippingOptionSchema,
-  createBody: ShippingOptionCreate,
-  updateBody: ShippingOptionUpdate,
-  audit: {
-    resourceType: 'shipping_option',
-    create: 'shipping_option.create',
-    update: 'shipping_option.update',
-    delete: 'shipping_option.delete',
-  },
-  service: shippingOptionService,
-});
 
 /** Admin CRUD at /admin/shipping-options, and the buyer-facing list at /shipping-options. */
 export function registerShippingRoutes(app: TypedApp, deps: Deps) {

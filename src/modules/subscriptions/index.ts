@@ -1,5 +1,3 @@
 export { type Commit, type CreateInput, type Prepared, prepareCreate } from './operations.js';
-export { registerPreviewRoutes } from './preview-routes.js';
-export { registerSubscriptionRoutes } from './routes.js';
 export { type DueWorkResult, runDueSubscriptionWork, startSubscriptionScheduler } from './scheduler.js';
 export { SubscriptionSchema } from './schemas.js';

@@ -19,15 +19,15 @@ import {
   presentInvoice,
   unwrapBilling,
 } from '../../billing/index.js';
-import type { Deps } from '../../deps.js';
-import { AppError, validationFailed } from '../../http/errors.js';
+import { AppError, validationFailed } from '../../core/errors.js';
 import type { Mutation } from '../../http/mutation.js';
+import type { ServiceDeps } from '../../unit-of-work/index.js';
 import { resolveAccount } from '../accounts/index.js';
 import { pricingDataFor } from '../catalog/index.js';
 import { getOrder } from '../orders/index.js';
 import { insertSession, presentSession } from '../payments/index.js';
 import { assertAllowed } from '../policies/index.js';
-import { type ChangeTiming, resolvePrice } from '../pricing/index.js';
+import { type ChangeTiming, resolvePrice } from '../price-engine/index.js';
 import { subscriptionEventData } from './entitlements.js';
 import { nextPeriod, periodEnd } from './periods.js';
 import { figuresDigest, readPreviewId } from './preview-token.js';
@@ -73,7 +73,7 @@ export interface Prepared {
 
 // ---- shared helpers --------------------------------------------------------------------------
 
-async function adapterFor(deps: Deps, tenantId: string): Promise<BillingAdapter> {
+async function adapterFor(deps: ServiceDeps, tenantId: string): Promise<BillingAdapter> {
   const adapter = await deps.billing.forTenant(deps.db, tenantId);
   if (!adapter)
     throw new AppError(
@@ -85,7 +85,7 @@ async function adapterFor(deps: Deps, tenantId: string): Promise<BillingAdapter>
 
 /** Runs billing calls holding the subscription's claim; a failure gives the claim back. */
 async function withClaim<T>(
-  deps: Deps,
+  deps: ServiceDeps,
   sub: SubscriptionRow,
   key: string,
   call: () => Promise<T>,
@@ -182,7 +182,7 @@ export interface CreateInput {
  * idempotency key: the same basis provisions once.
  */
 export async function prepareCreate(
-  deps: Deps,
+  deps: ServiceDeps,
   tenantId: string,
   input: CreateInput,
   basis: string,
@@ -319,7 +319,7 @@ export async function prepareCreate(
 }
 
 async function prepareAddOn(
-  deps: Deps,
+  deps: ServiceDeps,
   tenantId: string,
   input: CreateInput,
   basis: string,
@@ -415,7 +415,7 @@ async function prepareAddOn(
   };
 }
 
-async function provisionAddOn(deps: Deps, quote: AddOnQuote, basis: string) {
+async function provisionAddOn(deps: ServiceDeps, quote: AddOnQuote, basis: string) {
   const { parent, figures: f } = quote;
   if (!parent.billingAccountId) return { billingSubscriptionId: null, invoice: null };
   const adapter = await adapterFor(deps, parent.tenantId);
@@ -471,7 +471,7 @@ export type ChangeRequest =
 
 /** Prepares a plan or quantity change: the same quote as the preview, policies, the billing call. */
 export async function prepareChange(
-  deps: Deps,
+  deps: ServiceDeps,
   sub: SubscriptionRow,
   request: ChangeRequest,
 ): Promise<Prepared & { quote: PlanChangeQuote }> {
@@ -599,7 +599,7 @@ export async function prepareChange(
 // ---- cancel ----------------------------------------------------------------------------------
 
 export async function prepareCancel(
-  deps: Deps,
+  deps: ServiceDeps,
   sub: SubscriptionRow,
   request: { timing?: ChangeTiming | undefined; previewId?: string | undefined },
 ): Promise<Prepared> {
@@ -679,7 +679,7 @@ export async function prepareCancel(
  * Renews `sub` into its next period once `currentPeriodEnd` has passed, applying a pending
  * change first; invoices the period (billing-linked) and opens a payment session for it.
  */
-export async function prepareRenewal(deps: Deps, sub: SubscriptionRow): Promise<Prepared> {
+export async function prepareRenewal(deps: ServiceDeps, sub: SubscriptionRow): Promise<Prepared> {
   const now = deps.clock.now();
   if (sub.status === 'cancelled') throw new AppError('conflict', 'The subscription is cancelled');
   if (sub.status === 'pending_cancellation')
@@ -800,7 +800,7 @@ export async function prepareRenewal(deps: Deps, sub: SubscriptionRow): Promise<
 }
 
 /** Ends a `pending_cancellation` subscription whose period has ended (the scheduler). */
-export async function prepareFinalCancel(deps: Deps, sub: SubscriptionRow): Promise<Prepared> {
+export async function prepareFinalCancel(deps: ServiceDeps, sub: SubscriptionRow): Promise<Prepared> {
   const key = `subscription:${sub.id}:cancel-at-period-end`;
   let claimed: string | null = null;
   if (sub.billingSubscriptionId) {

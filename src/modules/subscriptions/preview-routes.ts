@@ -1,7 +1,8 @@
-import type { Deps } from '../../deps.js';
+import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
+import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
-import { errorResponses, notFound } from '../../http/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import type { TypedApp } from '../../http/types.js';
 import { pricingDataFor } from '../catalog/index.js';
 import type { Entitlements } from './entitlements.js';

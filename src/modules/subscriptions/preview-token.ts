@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { validationFailed } from '../../http/errors.js';
-import type { ChangeTiming } from '../pricing/index.js';
+import { validationFailed } from '../../core/errors.js';
+import type { ChangeTiming } from '../price-engine/index.js';
 
 /**
  * A preview id is the preview's question, not its answer: which operation, on which subscription

@@ -3,9 +3,9 @@
  * call these (reads only: before any transaction), so they cannot disagree.
  */
 
+import { AppError, validationFailed } from '../../core/errors.js';
+import { toDecimal } from '../../core/money.js';
 import type { Queryable } from '../../db/client.js';
-import { AppError, validationFailed } from '../../http/errors.js';
-import { toDecimal } from '../../http/money.js';
 import { type ProductRow, planChangeRulesOf, planLinksBetween, pricingDataFor } from '../catalog/index.js';
 import { evaluatePolicies, type PlanChangePolicyInput, type PolicyEvaluation } from '../policies/index.js';
 import {
@@ -14,7 +14,7 @@ import {
   resolvePrice,
   type SelectedPlanChangeRule,
   selectPlanChangeRule,
-} from '../pricing/index.js';
+} from '../price-engine/index.js';
 import {
   type AddOnFigures,
   addOnFigures,

@@ -1,5 +1,5 @@
-import type { Deps } from '../../deps.js';
 import { runSystemMutation } from '../../http/mutation.js';
+import type { ServiceDeps } from '../../unit-of-work/index.js';
 import { type Prepared, prepareFinalCancel, prepareRenewal } from './operations.js';
 import { dueSubscriptions, getSubscription } from './service.js';
 
@@ -22,7 +22,7 @@ const MAX_PERIODS_PER_RUN = 24;
  * `options.tenantId` limits the run to one tenant (tests that share a database).
  */
 export async function runDueSubscriptionWork(
-  deps: Deps,
+  deps: ServiceDeps,
   options: { tenantId?: string } = {},
 ): Promise<DueWorkResult> {
   const result: DueWorkResult = { renewed: 0, cancelled: 0, failed: [] };
@@ -62,7 +62,7 @@ export async function runDueSubscriptionWork(
 }
 
 /** Runs the scheduler every `intervalMs` (one run at a time); returns a stop function. */
-export function startSubscriptionScheduler(deps: Deps, intervalMs: number): () => void {
+export function startSubscriptionScheduler(deps: ServiceDeps, intervalMs: number): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../http/schema-helpers.js';
+import { StringEnum } from '../../core/schema.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 const NullableUuid = Type.Union([Uuid, Type.Null()]);

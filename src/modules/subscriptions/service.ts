@@ -1,10 +1,10 @@
 import { and, desc, eq, isNull, lt, lte, ne, or } from 'drizzle-orm';
 import type { Static } from 'typebox';
+import { AppError } from '../../core/errors.js';
+import { iso, isoOrNull } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import { AppError } from '../../http/errors.js';
-import { iso, isoOrNull } from '../../http/format.js';
 import { pricingDataFor } from '../catalog/index.js';
 import { type Entitlements, mergeEntitlements, type ResolvedEntitlements } from './entitlements.js';
 import type { SubscriptionSchema } from './schemas.js';

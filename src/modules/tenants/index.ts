@@ -1,4 +1,3 @@
-export { registerTenantRoutes } from './routes.js';
 export {
   createTenant,
   getTenant,
@@ -7,3 +6,4 @@ export {
   type Tenant,
   updateTenantSettings,
 } from './service.js';
+export { tenants } from './tables.js';

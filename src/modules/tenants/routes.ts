@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
 import { requireCtx } from '../../http/auth.js';
+import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
-import { diffChanges } from '../audit/index.js';
+import { diffChanges } from '../../unit-of-work/index.js';
 import { getTenant, updateTenantSettings } from './service.js';
 
 const SettingsSchema = Type.Object({

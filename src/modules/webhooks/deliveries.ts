@@ -1,10 +1,10 @@
 import { and, asc, count, desc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
+import { iso, isoOrNull } from '../../core/format.js';
 import { type Queryable, rowsOf, type Tx } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { eventRow, eventRowsInsert } from '../../events/outbox.js';
 import { events } from '../../events/tables.js';
-import { iso, isoOrNull } from '../../http/format.js';
 import type { DeliveryDetailSchema, DeliverySchema } from './schemas.js';
 import { type DeliveryStatus, webhookAttempts, webhookDeliveries } from './tables.js';
 

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
+import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
-import { errorResponses, notFound } from '../../http/errors.js';
+import { errorResponses } from '../../http/errors.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
 import { enqueueTestDelivery, getDelivery, listDeliveries, replayDelivery } from './deliveries.js';

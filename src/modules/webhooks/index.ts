@@ -1,11 +1,10 @@
+export { createSender, DeliveryWorker, type Sender, startDeliveryWorker } from './delivery/index.js';
 export {
   type AttemptResult,
   type ClaimedDelivery,
   claimDueDeliveries,
   recordAttempts,
 } from './delivery-queue.js';
-export { fanOutFromEvents } from './fan-out.js';
-export { registerWebhookRoutes } from './routes.js';
 export { WebhookSchema } from './schemas.js';
 export {
   decryptSecret,

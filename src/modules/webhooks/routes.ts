@@ -1,13 +1,14 @@
 import { Type } from 'typebox';
-import type { Deps } from '../../deps.js';
+import { notFound } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../events/event-types.js';
 import { requireCtx } from '../../http/auth.js';
+import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
-import { errorResponses, notFound } from '../../http/errors.js';
-import { iso } from '../../http/format.js';
+import { errorResponses } from '../../http/errors.js';
 import { runMutation } from '../../http/mutation.js';
 import type { TypedApp } from '../../http/types.js';
-import { diffChanges } from '../audit/index.js';
+import { diffChanges } from '../../unit-of-work/index.js';
 import { registerDeliveryRoutes } from './delivery-routes.js';
 import {
   CreatedWebhookSchema,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../http/schema-helpers.js';
+import { StringEnum } from '../../core/schema.js';
 import { DELIVERY_STATUSES } from './tables.js';
 import { WEBHOOK_URL_MAX_LENGTH } from './url-safety.js';
 

@@ -1,12 +1,12 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
+import { AppError } from '../../core/errors.js';
+import { iso, isoOrNull } from '../../core/format.js';
 import type { Queryable, Tx } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { isEventType } from '../../events/event-types.js';
-import { AppError } from '../../http/errors.js';
-import { iso, isoOrNull } from '../../http/format.js';
 import type { CreateWebhookBody, UpdateWebhookBody, WebhookSchema } from './schemas.js';
 import { SECRET_OVERLAP_HOURS } from './schemas.js';
 import {

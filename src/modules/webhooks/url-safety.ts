@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { AppError, type ErrorDetail } from '../../http/errors.js';
+import { AppError, type ErrorDetail } from '../../core/errors.js';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 const DNS_TIMEOUT_MS = 5_000;

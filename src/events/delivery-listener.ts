@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { DELIVERY_CHANNEL } from './signal.js';
+import { DELIVERY_CHANNEL } from './delivery-signal.js';
 
 const RECONNECT_MS = 1_000;
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import type { Database } from '../db/client.js';
 
 /** The PostgreSQL channel on which committed deliveries are announced to worker processes. */
 export const DELIVERY_CHANNEL = 'webhook_deliveries';

@@ -1,4 +1,4 @@
-import { StringEnum } from './schema-helpers.js';
+import { StringEnum } from './schema.js';
 
 /** Scopes nest: admin includes commerce includes read. */
 export const SCOPES = ['read', 'commerce', 'admin'] as const;

@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from '../../modules/webhooks/index.js';
+import type { DeliveryStatus } from '../tables.js';
 
 /** SPEC.md section 6: 5 attempts in all, then `dead_letter`. */
 export const MAX_ATTEMPTS = 5;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
-import { isNonPublicAddress } from '../../modules/webhooks/index.js';
+import { isNonPublicAddress } from '../url-safety.js';
 
 /** SPEC.md section 8: an attempt succeeds on a 2xx within 10 seconds. */
 const DELIVERY_TIMEOUT_MS = 10_000;

@@ -1,10 +1,9 @@
-import type { Deps } from '../../deps.js';
-import { listenForDeliveries } from './pg-listener.js';
+import { listenForDeliveries } from '../../../events/delivery-listener.js';
+import type { ServiceDeps } from '../../../unit-of-work/index.js';
 import { createSender } from './sender.js';
 import { DeliveryWorker } from './worker.js';
 
 export { createSender, type Sender } from './sender.js';
-export { DeliverySignal, deliverySignalFor } from './signal.js';
 export { DeliveryWorker } from './worker.js';
 
 /**
@@ -12,7 +11,7 @@ export { DeliveryWorker } from './worker.js';
  * other processes on PostgreSQL, and by polling. Returns the stop function (finishes deliveries
  * in flight and records them).
  */
-export function startDeliveryWorker(deps: Deps): () => Promise<void> {
+export function startDeliveryWorker(deps: ServiceDeps): () => Promise<void> {
   const { config } = deps;
   const sender = createSender({
     allowPrivateTargets: config.webhookAllowPrivateTargets,

@@ -1,5 +1,5 @@
 import type { AppEnv } from '../config.js';
-import { StringEnum } from './schema-helpers.js';
+import { StringEnum } from './schema.js';
 import type { Scope } from './scopes.js';
 
 export const RATE_TIERS = ['standard', 'premium', 'unlimited'] as const;

@@ -1,16 +1,15 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../../clock.js';
-import type { Config } from '../../config.js';
-import type { Db } from '../../db/client.js';
+import type { Clock } from '../../../clock.js';
+import type { Config } from '../../../config.js';
+import type { Db } from '../../../db/client.js';
+import { deliveryBody, signDelivery } from '../../../events/signing.js';
 import {
   type AttemptResult,
   type ClaimedDelivery,
   claimDueDeliveries,
-  decryptSecret,
   recordAttempts,
-  webhookKey,
-} from '../../modules/webhooks/index.js';
-import { deliveryBody, signDelivery } from '../signing.js';
+} from '../delivery-queue.js';
+import { decryptSecret, webhookKey } from '../secrets.js';
 import { afterAttempt } from './schedule.js';
 import type { Sender } from './sender.js';
 

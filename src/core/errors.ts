@@ -1,0 +1,49 @@
+/** The closed list of error codes. Extend it here; never answer with free text. */
+export const ERROR_CODES = {
+  validation_failed: 400,
+  /** The resource's state does not allow the operation (e.g. completing a terminal payment session). */
+  invalid_state: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  policy_blocked: 403,
+  not_found: 404,
+  conflict: 409,
+  idempotency_in_flight: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_conflict: 422,
+  rate_limited: 429,
+  internal: 500,
+  billing_unavailable: 502,
+  quote_unavailable: 502,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorDetail {
+  /** Where the problem is: a body field (`name`), `query.since`, `header.authorization`... */
+  field?: string;
+  /** The rule that failed, e.g. `maxLength`, `format`, `required`. */
+  rule?: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    /** Seconds for a Retry-After header. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_CODES[code];
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+export const validationFailed = (field: string, rule: string, message: string) =>
+  new AppError('validation_failed', message, [{ field, rule, message }]);

@@ -1,0 +1,10 @@
+import type { ServiceDeps } from '../unit-of-work/index.js';
+import type { KeyResolver } from './auth.js';
+import type { RateLimiter } from './rate-limit/limiter.js';
+
+/** What the HTTP edge and the route files need: the services' deps, plus key lookup and rate limits. */
+export interface Deps extends ServiceDeps {
+  apiKeys: KeyResolver;
+  /** Shared through Redis when REDIS_URL is set, in-process otherwise. */
+  rateLimiter: RateLimiter;
+}

@@ -1,1 +1,0 @@
-export { registerDiscoveryRoutes } from './routes.js';

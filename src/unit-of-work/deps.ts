@@ -1,0 +1,28 @@
+import type { Logger } from 'pino';
+import type { BillingRegistry } from '../billing/registry.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Database, Db } from '../db/client.js';
+import type { DeliverySignal } from '../events/delivery-signal.js';
+
+/** Platform usage metering (tenants opt in); fed after responses, never affecting them. */
+export interface UsageMeter {
+  recordOrder(tenantId: string, orderId: string, quantity: number): Promise<void>;
+}
+
+/**
+ * What operations and services need from the outside world, whoever runs them (a request, the
+ * scheduler, a provider event, the reconciler). Built once in the composition root (src/deps.ts).
+ */
+export interface ServiceDeps {
+  config: Config;
+  database: Database;
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** Billing adapters, and each tenant's active integration. */
+  billing: BillingRegistry;
+  usage: UsageMeter;
+  /** Tells webhook delivery workers that a committed write queued deliveries. */
+  deliveries: DeliverySignal;
+}
