@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
-import { lockCartForCheckout, markCartCheckedOut } from '../src/modules/carts/index.js';
+import { checkOutCart, readCartForCheckout } from '../src/modules/carts/index.js';
 import { redeemPromotion } from '../src/modules/catalog/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
 import { adminPost, seatPlan } from './support/catalog-fixtures.js';
@@ -721,7 +721,7 @@ describe('carts', () => {
   });
 
   describe('checkout hand-off', () => {
-    it('lockCartForCheckout returns the stored lines and totals; checked_out carts refuse every change', async () => {
+    it('readCartForCheckout returns the stored lines, totals and version; checkOutCart refuses a changed cart; checked_out carts refuse every change', async () => {
       const cart = await newCart({ customerContext: { segment: 'smb' }, contactId: UNKNOWN });
       await added(cart.id, seats.id, 3);
       await added(cart.id, passthrough.id, 1);
@@ -730,9 +730,12 @@ describe('carts', () => {
       // Seats: 3 x 900 - 10% = 2430; shipped: 1000; code: 10% of 3430 = 343.
       expect(priced).toMatchObject({ subtotalCents: 3700, discountCents: 613, totalCents: 3087 });
 
-      const locked = await t.deps.db.transaction((tx) => lockCartForCheckout(tx, tenant.tenantId, cart.id));
+      const locked = await t.deps.db.transaction((tx) =>
+        readCartForCheckout(tx, tenant.tenantId, cart.id, true),
+      );
       expect(locked).toEqual({
         id: cart.id,
+        version: 4,
         currency: 'USD',
         customerContext: { segment: 'smb', locale: null, partner: null },
         contactId: UNKNOWN,
@@ -765,17 +768,22 @@ describe('carts', () => {
         ],
       });
       const lookups = await t.deps.db.transaction(async (tx) => [
-        await lockCartForCheckout(tx, other.tenantId, cart.id),
-        await lockCartForCheckout(tx, tenant.tenantId, UNKNOWN),
-        await lockCartForCheckout(tx, tenant.tenantId, 'not-a-uuid'),
+        await readCartForCheckout(tx, other.tenantId, cart.id, true),
+        await readCartForCheckout(tx, tenant.tenantId, UNKNOWN, false),
+        await readCartForCheckout(tx, tenant.tenantId, 'not-a-uuid', true),
       ]);
       expect(lookups).toEqual(['not_found', 'not_found', 'not_found']);
 
+      if (typeof locked === 'string') throw new Error(locked);
+      const stale = { ...locked, version: locked.version - 1 };
+      await expect(
+        t.deps.db.transaction((tx) => checkOutCart(tx, tenant.tenantId, stale, clock.now())),
+      ).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('changed') });
       clock.advance(60_000);
-      await t.deps.db.transaction((tx) => markCartCheckedOut(tx, tenant.tenantId, cart.id, clock.now()));
-      expect(await t.deps.db.transaction((tx) => lockCartForCheckout(tx, tenant.tenantId, cart.id))).toBe(
-        'checked_out',
-      );
+      await t.deps.db.transaction((tx) => checkOutCart(tx, tenant.tenantId, locked, clock.now()));
+      expect(
+        await t.deps.db.transaction((tx) => readCartForCheckout(tx, tenant.tenantId, cart.id, true)),
+      ).toBe('checked_out');
 
       const get = await call('GET', `/carts/${cart.id}`, tenant.keys.commerce);
       expect(get.json()).toEqual({

@@ -1,6 +1,4 @@
-import type { AppEnv } from '../config.js';
 import { StringEnum } from './schema.js';
-import type { Scope } from './scopes.js';
 
 export const RATE_TIERS = ['standard', 'premium', 'unlimited'] as const;
 export type RateTier = (typeof RATE_TIERS)[number];
@@ -9,13 +7,24 @@ export const EnvironmentSchema = StringEnum(['production', 'sandbox'], {
   description: 'A deployment serves one environment; keys are environment-specific.',
 });
 
-/** Who is calling: passed first to every service function. */
-export interface RequestContext {
+/**
+ * Who acts in an operation: passed first to every operation and service, whoever runs it (a
+ * request, the subscription scheduler, a provider event, the reconciler).
+ */
+export interface OperationContext {
   tenantId: string;
-  environment: AppEnv;
-  keyId: string;
-  /** Effective (expanded) scopes. */
-  scopes: Scope[];
-  rateTier: RateTier;
+  /**
+   * The API key acting: audit entries name it, subscription events carry it as `userId`. Null when
+   * the system acts (the scheduler, a payment provider's event, the reconciler).
+   */
+  keyId: string | null;
+  /** The request or system job the operation runs for: audit entries and events record it. */
   requestId: string;
 }
+
+/** The context of work the system does for a tenant, with no API key. */
+export const systemContext = (tenantId: string, requestId: string): OperationContext => ({
+  tenantId,
+  keyId: null,
+  requestId,
+});

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppEnv } from '../config.js';
-import type { RequestContext } from '../core/context.js';
 import { AppError } from '../core/errors.js';
 import { expandScopes } from '../core/scopes.js';
+import type { RequestContext } from './context.js';
 
 /** A key as the gate needs it. */
 export interface ResolvedKey {

@@ -1,7 +1,7 @@
 import { type TSchema, Type } from 'typebox';
-import type { RequestContext } from '../core/context.js';
 import { StringEnum } from '../core/schema.js';
 import { hasScope, type Scope, ScopeSchema } from '../core/scopes.js';
+import type { RequestContext } from './context.js';
 
 export const API_PREFIX = '/api/v1';
 

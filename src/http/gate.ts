@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { AppEnv } from '../config.js';
-import type { RequestContext } from '../core/context.js';
 import { AppError } from '../core/errors.js';
 import { hasScope } from '../core/scopes.js';
 import { authenticate, type KeyResolver } from './auth.js';
+import type { RequestContext } from './context.js';
 import { RATE_LIMIT_TIERS, RATE_LIMIT_WINDOW_SECONDS } from './limits.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
 import type { TypedApp } from './types.js';

@@ -1,7 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
-import type { RequestContext } from '../core/context.js';
 import { AppError } from '../core/errors.js';
 import { type Db, type Queryable, rowsOf, type Tx } from '../db/client.js';
 import { insideApiTransaction } from '../db/transaction-guard.js';
@@ -12,6 +11,7 @@ import { fanOutFromEvents } from '../events/fan-out.js';
 import { type EventRow, eventRow, eventRowsInsert } from '../events/outbox.js';
 import { type AuditInput, auditRow, auditRowsInsert } from '../unit-of-work/index.js';
 import { requireCtx } from './auth.js';
+import type { RequestContext } from './context.js';
 import {
   findResponse,
   type IdempotentRequest,

@@ -1,8 +1,3 @@
+export { type CheckoutCart, checkOutCart, readCartForCheckout } from './checkout.js';
 export { CartSchema } from './schemas.js';
-export {
-  type CartApi,
-  type CheckoutCart,
-  getCart,
-  lockCartForCheckout,
-  markCartCheckedOut,
-} from './service.js';
+export { type CartApi, getCart } from './service.js';

@@ -1,13 +1,13 @@
-import type { RequestContext } from '../../core/context.js';
 import { notFound, validationFailed } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import { cartCreatedExample, cartItemAddedExample } from '../../http/examples.js';
-import { runMutation } from '../../http/mutation.js';
+import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
-import { resolveAccount } from '../accounts/index.js';
+import { addCartItem, applyCartPromo, createCart, removeCartItem, removeCartPromo } from './operations.js';
 import {
   CartCreate,
   CartIdParams,
@@ -16,15 +16,7 @@ import {
   CartPromoApply,
   CartSchema,
 } from './schemas.js';
-import {
-  addItem,
-  applyPromo,
-  type CartApi,
-  createCart,
-  getCart,
-  removeItem,
-  removePromo,
-} from './service.js';
+import { type CartApi, getCart } from './service.js';
 
 const TAGS = ['Carts'];
 const BASE = '/api/v1/carts';
@@ -54,21 +46,13 @@ function cartActions(cart: CartApi): ActionSpec[] {
   ];
 }
 
-const respond = (ctx: RequestContext, cart: CartApi) => envelope(ctx, cart, cartActions(cart));
-
-/** An organizationId must name one of the tenant's own accounts, not a billing-system one. */
-async function checkOrganization(deps: Deps, tenantId: string, organizationId: string | null | undefined) {
-  if (!organizationId) return;
-  const localOnly = { db: deps.db, billing: { forTenant: async () => null } };
-  const found = await resolveAccount(localOnly, tenantId, organizationId);
-  if (found?.source !== 'local') {
-    throw validationFailed(
-      'organizationId',
-      'exists',
-      `organizationId ${organizationId} is not an account of this tenant (create one with POST /accounts)`,
-    );
-  }
-}
+/** The cart in its envelope, with `status`. */
+const cartResponse =
+  (status: number) =>
+  (cart: CartApi, ctx: RequestContext): Presented => ({
+    status,
+    body: envelope(ctx, cart, cartActions(cart)),
+  });
 
 export function registerCartRoutes(app: TypedApp, deps: Deps) {
   app.post(
@@ -90,14 +74,14 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         response: { 201: Envelope(CartSchema, 'The new, empty cart.', cartCreatedExample) },
       },
     },
-    async (request, reply) => {
-      const ctx = requireCtx(request);
-      await checkOrganization(deps, ctx.tenantId, request.body.organizationId);
-      return runMutation(deps, request, reply, async (m) => {
-        const cart = await createCart(m.tx, m.ctx.tenantId, request.body, m.now);
-        return { status: 201, body: respond(m.ctx, cart) };
-      });
-    },
+    async (request, reply) =>
+      respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => createCart(deps, ctx, request.body, key),
+        cartResponse(201),
+      ),
   );
 
   app.get(
@@ -121,7 +105,7 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
       const ctx = requireCtx(request);
       const cart = await getCart(deps.db, ctx.tenantId, request.params.id);
       if (!cart) throw notFound('Cart');
-      return respond(ctx, cart);
+      return envelope(ctx, cart, cartActions(cart));
     },
   );
 
@@ -148,12 +132,20 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         },
       },
     },
-    async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const { productId, quantity = 1 } = request.body;
-        const cart = await addItem(m.tx, m.ctx.tenantId, request.params.id, { productId, quantity }, m.now);
-        return { status: 201, body: respond(m.ctx, cart) };
-      }),
+    async (request, reply) => {
+      const input = {
+        cartId: request.params.id,
+        productId: request.body.productId,
+        quantity: request.body.quantity ?? 1,
+      };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => addCartItem(deps, ctx, input, key),
+        cartResponse(201),
+      );
+    },
   );
 
   app.delete(
@@ -175,12 +167,16 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         },
       },
     },
-    async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const { id, itemId } = request.params;
-        const cart = await removeItem(m.tx, m.ctx.tenantId, id, itemId, m.now);
-        return { status: 200, body: respond(m.ctx, cart) };
-      }),
+    async (request, reply) => {
+      const input = { cartId: request.params.id, itemId: request.params.itemId };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => removeCartItem(deps, ctx, input, key),
+        cartResponse(200),
+      );
+    },
   );
 
   app.post(
@@ -207,11 +203,16 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         },
       },
     },
-    async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const cart = await applyPromo(m.tx, m.ctx.tenantId, request.params.id, request.body.code, m.now);
-        return { status: 200, body: respond(m.ctx, cart) };
-      }),
+    async (request, reply) => {
+      const input = { cartId: request.params.id, code: request.body.code };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => applyCartPromo(deps, ctx, input, key),
+        cartResponse(200),
+      );
+    },
   );
 
   app.delete(
@@ -232,10 +233,15 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         },
       },
     },
-    async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const cart = await removePromo(m.tx, m.ctx.tenantId, request.params.id, m.now);
-        return { status: 200, body: respond(m.ctx, cart) };
-      }),
+    async (request, reply) => {
+      const input = { cartId: request.params.id };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => removeCartPromo(deps, ctx, input, key),
+        cartResponse(200),
+      );
+    },
   );
 }

@@ -32,6 +32,8 @@ export const carts = pgTable(
     subtotalCents: integer('subtotal_cents').notNull(),
     discountCents: integer('discount_cents').notNull(),
     totalCents: integer('total_cents').notNull(),
+    /** Bumped by every change: a checkout that read the cart before its billing calls compares it. */
+    version: integer('version').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
@@ -72,3 +74,6 @@ export const cartItems = pgTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.id] }), index('cart_items_cart_idx').on(t.tenantId, t.cartId)],
 );
+
+export type CartRow = typeof carts.$inferSelect;
+export type ItemRow = typeof cartItems.$inferSelect;

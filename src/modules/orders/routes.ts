@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { type BillingAdapter, type Invoice, presentInvoice, unwrapBilling } from '../../billing/index.js';
-import type { RequestContext } from '../../core/context.js';
 import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import { readTogether } from '../../db/read-together.js';
 import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
@@ -18,7 +18,7 @@ import {
 import type { TypedApp } from '../../http/types.js';
 import { diffChanges } from '../../unit-of-work/index.js';
 import { resolveAccount } from '../accounts/index.js';
-import { type CheckoutCart, lockCartForCheckout, markCartCheckedOut } from '../carts/index.js';
+import { type CheckoutCart, checkOutCart as checkOutCartRow, readCartForCheckout } from '../carts/index.js';
 import { pricingDataRead, redeemPromotion } from '../catalog/index.js';
 import {
   activePoliciesRead,
@@ -110,8 +110,8 @@ async function checkoutInput(
       currency: body.currency ?? 'USD',
     };
   }
-  // A plain read here (no transaction): the write locks the row again and re-checks it.
-  const cart = await lockCartForCheckout(deps.db, ctx.tenantId, body.cartId);
+  // A plain read here (no transaction): the write locks the row and checks its version.
+  const cart = await readCartForCheckout(deps.db, ctx.tenantId, body.cartId, false);
   if (cart === 'not_found') throw validationFailed('cartId', 'exists', 'cartId is not a cart of this tenant');
   if (cart === 'checked_out') throw new AppError('conflict', 'The cart is already checked out');
   const c = cart.customerContext;
@@ -154,10 +154,7 @@ async function billingTarget(
 
 /** In the order's transaction: the cart is still active, becomes checked out, its promotion is redeemed. */
 async function checkOutCart(m: Mutation, cart: CheckoutCart): Promise<void> {
-  const locked = await lockCartForCheckout(m.tx, m.ctx.tenantId, cart.id);
-  if (locked === 'checked_out' || locked === 'not_found')
-    throw new AppError('conflict', 'The cart is already checked out');
-  await markCartCheckedOut(m.tx, m.ctx.tenantId, cart.id, m.now);
+  await checkOutCartRow(m.tx, m.ctx.tenantId, cart, m.now);
   if (
     cart.promotionId &&
     cart.promoDiscountCents > 0 &&

@@ -1,9 +1,9 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Invoice } from '../../billing/index.js';
-import type { RequestContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Mutation } from '../../http/mutation.js';
 import type { ServiceDeps } from '../../unit-of-work/index.js';
 import { recordAudit } from '../../unit-of-work/index.js';

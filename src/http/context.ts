@@ -1,0 +1,12 @@
+import type { AppEnv } from '../config.js';
+import type { OperationContext, RateTier } from '../core/context.js';
+import type { Scope } from '../core/scopes.js';
+
+/** Who is calling over HTTP: the operation context of the key, with what the edge needs of it. */
+export interface RequestContext extends OperationContext {
+  keyId: string;
+  environment: AppEnv;
+  /** Effective (expanded) scopes. */
+  scopes: Scope[];
+  rateTier: RateTier;
+}

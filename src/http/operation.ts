@@ -1,0 +1,201 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.js';
+import { AppError } from '../core/errors.js';
+import type { Db, Tx } from '../db/client.js';
+import { type CommitHooks, derivedKey, mintedKey, type OperationKey } from '../unit-of-work/index.js';
+import { requireCtx } from './auth.js';
+import type { RequestContext } from './context.js';
+import {
+  findResponse,
+  type IdempotentRequest,
+  requestHash,
+  type StoredResponse,
+  saveResponse,
+  tryLockScope,
+} from './idempotency/store.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from './limits.js';
+import type { TypedApp } from './types.js';
+
+/** What a handler answers: a status and a body its route's response schema serialises. */
+export interface Presented {
+  status: number;
+  body: unknown;
+}
+
+interface EdgeDeps {
+  db: Db;
+  clock: Clock;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+const conflictingReuse = () =>
+  new AppError(
+    'idempotency_conflict',
+    'This Idempotency-Key was used with a different request body; use a new key for a new request',
+  );
+const inFlight = () =>
+  new AppError(
+    'idempotency_in_flight',
+    'A request with this Idempotency-Key is still being processed; retry shortly',
+    undefined,
+    1,
+  );
+
+/** 5xx may succeed on retry and 400 is fixed by changing the request: neither is remembered. */
+const isRemembered = (status: number) => status > 400 && status < 500;
+
+/** A completed duplicate found under the lock: its stored answer is sent instead. */
+class StoredReplay extends Error {
+  constructor(readonly stored: StoredResponse) {
+    super('replay');
+  }
+}
+
+export function idempotentRequest(request: FastifyRequest, ctx: RequestContext): IdempotentRequest | null {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined || !WRITE_METHODS.has(request.method)) return null;
+  const key = Array.isArray(header) ? header.join(',') : header;
+  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+    const message = `header.idempotency-key must be 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters`;
+    throw new AppError('validation_failed', message, [
+      { field: 'header.idempotency-key', rule: 'maxLength', message },
+    ]);
+  }
+  return {
+    tenantId: ctx.tenantId,
+    key,
+    method: request.method,
+    path: request.url.split('?')[0] ?? request.url,
+    hash: requestHash(request.body, request.query),
+  };
+}
+
+/** Serialises with the route's response schema for `status`, exactly as a plain send would. */
+function serialize(reply: FastifyReply, status: number, body: unknown): string {
+  reply.code(status);
+  return status === 204 ? '' : (reply.serialize(body) as string);
+}
+
+function errorPayload(reply: FastifyReply, request: FastifyRequest, error: AppError): string {
+  const body = {
+    error: error.message,
+    code: error.code,
+    ...(error.details ? { details: error.details } : {}),
+    requestId: request.id,
+  };
+  return serialize(reply, error.status, body);
+}
+
+interface Outcome {
+  status: number;
+  payload: string;
+  replayed: boolean;
+  retryAfter?: number | undefined;
+}
+
+/** Sends a stored or fresh outcome as the exact bytes recorded. */
+function send(reply: FastifyReply, outcome: Outcome): FastifyReply {
+  if (outcome.replayed) reply.header('X-Idempotency-Replayed', 'true');
+  if (outcome.retryAfter !== undefined) reply.header('Retry-After', String(outcome.retryAfter));
+  if (outcome.status === 204) return reply.code(204).send();
+  return reply.code(outcome.status).type(JSON_TYPE).send(outcome.payload);
+}
+
+const replayOf = (stored: StoredResponse): Outcome => ({
+  status: stored.status,
+  payload: stored.body,
+  replayed: true,
+});
+
+/** Under the scope's lock: a completed duplicate is replayed, another body is 422. */
+async function lockScope(tx: Tx, idem: IdempotentRequest, now: Date): Promise<void> {
+  if (!(await tryLockScope(tx, idem))) throw inFlight();
+  const stored = await findResponse(tx, idem, now);
+  if (!stored) return;
+  if (stored.requestHash !== idem.hash) throw conflictingReuse();
+  throw new StoredReplay(stored);
+}
+
+/**
+ * A refusal worth remembering (4xx other than 400) is stored in a transaction of its own, the
+ * operation's having rolled back; a success a racing duplicate stored meanwhile wins.
+ */
+async function rememberRefusal(deps: EdgeDeps, idem: IdempotentRequest, outcome: Outcome): Promise<Outcome> {
+  return deps.db.transaction(async (tx) => {
+    const now = deps.clock.now();
+    if (!(await tryLockScope(tx, idem))) return outcome;
+    const stored = await findResponse(tx, idem, now);
+    if (stored) return stored.requestHash === idem.hash ? replayOf(stored) : outcome;
+    await saveResponse(tx, idem, outcome.status, outcome.payload, now);
+    return outcome;
+  });
+}
+
+/**
+ * The HTTP edge of a write: runs `operation` (which does its work in one unit of work) with its
+ * operation key and sends what `present` makes of the result.
+ *
+ * With an Idempotency-Key the key is derived from it and the canonical request (the same key with
+ * another body is another operation), and the response is stored in the operation's own
+ * transaction: a duplicate running concurrently gets 409 idempotency_in_flight; a completed one is
+ * replayed byte for byte with `X-Idempotency-Replayed: true`; another body is 422. Refusals other
+ * than 400 are remembered too; 400 and 5xx are not, so a retry runs again.
+ */
+export async function respond<T>(
+  deps: EdgeDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  operation: (ctx: RequestContext, key: OperationKey) => Promise<T>,
+  present: (result: T, ctx: RequestContext) => Presented,
+  options: { ctx?: RequestContext } = {},
+): Promise<FastifyReply> {
+  const ctx = options.ctx ?? requireCtx(request);
+  const idem = idempotentRequest(request, ctx);
+  let made: Outcome | undefined;
+  const hooks: CommitHooks = {
+    ...(idem ? { begin: (tx: Tx) => lockScope(tx, idem, deps.clock.now()) } : {}),
+    beforeCommit: async (result, tx) => {
+      const { status, body } = present(result as T, ctx);
+      made = { status, payload: serialize(reply, status, body), replayed: false };
+      if (idem && tx) await saveResponse(tx, idem, status, made.payload, deps.clock.now());
+    },
+  };
+  const key = idem
+    ? derivedKey([ctx.tenantId, idem.method, idem.path, idem.key, idem.hash], hooks)
+    : { ...mintedKey(), hooks };
+  try {
+    const result = await operation(ctx, key);
+    if (!made) {
+      // The operation changed nothing (no unit of work ran): nothing to store.
+      const { status, body } = present(result, ctx);
+      made = { status, payload: serialize(reply, status, body), replayed: false };
+    }
+    return send(reply, made);
+  } catch (err) {
+    if (err instanceof StoredReplay) return send(reply, replayOf(err.stored));
+    if (!idem || !(err instanceof AppError) || !isRemembered(err.status)) throw err;
+    const refused = { status: err.status, payload: errorPayload(reply, request, err), replayed: false };
+    return send(reply, { ...(await rememberRefusal(deps, idem, refused)), retryAfter: err.retryAfter });
+  }
+}
+
+/**
+ * Before a write handler runs (a preHandler): a request whose Idempotency-Key already holds a
+ * completed response is answered from it at once, byte for byte. Operations read state and may
+ * call the billing system before their transaction; without this, the first request's own
+ * effects (a session now terminal, an invoice now paid) would make its retry fail instead of
+ * replaying. The unit of work checks again under the lock, for requests that race.
+ */
+export function registerIdempotentReplay(app: TypedApp, deps: EdgeDeps) {
+  app.addHook('preHandler', async (request, reply) => {
+    if (!request.ctx) return;
+    const idem = idempotentRequest(request, request.ctx);
+    if (!idem) return;
+    const stored = await findResponse(deps.db, idem, deps.clock.now());
+    if (!stored) return;
+    if (stored.requestHash !== idem.hash) throw conflictingReuse();
+    return send(reply, replayOf(stored));
+  });
+}

@@ -1,0 +1,137 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { Clock } from '../clock.js';
+import type { OperationContext } from '../core/context.js';
+import { type Db, type Queryable, rowsOf, type Tx } from '../db/client.js';
+import { insideApiTransaction } from '../db/transaction-guard.js';
+import type { DeliverySignal } from '../events/delivery-signal.js';
+import type { EventType } from '../events/event-types.js';
+import { fanOutFromEvents } from '../events/fan-out.js';
+import { type EventRow, eventRow, eventRowsInsert } from '../events/outbox.js';
+import { type AuditInput, auditRow, auditRowsInsert } from './audit-log.js';
+import type { OperationKey } from './operation-key.js';
+
+/**
+ * What the local part of an operation writes with: its context, the time, and writers whose
+ * rows are written together by one statement at the end (audit entries, events and their webhook
+ * deliveries, and any statement handed to `write`).
+ */
+export interface WriteSet {
+  ctx: OperationContext;
+  now: Date;
+  audit(entry: AuditInput): Promise<void>;
+  emit(type: EventType, data: unknown): Promise<void>;
+  /** Buffers a data-modifying statement (an INSERT) for the final statement. */
+  write(statement: SQL): void;
+  /** For writes that queue webhook deliveries themselves: wake the workers once committed. */
+  deliveriesQueued(): void;
+}
+
+/** A unit of work in a transaction: the writers, and the transaction for reads, locks and writes. */
+export interface UnitOfWork extends WriteSet {
+  tx: Tx;
+}
+
+export interface UnitDeps {
+  db: Db;
+  clock: Clock;
+  deliveries?: DeliverySignal;
+}
+
+/** The writers over `q`; `flush` writes what they buffered in one statement (atomic on its own). */
+function bufferOn(
+  q: Queryable,
+  ctx: OperationContext,
+  now: Date,
+): { set: WriteSet; flush(): Promise<boolean> } {
+  const writes: SQL[] = [];
+  const audits: ReturnType<typeof auditRow>[] = [];
+  const outbox: EventRow[] = [];
+  const actor = { tenantId: ctx.tenantId, keyId: ctx.keyId, requestId: ctx.requestId };
+  let queued = false;
+  const set: WriteSet = {
+    ctx,
+    now,
+    audit: async (entry) => {
+      audits.push(auditRow(actor, entry, now));
+    },
+    emit: async (type, data) => {
+      outbox.push(eventRow(ctx.tenantId, type, data, now, ctx.requestId));
+    },
+    write: (statement) => {
+      writes.push(statement);
+    },
+    deliveriesQueued: () => {
+      queued = true;
+    },
+  };
+  return {
+    set,
+    /** True when webhook deliveries were queued. */
+    async flush() {
+      const parts = writes.map((w, i) => sql`${sql.raw(`w${i}`)} as (${w})`);
+      if (audits.length > 0) parts.push(sql`audit as (${auditRowsInsert(audits)})`);
+      if (outbox.length > 0) {
+        // The events, and a delivery per matching webhook subscription.
+        parts.push(sql`ev as (${eventRowsInsert(outbox)})`);
+        const result = await q.execute(sql`with ${sql.join(parts, sql`, `)} ${fanOutFromEvents(now)}`);
+        return queued || rowsOf(result).length > 0;
+      }
+      if (parts.length > 0) await q.execute(sql`with ${sql.join(parts, sql`, `)} select 1`);
+      return queued;
+    },
+  };
+}
+
+/**
+ * Runs the local part of an operation: `work` (the change, its audit entries and events) and the
+ * caller's hooks (the HTTP edge stores the idempotent response) commit in ONE transaction, or
+ * nothing does. The same function serves requests, the subscription scheduler, provider events
+ * and the reconciler. Billing adapters and the root handle refuse to run inside it
+ * (src/db/transaction-guard.ts): external effects happen before, through an intent.
+ *
+ * `buffered`: for work that reads and locks nothing (it only buffers through the WriteSet). Unless
+ * the caller's hooks need a transaction, everything is then written by one statement with no
+ * BEGIN/COMMIT around it: one round trip, and a single statement is atomic.
+ */
+export function runUnitOfWork<T>(
+  deps: UnitDeps,
+  ctx: OperationContext,
+  key: OperationKey,
+  work: (u: UnitOfWork) => Promise<T>,
+): Promise<T>;
+export function runUnitOfWork<T>(
+  deps: UnitDeps,
+  ctx: OperationContext,
+  key: OperationKey,
+  work: (u: WriteSet) => Promise<T>,
+  options: { buffered: true },
+): Promise<T>;
+export async function runUnitOfWork<T>(
+  deps: UnitDeps,
+  ctx: OperationContext,
+  key: OperationKey,
+  work: (u: UnitOfWork) => Promise<T>,
+  options: { buffered?: boolean } = {},
+): Promise<T> {
+  const now = deps.clock.now();
+  const hooks = key.hooks;
+  if (options.buffered && !hooks?.begin) {
+    const { set, flush } = bufferOn(deps.db, ctx, now);
+    const result = await insideApiTransaction(() => (work as (u: WriteSet) => Promise<T>)(set));
+    // The response is made before the write, so one that cannot be sent leaves nothing written.
+    await hooks?.beforeCommit?.(result, null);
+    if (await flush()) deps.deliveries?.queued();
+    return result;
+  }
+  const { result, queued } = await deps.db.transaction((tx) =>
+    insideApiTransaction(async () => {
+      await hooks?.begin?.(tx);
+      const { set, flush } = bufferOn(tx, ctx, now);
+      const result = await work({ ...set, tx });
+      await hooks?.beforeCommit?.(result, tx);
+      return { result, queued: await flush() };
+    }),
+  );
+  if (queued) deps.deliveries?.queued();
+  return result;
+}
