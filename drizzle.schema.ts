@@ -33,4 +33,4 @@ export { shippingOptions } from './src/modules/shipping/tables.js';
 export { subscriptions } from './src/modules/subscriptions/tables.js';
 export { tenants } from './src/modules/tenants/tables.js';
 export { webhookAttempts, webhookDeliveries, webhookSubscriptions } from './src/modules/webhooks/tables.js';
-export { auditLogs } from './src/unit-of-work/tables.js';
+export { auditLogs, intents } from './src/unit-of-work/tables.js';

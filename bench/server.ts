@@ -25,8 +25,7 @@ import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { productCrud } from '../src/modules/catalog/index.js';
 import { getOrder } from '../src/modules/orders/service.js';
 import { createTenant } from '../src/modules/tenants/index.js';
-import { webhookKey } from '../src/modules/webhooks/index.js';
-import { createWebhook } from '../src/modules/webhooks/service.js';
+import { insertWebhook, webhookKey } from '../src/modules/webhooks/index.js';
 import type { Fixture } from './harness.js';
 
 /** A plan with a per-unit and a graduated charge: resolve runs the whole engine. */
@@ -125,7 +124,7 @@ async function benchTenant(name: string): Promise<Fixture> {
   // One active subscription to order.created, so every order pays for its webhook fan-out (no
   // worker runs here: the deliveries stay queued).
   await database.db.transaction((tx) =>
-    createWebhook(
+    insertWebhook(
       tx,
       tenant.id,
       { url: 'https://localhost:9/bench-hooks', events: ['order.created'] },

@@ -45,6 +45,13 @@ export interface Config {
   webhookPollIntervalMs: number;
   /** PEM file of extra certificate authorities trusted for webhook targets (private PKI, tests). */
   webhookCaFile: string | undefined;
+  /**
+   * How long an operation owns its billing intent: a crashed or timed-out operation's intent is
+   * taken up by a retry or the reconciler once this has passed (src/unit-of-work/intents.ts).
+   */
+  intentLeaseMs: number;
+  /** How often the reconciler looks for intents left pending past their lease. */
+  reconcilerIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -158,5 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookConcurrency: intVar(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
     webhookPollIntervalMs: intVar(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000, 10, 60_000),
     webhookCaFile: env.WEBHOOK_CA_FILE ? path.resolve(env.WEBHOOK_CA_FILE) : undefined,
+    intentLeaseMs: intVar(env, 'INTENT_LEASE_MS', 30_000, 100, 3_600_000),
+    reconcilerIntervalMs: intVar(env, 'RECONCILER_INTERVAL_MS', 15_000, 100, 3_600_000),
   };
 }

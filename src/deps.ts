@@ -13,7 +13,11 @@ export type { Deps } from './http/deps.js';
 import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver } from './modules/api-keys/index.js';
+import { resumeOperatorCommand } from './modules/billing/index.js';
 import { recordOrderUsage } from './modules/orders/index.js';
+import { resumeReversal, resumeSettlement } from './modules/payments/index.js';
+import { resumeCancel, resumeChange, resumeEnd, resumeRenewal } from './modules/subscriptions/index.js';
+import type { IntentHandlers } from './unit-of-work/index.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
@@ -22,6 +26,17 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 export async function openConfiguredDatabase(config: Config, logger: Logger): Promise<Database> {
   return config.databaseUrl ? openPostgres({ url: config.databaseUrl, logger }) : openPglite(config.dataDir);
 }
+
+/** How the reconciler finishes each roll-forward operation left pending, by operation name. */
+const INTENT_HANDLERS: IntentHandlers = {
+  'subscriptions.change': resumeChange,
+  'subscriptions.cancel': resumeCancel,
+  'subscriptions.renew': resumeRenewal,
+  'subscriptions.end': resumeEnd,
+  'payments.settle': resumeSettlement,
+  'payments.reverse': resumeReversal,
+  'billing.operator': resumeOperatorCommand,
+};
 
 export function createDeps(
   config: Config,
@@ -49,5 +64,6 @@ export function createDeps(
       recordOrder: (tenantId, orderId, quantity) =>
         recordOrderUsage(database.db, tenantId, orderId, quantity, clock.now()),
     },
+    intentHandlers: INTENT_HANDLERS,
   };
 }

@@ -4,7 +4,8 @@ import { BuiltinBilling } from '../src/billing/builtin/index.js';
 import { billingPayments } from '../src/billing/builtin/tables.js';
 import { FaultController, presentInvoice, unwrapBilling, withFaults } from '../src/billing/index.js';
 import { listEvents } from '../src/events/outbox.js';
-import { runMutation } from '../src/http/mutation.js';
+import { respond } from '../src/http/operation.js';
+import { runUnitOfWork } from '../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
 
 const value = <T>(r: { ok: true; value: T } | { ok: false; failure: unknown }): T => {
@@ -27,12 +28,19 @@ describe('built-in billing engine', () => {
           '/test/adapter-inside-transaction',
           { config: { public: false, scope: 'commerce' } },
           async (request, reply) =>
-            runMutation(t.deps, request, reply, async () => {
-              await (await t.deps.billing.forTenant(t.deps.db, tenant.tenantId))?.listInvoices(
-                'ba_00000000000000000000',
-              );
-              return { status: 200, body: {} };
-            }),
+            respond(
+              t.deps,
+              request,
+              reply,
+              (ctx, key) =>
+                runUnitOfWork(t.deps, ctx, key, async () => {
+                  await (await t.deps.billing.forTenant(t.deps.db, tenant.tenantId))?.listInvoices(
+                    'ba_00000000000000000000',
+                  );
+                  return {};
+                }),
+              (body) => ({ status: 200, body }),
+            ),
         );
         // The shape of every flow that settles: the idempotent adapter call first, then our commit.
         app.post<{ Params: { invoiceId: string } }>(
@@ -51,10 +59,17 @@ describe('built-in billing engine', () => {
               }),
               'Invoice',
             );
-            return runMutation(t.deps, request, reply, async () => {
-              if (failCommit) throw new Error('our commit failed');
-              return { status: 200, body: { balanceCents: invoice.balanceCents } };
-            });
+            return respond(
+              t.deps,
+              request,
+              reply,
+              (ctx, key) =>
+                runUnitOfWork(t.deps, ctx, key, async () => {
+                  if (failCommit) throw new Error('our commit failed');
+                  return { balanceCents: invoice.balanceCents };
+                }),
+              (body) => ({ status: 200, body }),
+            );
           },
         );
       },
@@ -401,6 +416,121 @@ describe('built-in billing engine', () => {
     ).toMatchObject({
       ok: false,
       failure: { kind: 'invalid', field: 'lines.0.chargeId' },
+    });
+  });
+
+  describe('reversal, void and what a key did (findOperation)', () => {
+    const issue = async (cents: number, key = `inv-${Math.random()}`) => {
+      const account = await newAccount();
+      const invoice = value(
+        await engine.createInvoice({
+          accountId: account.id,
+          currency: 'USD',
+          lines: [{ description: 'x', quantity: 1, unitAmountCents: cents }],
+          idempotencyKey: key,
+        }),
+      );
+      return { account, invoice };
+    };
+    const settle = (invoiceId: string, cents: number, reference: string, key = `s-${Math.random()}`) =>
+      engine.settleInvoice(invoiceId, {
+        amountCents: cents,
+        currency: 'USD',
+        paymentReference: reference,
+        idempotencyKey: key,
+      });
+    const paymentsOf = async (invoiceId: string) =>
+      (
+        await t.deps.db
+          .select()
+          .from(billingPayments)
+          .where(and(eq(billingPayments.tenantId, tenant.tenantId), eq(billingPayments.invoiceId, invoiceId)))
+      ).map((p) => p.amountCents);
+
+    it('reverses a settlement once: the balance grows back, a paid invoice is open again', async () => {
+      const { invoice } = await issue(5000);
+      value(await settle(invoice.id, 2000, 'ps_a'));
+      expect(value(await settle(invoice.id, 3000, 'ps_b'))).toMatchObject({
+        status: 'paid',
+        balanceCents: 0,
+      });
+      const reversed = value(
+        await engine.reversePayment(invoice.id, { paymentReference: 'ps_b', idempotencyKey: 'rev-b' }),
+      );
+      expect(reversed).toMatchObject({ status: 'open', balanceCents: 3000 });
+      // The same key again: the same result, no second reversal.
+      expect(
+        value(await engine.reversePayment(invoice.id, { paymentReference: 'ps_b', idempotencyKey: 'rev-b' })),
+      ).toEqual(reversed);
+      expect(await paymentsOf(invoice.id)).toEqual(expect.arrayContaining([2000, 3000, -3000]));
+      expect((await paymentsOf(invoice.id)).reduce((a, b) => a + b, 0)).toBe(2000);
+      // Another key for a reversed payment: conflict; an unknown payment: not_found.
+      expect(
+        await engine.reversePayment(invoice.id, { paymentReference: 'ps_b', idempotencyKey: 'rev-b2' }),
+      ).toMatchObject({
+        ok: false,
+        failure: { kind: 'conflict' },
+      });
+      expect(
+        await engine.reversePayment(invoice.id, { paymentReference: 'ps_x', idempotencyKey: 'rev-x' }),
+      ).toMatchObject({
+        ok: false,
+        failure: { kind: 'not_found' },
+      });
+    });
+
+    it('voids only an invoice nothing is paid on; void again is the same invoice', async () => {
+      const { invoice } = await issue(1200);
+      const voided = value(await engine.voidInvoice(invoice.id, `void-${invoice.id}`));
+      expect(voided).toMatchObject({ status: 'void', balanceCents: 1200 });
+      expect(value(await engine.voidInvoice(invoice.id, 'another-key'))).toMatchObject({ status: 'void' });
+      const partly = (await issue(1200)).invoice;
+      value(await settle(partly.id, 200, 'ps_p'));
+      expect(await engine.voidInvoice(partly.id, 'void-partly')).toMatchObject({
+        ok: false,
+        failure: { kind: 'conflict' },
+      });
+      expect(await engine.voidInvoice('in_00000000000000000000', 'void-none')).toMatchObject({
+        ok: false,
+        failure: { kind: 'not_found' },
+      });
+    });
+
+    it('tells what a key did: the recorded result, or null (never seen, or refused)', async () => {
+      const { account, invoice } = await issue(900, 'find-invoice');
+      expect(value(await engine.findOperation('find-invoice'))).toEqual({ kind: 'invoice', invoice });
+      const provisioned = value(
+        await engine.provisionSubscription({
+          accountId: account.id,
+          productId: 'prod',
+          productName: 'Plan',
+          quantity: 1,
+          priceCents: 700,
+          currency: 'USD',
+          billingInterval: 'month',
+          currentPeriodStart: '2026-01-01T00:00:00.000Z',
+          currentPeriodEnd: '2026-02-01T00:00:00.000Z',
+          invoiceFirstPeriod: true,
+          idempotencyKey: 'find-sub',
+        }),
+      );
+      expect(value(await engine.findOperation('find-sub'))).toEqual({
+        kind: 'subscription',
+        change: provisioned,
+      });
+      // The invoices a subscription issues name it.
+      expect(provisioned.invoice?.subscriptionId).toBe(provisioned.subscription.id);
+      expect(invoice.subscriptionId).toBeNull();
+      expect(value(await engine.findOperation('never-used'))).toBeNull();
+      expect(await settle(invoice.id, 99_999, 'ps_over', 'find-refused')).toMatchObject({ ok: false });
+      expect(value(await engine.findOperation('find-refused'))).toBeNull();
+      // Another tenant's engine knows nothing of these keys.
+      const elsewhere = new BuiltinBilling(
+        t.deps.db,
+        t.deps.clock,
+        (await createTestTenant(t.deps)).tenantId,
+      );
+      expect(value(await elsewhere.findOperation('find-invoice'))).toBeNull();
     });
   });
 });

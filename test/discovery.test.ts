@@ -14,9 +14,11 @@ const SPEC_EVENT_TYPES = [
   'payment.session_created',
   'payment.succeeded',
   'payment.failed',
+  'payment.reversed',
   'invoice.created',
   'invoice.paid',
   'invoice.failed',
+  'invoice.reopened',
   'webhook.test',
 ];
 
@@ -104,6 +106,14 @@ describe('manifest and capabilities', () => {
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', rateLimiter: 'ok' } });
+    expect(ready.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', rateLimiter: 'ok' },
+      // Pending billing intents of every tenant of the (shared) test database.
+      intents: {
+        pending: expect.any(Number),
+        oldestAgeSeconds: expect.toBeOneOf([null, expect.any(Number)]),
+      },
+    });
   });
 });

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
 import { purgeExpired } from '../src/http/idempotency/store.js';
 import { idempotencyKeys } from '../src/http/idempotency/tables.js';
+import { respond } from '../src/http/operation.js';
 import { listApiKeys } from '../src/modules/api-keys/index.js';
+import { runUnitOfWork } from '../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
 
 describe('Idempotency-Key', () => {
@@ -16,17 +18,23 @@ describe('Idempotency-Key', () => {
       clock,
       extraRoutes: (app) => {
         // A write whose first attempts fail with a 5xx after writing: the retry must run again.
-        app.post('/test/flaky', { config: { public: false, scope: 'commerce' } }, async (request, reply) => {
-          const { runMutation } = await import('../src/http/mutation.js');
-          return runMutation(t.deps, request, reply, async (m) => {
-            await m.audit({ action: 'order.create', resourceType: 'order', resourceId: 'flaky' });
-            if (failNext > 0) {
-              failNext--;
-              throw new Error('downstream exploded');
-            }
-            return { status: 201, body: { ok: true, at: m.now.toISOString() } };
-          });
-        });
+        app.post('/test/flaky', { config: { public: false, scope: 'commerce' } }, async (request, reply) =>
+          respond(
+            t.deps,
+            request,
+            reply,
+            (ctx, key) =>
+              runUnitOfWork(t.deps, ctx, key, async (u) => {
+                await u.audit({ action: 'order.create', resourceType: 'order', resourceId: 'flaky' });
+                if (failNext > 0) {
+                  failNext--;
+                  throw new Error('downstream exploded');
+                }
+                return { ok: true, at: u.now.toISOString() };
+              }),
+            (body) => ({ status: 201, body }),
+          ),
+        );
       },
     });
   });

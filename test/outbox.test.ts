@@ -3,10 +3,10 @@ import { uuidv7 } from 'uuidv7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../src/events/outbox.js';
 import { idempotencyKeys } from '../src/http/idempotency/tables.js';
-import { runMutation } from '../src/http/mutation.js';
+import { respond } from '../src/http/operation.js';
 import { issueApiKey, listApiKeys } from '../src/modules/api-keys/index.js';
 import { webhookDeliveries, webhookSubscriptions } from '../src/modules/webhooks/tables.js';
-import { auditLogs } from '../src/unit-of-work/index.js';
+import { auditLogs, runUnitOfWork } from '../src/unit-of-work/index.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
 
 describe('transactional outbox: change, audit, event and idempotency record commit together', () => {
@@ -17,18 +17,25 @@ describe('transactional outbox: change, audit, event and idempotency record comm
     t = await startApp({
       extraRoutes: (app) => {
         app.post('/test/write', { config: { public: false, scope: 'commerce' } }, async (request, reply) =>
-          runMutation(t.deps, request, reply, async (m) => {
-            const { apiKey } = await issueApiKey(m.tx, m.ctx.tenantId, {
-              name: 'outbox test',
-              scopes: ['read'],
-              rateTier: 'standard',
-              environment: 'sandbox',
-            });
-            await m.audit({ action: 'account.create', resourceType: 'api_key', resourceId: apiKey.id });
-            await m.emit('account.created', { resourceId: apiKey.id });
-            if (failAfterWrites) throw new Error('crash after the writes');
-            return { status: 201, body: { id: apiKey.id } };
-          }),
+          respond(
+            t.deps,
+            request,
+            reply,
+            (ctx, key) =>
+              runUnitOfWork(t.deps, ctx, key, async (u) => {
+                const { apiKey } = await issueApiKey(u.tx, ctx.tenantId, {
+                  name: 'outbox test',
+                  scopes: ['read'],
+                  rateTier: 'standard',
+                  environment: 'sandbox',
+                });
+                await u.audit({ action: 'account.create', resourceType: 'api_key', resourceId: apiKey.id });
+                await u.emit('account.created', { resourceId: apiKey.id });
+                if (failAfterWrites) throw new Error('crash after the writes');
+                return { id: apiKey.id };
+              }),
+            (body) => ({ status: 201, body }),
+          ),
         );
       },
     });

@@ -167,7 +167,10 @@ describe('payment sessions', () => {
     const invoice = await newInvoice(900);
     const s = (await post(`/invoices/${invoice.id}/pay`, { ...valid, amountCents: 900 })).json().data;
     const results = await Promise.all(Array.from({ length: 6 }, () => post(`/payments/${s.id}/complete`)));
-    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 400, 400, 400, 400, 400]);
+    // One settles; the others found it settling (409, retry) or already terminal (400).
+    const statuses = results.map((r) => r.statusCode);
+    expect(statuses.filter((c) => c === 200)).toHaveLength(1);
+    expect(statuses.every((c) => [200, 400, 409].includes(c))).toBe(true);
     const payments = await t.deps.db
       .select()
       .from(billingPayments)

@@ -76,6 +76,18 @@ describe('provider events', () => {
     });
   }
 
+  /**
+   * Sends `send()` again while it answers 409 (another operation holds the session, or the same
+   * event is being applied), as a provider retries every non-2xx answer.
+   */
+  async function retried(send: () => ReturnType<typeof deliver>) {
+    for (let attempt = 0; ; attempt++) {
+      const res = await send();
+      if (res.statusCode !== 409 || attempt === 50) return res;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   const event = (
     sessionId: string,
     type: 'payment.succeeded' | 'payment.failed' = 'payment.succeeded',
@@ -458,13 +470,16 @@ describe('provider events', () => {
     it('complete and a provider event together: one terminal state, one settlement, one payment.succeeded', async () => {
       const f = await invoiceTenant(5000);
       faults.latencyMs = 20; // both settle before either commits
+      // Whichever claims the session first settles; the other waits (409) and, retried, finds it terminal.
       const [complete, callback] = await Promise.all([
-        t.app.inject({
-          method: 'POST',
-          url: `/api/v1/payments/${f.sessionId}/complete`,
-          headers: bearer(f.who.keys.commerce),
-        }),
-        deliver(event(f.sessionId), { to: f.integration }),
+        retried(() =>
+          t.app.inject({
+            method: 'POST',
+            url: `/api/v1/payments/${f.sessionId}/complete`,
+            headers: bearer(f.who.keys.commerce),
+          }),
+        ),
+        retried(() => deliver(event(f.sessionId), { to: f.integration })),
       ]);
       const winners = [complete.statusCode === 200, callback.json().applied === true].filter(Boolean);
       expect(winners, `${complete.body} ${callback.body}`).toHaveLength(1);
@@ -481,8 +496,8 @@ describe('provider events', () => {
       faults.latencyMs = 20;
       const e = event(f.sessionId);
       const answers = await Promise.all([
-        deliver(e, { to: f.integration }),
-        deliver(e, { to: f.integration }),
+        retried(() => deliver(e, { to: f.integration })),
+        retried(() => deliver(e, { to: f.integration })),
       ]);
       expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
       expect(answers.filter((a) => a.json().applied)).toHaveLength(1);
@@ -493,8 +508,8 @@ describe('provider events', () => {
     it('a success and a failure together: exactly one terminal state and one event', async () => {
       const sessionId = await newSession();
       const answers = await Promise.all([
-        deliver(event(sessionId, 'payment.succeeded')),
-        deliver(event(sessionId, 'payment.failed')),
+        retried(() => deliver(event(sessionId, 'payment.succeeded'))),
+        retried(() => deliver(event(sessionId, 'payment.failed'))),
       ]);
       expect(answers.filter((a) => a.json().applied)).toHaveLength(1);
       const final = await status(sessionId);

@@ -9,10 +9,11 @@
  * - Expected failures (an unknown id, an invalid request, a state conflict) are returned as
  *   `{ ok: false, failure }`. Only an outage (network, timeout, 5xx of the vendor) is thrown, as
  *   `BillingUnavailableError`; the HTTP layer answers it with `502 billing_unavailable`.
- * - Every call that changes something takes an `idempotencyKey` derived from the operation (for
- *   example the payment session id). Repeating a call with the same key must not change anything
+ * - Every call that changes something takes an `idempotencyKey`, derived from our operation (see
+ *   src/unit-of-work/intents.ts). Repeating a call with the same key must not change anything
  *   again and must return the same result, so "the adapter succeeded, our commit failed, the
- *   client retried" never invoices or settles twice.
+ *   client retried" never invoices or settles twice; `findOperation` tells what a key did, so an
+ *   operation left open by a crash can be completed or undone.
  * - An adapter instance is bound to one tenant's integration (see BillingAdapterFactory).
  */
 
@@ -37,15 +38,22 @@ export const fail = <T = never>(
   failure: { kind, message, ...(field ? { field } : {}) },
 });
 
-/** The billing system cannot be reached or answered with an error of its own. */
+/**
+ * The billing system cannot be reached or answered with an error of its own. `effect` says what
+ * the failed call did: `none` when it certainly never reached the system (the connection was
+ * refused, nothing was sent), so nothing needs reconciling; `unknown` otherwise (a timeout after
+ * sending, a 5xx), which leaves the operation's intent open for a retry or the reconciler.
+ */
 export class BillingUnavailableError extends Error {
+  readonly effect: 'none' | 'unknown';
   constructor(
     message: string,
     readonly adapter: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; effect?: 'none' | 'unknown' },
   ) {
     super(message, options);
     this.name = 'BillingUnavailableError';
+    this.effect = options?.effect ?? 'unknown';
   }
 }
 
@@ -88,6 +96,8 @@ export interface Invoice {
   status: InvoiceStatus;
   /** A page where the customer can see and pay the invoice, when the system has one. */
   hostedInvoiceUrl: string | null;
+  /** The billing subscription the invoice bills (a period, a change, an add-on), if any. */
+  subscriptionId: string | null;
   lines: InvoiceLine[];
 }
 
@@ -129,6 +139,14 @@ export interface CreateInvoiceInput {
   lines: InvoiceLineInput[];
   /** `YYYY-MM-DD`; default: 30 days after the invoice date. */
   dueDate?: string;
+  /** The billing subscription the invoice bills, if any (an add-on's first, prorated period). */
+  subscriptionId?: string;
+  idempotencyKey: string;
+}
+
+export interface PaymentReversalInput {
+  /** The `paymentReference` of the settlement to reverse (our payment session id). */
+  paymentReference: string;
   idempotencyKey: string;
 }
 
@@ -188,6 +206,18 @@ export interface SubscriptionChange {
   invoice: Invoice | null;
 }
 
+/**
+ * What a billing system did under one idempotency key: the result of the first call with that key
+ * that took effect. Invoice calls (create, settle, reverse, void) record the invoice as it was
+ * after the call; subscription calls (provision, change, cancel, renew) the subscription and any
+ * invoice issued.
+ */
+export type RecordedOperation =
+  | { kind: 'invoice'; invoice: Invoice }
+  | { kind: 'subscription'; change: SubscriptionChange }
+  /** A call outside this interface (the built-in engine's operator commands). */
+  | { kind: 'other'; result: unknown };
+
 export interface QuoteLineInput {
   productId: string;
   chargeId: string;
@@ -214,6 +244,22 @@ export interface BillingAdapter {
   createInvoice(input: CreateInvoiceInput): Promise<BillingResult<Invoice>>;
   /** Applies a payment to an open invoice: a partial one lowers its balance, a full one pays it. */
   settleInvoice(invoiceId: string, payment: SettlementInput): Promise<BillingResult<Invoice>>;
+  /**
+   * Undoes a payment `settleInvoice` applied (named by its `paymentReference`): the balance grows
+   * back by its amount and a paid invoice is open again. No such payment on the invoice: not_found.
+   */
+  reversePayment(invoiceId: string, input: PaymentReversalInput): Promise<BillingResult<Invoice>>;
+  /**
+   * Voids an open invoice that nothing has been paid on. Void already: the same invoice (ok).
+   * Paid, partly paid or uncollectible: conflict.
+   */
+  voidInvoice(invoiceId: string, idempotencyKey: string): Promise<BillingResult<Invoice>>;
+  /**
+   * What the system did under `idempotencyKey`: the recorded result of the first call with that key
+   * that took effect, or null when none did (a call refused with a failure value records nothing).
+   * The reconciler asks this about operations left open between a call and our commit.
+   */
+  findOperation(idempotencyKey: string): Promise<BillingResult<RecordedOperation | null>>;
   provisionSubscription(input: ProvisionSubscriptionInput): Promise<BillingResult<SubscriptionChange>>;
   changeSubscription(input: ChangeSubscriptionInput): Promise<BillingResult<SubscriptionChange>>;
   cancelSubscription(input: CancelSubscriptionInput): Promise<BillingResult<SubscriptionChange>>;

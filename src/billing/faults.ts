@@ -42,7 +42,7 @@ export function withFaults(adapter: BillingAdapter, faults: FaultController): Bi
         if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
         if (faults.failAll || faults.failNext > 0) {
           if (faults.failNext > 0) faults.failNext--;
-          throw new BillingUnavailableError(`injected fault in ${method}`, target.name);
+          throw new BillingUnavailableError(`injected fault in ${method}`, target.name, { effect: 'none' });
         }
         if (faults.applyThenFailNext > 0) {
           faults.applyThenFailNext--;

@@ -42,6 +42,11 @@ export const InvoiceSchema = Type.Object({
   hostedInvoiceUrl: Type.Union([Type.String(), Type.Null()], {
     description: 'The billing system’s page for the invoice, when it has one.',
   }),
+  subscriptionId: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The billing subscription the invoice bills (a period, a plan change, an add-on’s first period); null for ' +
+      'an order’s or a one-off invoice. Local subscriptions carry it as `billingSubscriptionId`.',
+  }),
   lines: Type.Array(
     Type.Object({
       description: Type.String(),
@@ -100,6 +105,7 @@ export const presentInvoice = (i: Invoice): Static<typeof InvoiceSchema> => ({
   currency: i.currency,
   status: i.status,
   hostedInvoiceUrl: i.hostedInvoiceUrl,
+  subscriptionId: i.subscriptionId,
   lines: i.lines,
 });
 

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 const apiTransaction = new AsyncLocalStorage<true>();
 
-/** Marks `fn` as running inside the API's write transaction (runMutation does this). */
+/** Marks `fn` as running inside the API's write transaction (runUnitOfWork does this). */
 export function insideApiTransaction<T>(fn: () => Promise<T>): Promise<T> {
   return apiTransaction.run(true, fn);
 }
@@ -15,7 +15,7 @@ export function insideApiTransaction<T>(fn: () => Promise<T>): Promise<T> {
 export function assertOutsideApiTransaction(what: string): void {
   if (apiTransaction.getStore()) {
     throw new Error(
-      `${what} was called inside the API's write transaction: call the adapter before runMutation`,
+      `${what} was called inside the API's write transaction: call the adapter before the unit of work, under an intent (src/unit-of-work/intents.ts)`,
     );
   }
 }

@@ -14,9 +14,12 @@ export const EVENT_TYPES = {
   'payment.session_created': 'A payment session was created.',
   'payment.succeeded': 'A payment session reached success.',
   'payment.failed': 'A payment session failed.',
+  'payment.reversed':
+    'A successful payment session was reversed by a later provider failure: its settlement is undone and it is failed now.',
   'invoice.created': 'An invoice was created in the billing system.',
   'invoice.paid': 'An invoice became fully paid.',
   'invoice.failed': 'An invoice payment failed.',
+  'invoice.reopened': 'A payment on an invoice was reversed: the invoice is open again for the amount.',
   'webhook.test': 'A test event sent on request to one webhook subscription.',
 } as const;
 

@@ -15,7 +15,7 @@ export interface EventRecord {
 }
 
 /**
- * An event row. Write it only in the transaction of the change it reports (runMutation does): a
+ * An event row. Write it only in the transaction of the change it reports (a unit of work does): a
  * rolled-back change then leaves no event, and a committed one always has its event.
  */
 export type EventRow = typeof events.$inferInsert;
@@ -31,7 +31,7 @@ export function eventRow(
 }
 
 /**
- * An INSERT of outbox rows returning `tenant_id, id, type`, not yet run: runMutation makes it the
+ * An INSERT of outbox rows returning `tenant_id, id, type`, not yet run: a unit of work makes it the
  * `ev` CTE that webhook fan-out reads, all in one statement. Plain SQL with primitive parameters,
  * as it is built on every write (see `auditRowsInsert`).
  */

@@ -1,11 +1,18 @@
 import { Type } from 'typebox';
 import { notFound } from '../core/errors.js';
-import type { Db } from '../db/client.js';
-import { type CrudSpec, diffChanges } from '../unit-of-work/index.js';
+import {
+  type CrudSpec,
+  createResource,
+  deleteResource,
+  resourceName,
+  type UnitDeps,
+  updateResource,
+} from '../unit-of-work/index.js';
 import { requireCtx } from './auth.js';
+import type { RequestContext } from './context.js';
 import { action, Envelope, envelope } from './envelope.js';
 import { errorResponses } from './errors.js';
-import { runMutation } from './mutation.js';
+import { type Presented, respond } from './operation.js';
 import type { TypedApp } from './types.js';
 
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -19,7 +26,7 @@ const words = (pascal: string) => pascal.replace(/([a-z])([A-Z])/g, '$1 $2').toL
  */
 export function registerAdminCrud<Api extends { id: string }, Create, Update>(
   app: TypedApp,
-  deps: { db: Db; clock: { now(): Date } },
+  deps: UnitDeps,
   spec: CrudSpec<Api, Create, Update>,
 ) {
   const base = `/api/v1${spec.path}`;
@@ -27,13 +34,16 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
   const tags = [spec.tag];
   const lower = words(spec.name);
   const lowerPlural = words(spec.plural);
-  const notFoundName = lower.charAt(0).toUpperCase() + lower.slice(1);
   const actions = (id: string) => [
     action('self', 'GET', `${spec.path}/${id}`, 'admin'),
     action('update', 'PATCH', `${spec.path}/${id}`, 'admin'),
     action('delete', 'DELETE', `${spec.path}/${id}`, 'admin'),
     action('list', 'GET', spec.path, 'admin'),
   ];
+  const itemResponse =
+    (status: number) =>
+    (item: Api, ctx: RequestContext): Presented => ({ status, body: envelope(ctx, item, actions(item.id)) });
+  const noContent = (): Presented => ({ status: 204, body: undefined });
 
   app.get(
     base,
@@ -68,15 +78,13 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
       },
     },
     async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const created = await spec.service.create(m.tx, m.ctx.tenantId, request.body as Create, m.now);
-        await m.audit({
-          action: spec.audit.create,
-          resourceType: spec.audit.resourceType,
-          resourceId: created.id,
-        });
-        return { status: 201, body: envelope(m.ctx, created, actions(created.id)) };
-      }),
+      respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => createResource(deps, ctx, spec, request.body as Create, key),
+        itemResponse(201),
+      ),
   );
 
   app.get(
@@ -95,7 +103,7 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
     async (request) => {
       const ctx = requireCtx(request);
       const item = await spec.service.get(deps.db, ctx.tenantId, request.params.id);
-      if (!item) throw notFound(notFoundName);
+      if (!item) throw notFound(resourceName(spec));
       return envelope(ctx, item, actions(item.id));
     },
   );
@@ -114,26 +122,16 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
         response: { 200: Envelope(spec.schema, `The updated ${lower}.`), ...errorResponses(404, 409) },
       },
     },
-    async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const result = await spec.service.update(
-          m.tx,
-          m.ctx.tenantId,
-          request.params.id,
-          request.body as Update,
-          m.now,
-        );
-        if (!result) throw notFound(notFoundName);
-        const { updatedAt: _b, ...before } = result.before as Api & { updatedAt?: unknown };
-        const { updatedAt: _a, ...after } = result.after as Api & { updatedAt?: unknown };
-        await m.audit({
-          action: spec.audit.update,
-          resourceType: spec.audit.resourceType,
-          resourceId: result.after.id,
-          details: diffChanges(before, after),
-        });
-        return { status: 200, body: envelope(m.ctx, result.after, actions(result.after.id)) };
-      }),
+    async (request, reply) => {
+      const input = { id: request.params.id, changes: request.body as Update };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => updateResource(deps, ctx, spec, input, key),
+        itemResponse(200),
+      );
+    },
   );
 
   app.delete(
@@ -149,16 +147,15 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
         response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...errorResponses(404, 409) },
       },
     },
-    async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const removed = await spec.service.remove(m.tx, m.ctx.tenantId, request.params.id);
-        if (!removed) throw notFound(notFoundName);
-        await m.audit({
-          action: spec.audit.delete,
-          resourceType: spec.audit.resourceType,
-          resourceId: removed.id,
-        });
-        return { status: 204, body: undefined };
-      }),
+    async (request, reply) => {
+      const input = { id: request.params.id };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => deleteResource(deps, ctx, spec, input, key),
+        noContent,
+      );
+    },
   );
 }

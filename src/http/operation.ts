@@ -147,24 +147,24 @@ export async function respond<T>(
   deps: EdgeDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  operation: (ctx: RequestContext, key: OperationKey) => Promise<T>,
+  operation: (ctx: RequestContext, key: OperationKey<T>) => Promise<T>,
   present: (result: T, ctx: RequestContext) => Presented,
   options: { ctx?: RequestContext } = {},
 ): Promise<FastifyReply> {
   const ctx = options.ctx ?? requireCtx(request);
   const idem = idempotentRequest(request, ctx);
   let made: Outcome | undefined;
-  const hooks: CommitHooks = {
+  const hooks: CommitHooks<T> = {
     ...(idem ? { begin: (tx: Tx) => lockScope(tx, idem, deps.clock.now()) } : {}),
     beforeCommit: async (result, tx) => {
-      const { status, body } = present(result as T, ctx);
+      const { status, body } = present(result, ctx);
       made = { status, payload: serialize(reply, status, body), replayed: false };
       if (idem && tx) await saveResponse(tx, idem, status, made.payload, deps.clock.now());
     },
   };
   const key = idem
     ? derivedKey([ctx.tenantId, idem.method, idem.path, idem.key, idem.hash], hooks)
-    : { ...mintedKey(), hooks };
+    : mintedKey(hooks);
   try {
     const result = await operation(ctx, key);
     if (!made) {
@@ -177,7 +177,8 @@ export async function respond<T>(
     if (err instanceof StoredReplay) return send(reply, replayOf(err.stored));
     if (!idem || !(err instanceof AppError) || !isRemembered(err.status)) throw err;
     const refused = { status: err.status, payload: errorPayload(reply, request, err), replayed: false };
-    return send(reply, { ...(await rememberRefusal(deps, idem, refused)), retryAfter: err.retryAfter });
+    const outcome = await rememberRefusal(deps, idem, refused);
+    return send(reply, outcome.replayed ? outcome : { ...outcome, retryAfter: err.retryAfter });
   }
 }
 

@@ -108,7 +108,7 @@ export function registerRouteRegistry(app: TypedApp, registry: RouteRegistry) {
       fail(route, `operationId ${schema.operationId} is used twice`);
     }
     const write = WRITE_METHODS.has(method);
-    // Every public write takes an Idempotency-Key (runMutation honours it); declaring the header
+    // Every public write takes an Idempotency-Key (the HTTP edge honours it); declaring the header
     // validates its length and documents it.
     if (write) schema.headers = schema.headers ?? IdempotencyHeaders;
     addStandardErrors(schema, config.scope, write, method);

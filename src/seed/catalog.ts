@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { systemContext } from '../core/context.js';
 import { AppError } from '../core/errors.js';
 import type { Queryable } from '../db/client.js';
 import { compileBodyValidator, validationDetails } from '../http/validation.js';
 import type { AnyCrudSpec } from '../unit-of-work/index.js';
-import { recordAudit } from '../unit-of-work/index.js';
+import { mintedKey, runUnitOfWork } from '../unit-of-work/index.js';
 import { SEED_SPECS } from './specs.js';
 
 /** A seed file that cannot be loaded; each problem names its place in the file. */
@@ -92,7 +93,7 @@ async function upsert(
 }
 
 /**
- * Loads a catalog into a tenant in ONE transaction: every item is validated against the same
+ * Loads a catalog into a tenant in ONE unit of work: every item is validated against the same
  * schema and rules as the admin API; an item whose `id` exists is updated, others are created.
  * Sections load in dependency order (products before the rules that refer to them).
  */
@@ -105,21 +106,18 @@ export async function seedCatalog(
 ): Promise<SeedReport> {
   const sections = checkShape(doc, specs);
   const report: SeedReport = { created: {}, updated: {} };
-  await db.transaction(async (tx) => {
+  // One unit of work for the whole file: all of it or nothing, each item with its audit entry.
+  const deps = { db, clock: { now: () => now } };
+  await runUnitOfWork(deps, systemContext(tenantId, 'seed'), mintedKey(), async (u) => {
     for (const spec of specs) {
       const key = sectionOf(spec);
       const items = sections.get(spec) ?? [];
       for (const [i, item] of items.entries()) {
         try {
-          const { id, action, created } = await upsert(tx, tenantId, spec, item, now);
+          const { id, action, created } = await upsert(u.tx, tenantId, spec, item, now);
           const counter = created ? report.created : report.updated;
           counter[key] = (counter[key] ?? 0) + 1;
-          await recordAudit(
-            tx,
-            { tenantId, keyId: null, requestId: null },
-            { action, resourceType: spec.audit.resourceType, resourceId: id },
-            now,
-          );
+          await u.audit({ action, resourceType: spec.audit.resourceType, resourceId: id });
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
           const details = err.details?.map((d) => `${key}[${i}].${d.message}`) ?? [

@@ -1,7 +1,7 @@
 import { BuiltinBilling } from '../billing/builtin/index.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/client.js';
-import { createAccount } from '../modules/accounts/index.js';
+import { insertAccount } from '../modules/accounts/index.js';
 import { saveIntegration } from '../modules/billing/index.js';
 
 /** The demo catalog's passthrough charge (Hardware key, "Carrier fee"), quoted by the engine. */
@@ -54,7 +54,7 @@ export async function seedDemoBilling(tx: Queryable, tenantId: string, clock: Cl
     { type: 'card', cardType: 'visa', lastFour: '4242', expirationMonth: 12, expirationYear: 2030 },
     'demo:card',
   );
-  const account = await createAccount(
+  const account = await insertAccount(
     tx,
     tenantId,
     { name: 'Acme Corp', externalId: billing.id, email: 'ap@acme.example', website: 'https://acme.example' },

@@ -1,6 +1,11 @@
 import type { TSchema } from 'typebox';
+import type { OperationContext } from '../core/context.js';
+import { notFound } from '../core/errors.js';
 import type { Queryable } from '../db/client.js';
 import type { AuditAction } from './audit-actions.js';
+import { diffChanges } from './audit-log.js';
+import type { OperationKey } from './operation-key.js';
+import { runUnitOfWork, type UnitDeps } from './unit-of-work.js';
 
 /** What a resource's service provides to its admin endpoints; API shapes in, API shapes out. */
 export interface CrudService<Api extends { id: string }, Create, Update> {
@@ -44,3 +49,73 @@ export type AnyCrudSpec = CrudSpec<{ id: string }, any, any>;
 /** Declares a spec with its types checked, for lists of AnyCrudSpec. */
 export const defineCrud = <Api extends { id: string }, Create, Update>(spec: CrudSpec<Api, Create, Update>) =>
   spec;
+
+// The generic operations of a spec's resource: the service's change and its audit entry (an
+// update's holds the changed fields before and after), in one unit of work.
+
+type Updated<Api> = Api & { updatedAt?: unknown };
+
+export function createResource<Api extends { id: string }, Create, Update>(
+  deps: UnitDeps,
+  ctx: OperationContext,
+  spec: CrudSpec<Api, Create, Update>,
+  input: Create,
+  key: OperationKey<Api>,
+): Promise<Api> {
+  return runUnitOfWork(deps, ctx, key, async (u) => {
+    const created = await spec.service.create(u.tx, ctx.tenantId, input, u.now);
+    await u.audit({
+      action: spec.audit.create,
+      resourceType: spec.audit.resourceType,
+      resourceId: created.id,
+    });
+    return created;
+  });
+}
+
+export function updateResource<Api extends { id: string }, Create, Update>(
+  deps: UnitDeps,
+  ctx: OperationContext,
+  spec: CrudSpec<Api, Create, Update>,
+  input: { id: string; changes: Update },
+  key: OperationKey<Api>,
+): Promise<Api> {
+  return runUnitOfWork(deps, ctx, key, async (u) => {
+    const result = await spec.service.update(u.tx, ctx.tenantId, input.id, input.changes, u.now);
+    if (!result) throw notFound(resourceName(spec));
+    const { updatedAt: _b, ...before } = result.before as Updated<Api>;
+    const { updatedAt: _a, ...after } = result.after as Updated<Api>;
+    await u.audit({
+      action: spec.audit.update,
+      resourceType: spec.audit.resourceType,
+      resourceId: result.after.id,
+      details: diffChanges(before, after),
+    });
+    return result.after;
+  });
+}
+
+export function deleteResource<Api extends { id: string }, Create, Update>(
+  deps: UnitDeps,
+  ctx: OperationContext,
+  spec: CrudSpec<Api, Create, Update>,
+  input: { id: string },
+  key: OperationKey<null>,
+): Promise<null> {
+  return runUnitOfWork(deps, ctx, key, async (u) => {
+    const removed = await spec.service.remove(u.tx, ctx.tenantId, input.id);
+    if (!removed) throw notFound(resourceName(spec));
+    await u.audit({
+      action: spec.audit.delete,
+      resourceType: spec.audit.resourceType,
+      resourceId: removed.id,
+    });
+    return null;
+  });
+}
+
+/** `ShippingOption` -> `Shipping option`: the resource's name in messages. */
+export function resourceName(spec: { name: string }): string {
+  const words = spec.name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

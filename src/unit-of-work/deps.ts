@@ -4,11 +4,21 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database, Db } from '../db/client.js';
 import type { DeliverySignal } from '../events/delivery-signal.js';
+import type { Intent } from './intents.js';
 
 /** Platform usage metering (tenants opt in); fed after responses, never affecting them. */
 export interface UsageMeter {
   recordOrder(tenantId: string, orderId: string, quantity: number): Promise<void>;
 }
+
+/**
+ * Finishes an operation left pending: when one of its calls took effect, re-runs the remaining
+ * calls (same keys, so the billing system applies each once) and commits its local record,
+ * closing the intent (`completed`); when none did, closes it `abandoned` and gives its subject
+ * back. Modules provide one per roll-forward operation; the composition root gathers them.
+ */
+export type ResumeIntent = (deps: ServiceDeps, intent: Intent) => Promise<'completed' | 'abandoned'>;
+export type IntentHandlers = Readonly<Record<string, ResumeIntent>>;
 
 /**
  * What operations and services need from the outside world, whoever runs them (a request, the
@@ -25,4 +35,6 @@ export interface ServiceDeps {
   usage: UsageMeter;
   /** Tells webhook delivery workers that a committed write queued deliveries. */
   deliveries: DeliverySignal;
+  /** The reconciler's handlers of roll-forward operations, by operation name. */
+  intentHandlers: IntentHandlers;
 }

@@ -7,8 +7,29 @@ export {
   diffChanges,
   recordAudit,
 } from './audit-log.js';
-export { type AnyCrudSpec, type CrudService, type CrudSpec, defineCrud } from './crud.js';
-export type { ServiceDeps, UsageMeter } from './deps.js';
+export { abandonIntent, anyCallTookEffect, compensate } from './compensation.js';
+export {
+  type AnyCrudSpec,
+  type CrudService,
+  type CrudSpec,
+  createResource,
+  defineCrud,
+  deleteResource,
+  resourceName,
+  updateResource,
+} from './crud.js';
+export type { IntentHandlers, ResumeIntent, ServiceDeps, UsageMeter } from './deps.js';
+export {
+  beginIntent,
+  effectKey,
+  INTENT_LEASE_MS,
+  Intent,
+  type IntentRow,
+  type IntentSpec,
+  type IntentStep,
+  pendingIntentStats,
+} from './intents.js';
 export { type CommitHooks, derivedKey, mintedKey, type OperationKey } from './operation-key.js';
-export { auditLogs } from './tables.js';
+export { type ReconcileReport, reconcileIntents, startReconciler } from './reconciler.js';
+export { auditLogs, type EffectKind, type EffectRecord, type IntentStatus, intents } from './tables.js';
 export { runUnitOfWork, type UnitDeps, type UnitOfWork, type WriteSet } from './unit-of-work.js';

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Clock } from '../clock.js';
 import type { OperationContext } from '../core/context.js';
-import { type Db, type Queryable, rowsOf, type Tx } from '../db/client.js';
+import { type Queryable, rowsOf, type Tx } from '../db/client.js';
 import { insideApiTransaction } from '../db/transaction-guard.js';
 import type { DeliverySignal } from '../events/delivery-signal.js';
 import type { EventType } from '../events/event-types.js';
@@ -32,7 +32,8 @@ export interface UnitOfWork extends WriteSet {
 }
 
 export interface UnitDeps {
-  db: Db;
+  /** The pool, or a transaction of the caller's (the unit then runs in a savepoint of it). */
+  db: Queryable;
   clock: Clock;
   deliveries?: DeliverySignal;
 }
@@ -96,20 +97,20 @@ function bufferOn(
 export function runUnitOfWork<T>(
   deps: UnitDeps,
   ctx: OperationContext,
-  key: OperationKey,
+  key: OperationKey<T>,
   work: (u: UnitOfWork) => Promise<T>,
 ): Promise<T>;
 export function runUnitOfWork<T>(
   deps: UnitDeps,
   ctx: OperationContext,
-  key: OperationKey,
+  key: OperationKey<T>,
   work: (u: WriteSet) => Promise<T>,
   options: { buffered: true },
 ): Promise<T>;
 export async function runUnitOfWork<T>(
   deps: UnitDeps,
   ctx: OperationContext,
-  key: OperationKey,
+  key: OperationKey<T>,
   work: (u: UnitOfWork) => Promise<T>,
   options: { buffered?: boolean } = {},
 ): Promise<T> {

@@ -53,6 +53,8 @@ export const billingInvoices = pgTable(
     amountCents: money('amount_cents').notNull(),
     balanceCents: money('balance_cents').notNull(),
     status: text('status').notNull().$type<'open' | 'paid' | 'void' | 'uncollectible'>(),
+    /** The billing subscription the invoice bills (a period, a change, an add-on), if any. */
+    subscriptionId: text('subscription_id'),
     /** Set when the invoice was created by an idempotent call; a repeat returns this invoice. */
     idempotencyKey: text('idempotency_key'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
@@ -129,12 +131,14 @@ export const billingSubscriptions = pgTable(
   ],
 );
 
-/** Operations already applied to subscriptions (change, cancel, renew), by idempotency key. */
+/** Every change applied, by idempotency key: what `findOperation` answers and a repeat returns. */
 export const billingOperations = pgTable(
   'billing_operations',
   {
     tenantId: uuid('tenant_id').notNull(),
     idempotencyKey: text('idempotency_key').notNull(),
+    /** What the result holds: `invoice`, `subscription`, `account` or `payment_method`. */
+    kind: text('kind').notNull().default('subscription'),
     /** The result returned the first time, returned again on a repeat. */
     result: jsonb('result').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),

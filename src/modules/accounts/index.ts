@@ -1,8 +1,9 @@
+export { createAccount, updateAccount } from './operations.js';
 export { AccountSchema } from './schemas.js';
 export {
   type AccountApi,
   billingAccountFor,
-  createAccount,
+  insertAccount,
   isOrganizationId,
   presentAccount,
   resolveAccount,

@@ -12,14 +12,15 @@ import {
 } from '../../billing/schemas.js';
 import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import { accountCreatedExample, accountUpdatedExample } from '../../http/examples.js';
-import { runMutation } from '../../http/mutation.js';
+import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
-import { diffChanges } from '../../unit-of-work/index.js';
 import { localAccountPaymentMethods } from '../payment-methods/index.js';
+import { createAccount, updateAccount } from './operations.js';
 import {
   AccountCreate,
   AccountIdParams,
@@ -27,7 +28,7 @@ import {
   AccountSchema,
   AccountUpdate,
 } from './schemas.js';
-import { billingAccountFor, createAccount, resolveAccount, updateAccount } from './service.js';
+import { type AccountApi, billingAccountFor, resolveAccount } from './service.js';
 
 const TAGS = ['Accounts'];
 const BASE = '/api/v1/accounts';
@@ -99,6 +100,14 @@ function registerSubList<T>(app: TypedApp, deps: Deps, spec: SubList<T>) {
   );
 }
 
+/** A tenant-owned account in its envelope. */
+const accountResponse =
+  (status: number) =>
+  (account: AccountApi, ctx: RequestContext): Presented => ({
+    status,
+    body: envelope(ctx, account, accountActions(account.id, true)),
+  });
+
 export function registerAccountRoutes(app: TypedApp, deps: Deps) {
   app.post(
     BASE,
@@ -119,12 +128,13 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const account = await createAccount(m.tx, m.ctx.tenantId, request.body, m.now);
-        await m.audit({ action: 'account.create', resourceType: 'account', resourceId: account.id });
-        await m.emit('account.created', account);
-        return { status: 201, body: envelope(m.ctx, account, accountActions(account.id, true)) };
-      }),
+      respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => createAccount(deps, ctx, request.body, key),
+        accountResponse(201),
+      ),
   );
 
   app.get(
@@ -185,21 +195,16 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
         },
       },
     },
-    async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const result = await updateAccount(m.tx, m.ctx.tenantId, request.params.id, request.body, m.now);
-        if (!result) throw notFound('Account');
-        const { updatedAt: _b, ...before } = result.before;
-        const { updatedAt: _a, ...after } = result.after;
-        await m.audit({
-          action: 'account.update',
-          resourceType: 'account',
-          resourceId: result.after.id,
-          details: diffChanges(before, after),
-        });
-        await m.emit('account.updated', result.after);
-        return { status: 200, body: envelope(m.ctx, result.after, accountActions(result.after.id, true)) };
-      }),
+    async (request, reply) => {
+      const input = { accountId: request.params.id, changes: request.body };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => updateAccount(deps, ctx, input, key),
+        accountResponse(200),
+      );
+    },
   );
 
   registerSubList(app, deps, {

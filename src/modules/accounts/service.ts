@@ -56,7 +56,7 @@ async function organization(db: Queryable, tenantId: string, id: string, forUpda
   return row;
 }
 
-export async function createAccount(
+export async function insertAccount(
   tx: Queryable,
   tenantId: string,
   input: CreateInput,
@@ -77,7 +77,7 @@ export async function createAccount(
 }
 
 /** Applies a partial update to a tenant-owned account; undefined when the id is not one. */
-export async function updateAccount(
+export async function updateAccountRow(
   tx: Queryable,
   tenantId: string,
   id: string,

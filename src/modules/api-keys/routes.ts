@@ -2,14 +2,15 @@ import { Type } from 'typebox';
 import { notFound } from '../../core/errors.js';
 import { iso, isoOrNull } from '../../core/format.js';
 import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
-import { runMutation } from '../../http/mutation.js';
+import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
-import { diffChanges } from '../../unit-of-work/index.js';
+import { createApiKey, type IssuedKey, revokeKey } from './operations.js';
 import { ApiKeyParams, ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema } from './schemas.js';
-import { type ApiKey, getApiKey, issueApiKey, listApiKeys, revokeApiKey } from './service.js';
+import { type ApiKey, getApiKey, listApiKeys } from './service.js';
 
 const BASE = '/admin/api-keys';
 const TAGS = ['API keys'];
@@ -27,6 +28,16 @@ const keyActions = (key: ApiKey) => [
   ...(key.revokedAt ? [] : [action('revoke', 'POST', `${BASE}/${key.id}/revoke`, 'admin')]),
   action('list', 'GET', BASE, 'admin'),
 ];
+
+const issuedResponse = ({ apiKey, secret }: IssuedKey, ctx: RequestContext): Presented => ({
+  status: 201,
+  body: envelope(ctx, { ...present(apiKey), key: secret }, keyActions(apiKey)),
+});
+
+const keyResponse = (key: ApiKey, ctx: RequestContext): Presented => ({
+  status: 200,
+  body: envelope(ctx, present(key), keyActions(key)),
+});
 
 /** Admin endpoints to issue, inspect and revoke the tenant's API keys. */
 export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
@@ -50,24 +61,7 @@ export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const { apiKey, secret } = await issueApiKey(m.tx, m.ctx.tenantId, {
-          name: request.body.name,
-          scopes: request.body.scopes,
-          rateTier: request.body.rateTier ?? 'standard',
-          environment: deps.config.appEnv,
-        });
-        await m.audit({
-          action: 'api_key.create',
-          resourceType: 'api_key',
-          resourceId: apiKey.id,
-          details: { name: apiKey.name, scopes: apiKey.scopes, rateTier: apiKey.rateTier },
-        });
-        return {
-          status: 201,
-          body: envelope(m.ctx, { ...present(apiKey), key: secret }, keyActions(apiKey)),
-        };
-      }),
+      respond(deps, request, reply, (ctx, key) => createApiKey(deps, ctx, request.body, key), issuedResponse),
   );
 
   app.get(
@@ -127,21 +121,14 @@ export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const sent = await runMutation(deps, request, reply, async (m) => {
-        const before = await getApiKey(m.tx, m.ctx.tenantId, request.params.id);
-        if (!before) throw notFound('API key');
-        const key = before.revokedAt ? before : await revokeApiKey(m.tx, m.ctx.tenantId, before.id, m.now);
-        if (!key) throw notFound('API key');
-        if (!before.revokedAt) {
-          await m.audit({
-            action: 'api_key.revoke',
-            resourceType: 'api_key',
-            resourceId: key.id,
-            details: diffChanges({ revokedAt: before.revokedAt }, { revokedAt: key.revokedAt }),
-          });
-        }
-        return { status: 200, body: envelope(m.ctx, present(key), keyActions(key)) };
-      });
+      const input = { keyId: request.params.id };
+      const sent = await respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => revokeKey(deps, ctx, input, key),
+        keyResponse,
+      );
       deps.apiKeys.forget(request.params.id);
       return sent;
     },

@@ -1,1 +1,2 @@
 export { saveIntegration } from './integration.js';
+export { resumeOperatorCommand } from './operations.js';

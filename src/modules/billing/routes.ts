@@ -1,6 +1,4 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { BuiltinBilling } from '../../billing/builtin/index.js';
 import {
   BillingAccountSchema,
   BillingPaymentMethodSchema,
@@ -9,18 +7,27 @@ import {
   presentBillingAccount,
   presentBillingPaymentMethod,
   presentInvoice,
-  unwrapBilling,
 } from '../../billing/index.js';
 import { AppError, validationFailed } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
-import { action, Envelope, envelope } from '../../http/envelope.js';
+import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
-import { runMutation } from '../../http/mutation.js';
+import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
 import { compileBodyValidator, validationDetails } from '../../http/validation.js';
-import { deleteIntegration, saveIntegration } from './integration.js';
+import {
+  addBillingPaymentMethod,
+  builtinEngineFor,
+  closeBillingInvoice,
+  issueBillingInvoice,
+  type OperatorResult,
+  openBillingAccount,
+  removeBillingIntegration,
+  setBillingIntegration,
+} from './operations.js';
 import {
   AccountIdParams,
   AddPaymentMethodBody,
@@ -35,18 +42,23 @@ const admin = { public: true, scope: 'admin' } as const;
 const INTEGRATION = '/api/v1/admin/billing-integration';
 const BUILTIN = '/api/v1/admin/billing';
 
-/** The tenant's built-in engine, with the integration's config when builtin is the active adapter. */
-async function builtinEngine(deps: Deps, tenantId: string): Promise<BuiltinBilling> {
-  const integration = await deps.billing.integration(deps.db, tenantId);
-  const config = integration?.adapter === 'builtin' ? integration.config : {};
-  return deps.billing.adapter('builtin', tenantId, config) as BuiltinBilling;
+/** The adapter's config, validated against its JSON Schema: 400 naming `config.<field>`. */
+function validConfig(deps: Deps, adapter: string, raw: unknown) {
+  const factory = deps.billing.factory(adapter);
+  if (!factory)
+    throw validationFailed('adapter', 'enum', `adapter must be one of: ${deps.billing.names().join(', ')}`);
+  const config = (raw ?? {}) as Record<string, unknown>;
+  const validate = compileBodyValidator(factory.configSchema);
+  if (!validate(config)) {
+    const details = validationDetails('body', validate.errors ?? []).map((d) => ({
+      ...d,
+      field: d.field === 'body' ? 'config' : `config.${d.field}`,
+      message: `config.${d.message}`,
+    }));
+    throw new AppError('validation_failed', `Invalid config for adapter ${factory.name}`, details);
+  }
+  return { adapter: factory.name, config };
 }
-
-/** An idempotency key for the engine derived from the request: its Idempotency-Key, else its id. */
-const operationKey = (request: FastifyRequest, operation: string) => {
-  const header = request.headers['idempotency-key'];
-  return `${operation}:${typeof header === 'string' ? header : request.id}`;
-};
 
 export function registerBillingAdminRoutes(app: TypedApp, deps: Deps) {
   const available = () =>
@@ -111,41 +123,16 @@ export function registerBillingAdminRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const factory = deps.billing.factory(request.body.adapter);
-      if (!factory) {
-        throw validationFailed(
-          'adapter',
-          'enum',
-          `adapter must be one of: ${deps.billing.names().join(', ')}`,
-        );
-      }
-      const config = (request.body.config ?? {}) as Record<string, unknown>;
-      const validate = compileBodyValidator(factory.configSchema);
-      if (!validate(config)) {
-        const details = validationDetails('body', validate.errors ?? []).map((d) => ({
-          ...d,
-          field: d.field === 'body' ? 'config' : `config.${d.field}`,
-          message: `config.${d.message}`,
-        }));
-        throw new AppError('validation_failed', `Invalid config for adapter ${factory.name}`, details);
-      }
-      return runMutation(deps, request, reply, async (m) => {
-        await saveIntegration(m.tx, m.ctx.tenantId, factory.name, config, m.now);
-        await m.audit({
-          action: 'billing_integration.update',
-          resourceType: 'billing_integration',
-          resourceId: m.ctx.tenantId,
-          details: { after: { adapter: factory.name } },
-        });
-        const data = {
-          adapter: factory.name,
-          config,
-          createdAt: iso(m.now),
-          updatedAt: iso(m.now),
-          availableAdapters: available(),
-        };
-        return { status: 200, body: envelope(m.ctx, data, integrationActions) };
+      const input = validConfig(deps, request.body.adapter, request.body.config);
+      const saved = ({ at }: { at: Date }, ctx: RequestContext): Presented => ({
+        status: 200,
+        body: envelope(
+          ctx,
+          { ...input, createdAt: iso(at), updatedAt: iso(at), availableAdapters: available() },
+          integrationActions,
+        ),
       });
+      return respond(deps, request, reply, (ctx, key) => setBillingIntegration(deps, ctx, input, key), saved);
     },
   );
 
@@ -163,17 +150,13 @@ export function registerBillingAdminRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        if (!(await deleteIntegration(m.tx, m.ctx.tenantId))) {
-          throw new AppError('not_found', 'No active billing integration');
-        }
-        await m.audit({
-          action: 'billing_integration.delete',
-          resourceType: 'billing_integration',
-          resourceId: m.ctx.tenantId,
-        });
-        return { status: 204, body: undefined };
-      }),
+      respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => removeBillingIntegration(deps, ctx, {}, key),
+        (): Presented => ({ status: 204, body: undefined }),
+      ),
   );
 
   registerBuiltinOperatorRoutes(app, deps);
@@ -187,7 +170,24 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
     action('invoices', 'GET', `/accounts/${id}/invoices`, 'read'),
     action('issueInvoice', 'POST', `/admin/billing/accounts/${id}/invoices`, 'admin'),
   ];
-  const invoiceActions = (invoice: Invoice) => [
+  const accountResponse = (r: OperatorResult, ctx: RequestContext): Presented => {
+    const account = (r as Extract<OperatorResult, { action: 'open_account' }>).account;
+    return { status: 201, body: envelope(ctx, presentBillingAccount(account), accountActions(account.id)) };
+  };
+  const invoiceResponse =
+    (status: number) =>
+    (r: OperatorResult, ctx: RequestContext): Presented => {
+      const invoice = (r as Extract<OperatorResult, { invoice: Invoice }>).invoice;
+      return { status, body: envelope(ctx, presentInvoice(invoice), invoiceActions(invoice)) };
+    };
+  const paymentMethodResponse = (r: OperatorResult, ctx: RequestContext): Presented => {
+    const made = r as Extract<OperatorResult, { action: 'add_payment_method' }>;
+    return {
+      status: 201,
+      body: envelope(ctx, presentBillingPaymentMethod(made.method), accountActions(made.accountId)),
+    };
+  };
+  const invoiceActions = (invoice: Invoice): ActionSpec[] => [
     action('accountInvoices', 'GET', `/accounts/${invoice.accountId}/invoices`, 'read'),
     ...(invoice.status === 'open'
       ? [
@@ -213,32 +213,23 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const ctx = requireCtx(request);
-      const engine = await builtinEngine(deps, ctx.tenantId);
       const { name, currency, contacts } = request.body;
-      const account = await engine.createAccount(
-        {
-          name,
-          currency,
-          contacts: (contacts ?? []).map((c) => ({
-            name: c.name ?? null,
-            email: c.email ?? null,
-            phone: c.phone ?? null,
-          })),
-        },
-        operationKey(request, 'admin-account'),
+      const input = {
+        name,
+        currency,
+        contacts: (contacts ?? []).map((c) => ({
+          name: c.name ?? null,
+          email: c.email ?? null,
+          phone: c.phone ?? null,
+        })),
+      };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => openBillingAccount(deps, ctx, input, key),
+        accountResponse,
       );
-      return runMutation(deps, request, reply, async (m) => {
-        await m.audit({
-          action: 'billing_account.create',
-          resourceType: 'billing_account',
-          resourceId: account.id,
-        });
-        return {
-          status: 201,
-          body: envelope(m.ctx, presentBillingAccount(account), accountActions(account.id)),
-        };
-      });
     },
   );
 
@@ -260,7 +251,7 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const accounts = await (await builtinEngine(deps, ctx.tenantId)).listAccounts();
+      const accounts = await (await builtinEngineFor(deps, ctx.tenantId)).listAccounts();
       return envelope(ctx, accounts.map(presentBillingAccount), [
         action('create', 'POST', '/admin/billing/accounts', 'admin'),
       ]);
@@ -284,38 +275,28 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const ctx = requireCtx(request);
-      const engine = await builtinEngine(deps, ctx.tenantId);
-      const account = unwrapBilling(await engine.getAccount(request.params.accountId), 'Billing account');
-      const invoice = unwrapBilling(
-        await engine.createInvoice({
-          accountId: account.id,
-          currency: account.currency,
-          lines: request.body.lines.map((l) => ({
-            description: l.description,
-            quantity: l.quantity ?? 1,
-            unitAmountCents: l.unitAmountCents,
-          })),
-          ...(request.body.dueDate ? { dueDate: request.body.dueDate } : {}),
-          idempotencyKey: operationKey(request, 'admin-invoice'),
-        }),
-        'Billing account',
+      const input = {
+        accountId: request.params.accountId,
+        lines: request.body.lines.map((l) => ({
+          description: l.description,
+          quantity: l.quantity ?? 1,
+          unitAmountCents: l.unitAmountCents,
+        })),
+        dueDate: request.body.dueDate,
+      };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => issueBillingInvoice(deps, ctx, input, key),
+        invoiceResponse(201),
       );
-      return runMutation(deps, request, reply, async (m) => {
-        await m.audit({ action: 'billing_invoice.create', resourceType: 'invoice', resourceId: invoice.id });
-        await m.emit('invoice.created', {
-          resourceType: 'invoice',
-          resourceId: invoice.id,
-          invoice: presentInvoice(invoice),
-        });
-        return { status: 201, body: envelope(m.ctx, presentInvoice(invoice), invoiceActions(invoice)) };
-      });
     },
   );
 
-  for (const [verb, status, action_] of [
-    ['void', 'void', 'billing_invoice.void'],
-    ['mark-uncollectible', 'uncollectible', 'billing_invoice.mark_uncollectible'],
+  for (const [verb, status] of [
+    ['void', 'void'],
+    ['mark-uncollectible', 'uncollectible'],
   ] as const) {
     app.post(
       `${BUILTIN}/invoices/:invoiceId/${verb}`,
@@ -331,21 +312,14 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
         },
       },
       async (request, reply) => {
-        const ctx = requireCtx(request);
-        const engine = await builtinEngine(deps, ctx.tenantId);
-        const before = unwrapBilling(await engine.getInvoice(request.params.invoiceId), 'Invoice');
-        const invoice = unwrapBilling(await engine.closeInvoice(before.id, status), 'Invoice');
-        return runMutation(deps, request, reply, async (m) => {
-          if (before.status !== invoice.status) {
-            await m.audit({
-              action: action_,
-              resourceType: 'invoice',
-              resourceId: invoice.id,
-              details: { before: { status: before.status }, after: { status: invoice.status } },
-            });
-          }
-          return { status: 200, body: envelope(m.ctx, presentInvoice(invoice), invoiceActions(invoice)) };
-        });
+        const input = { invoiceId: request.params.invoiceId, status };
+        return respond(
+          deps,
+          request,
+          reply,
+          (ctx, key) => closeBillingInvoice(deps, ctx, input, key),
+          invoiceResponse(200),
+        );
       },
     );
   }
@@ -370,38 +344,24 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const ctx = requireCtx(request);
-      const engine = await builtinEngine(deps, ctx.tenantId);
       const b = request.body;
-      const method = unwrapBilling(
-        await engine.addPaymentMethod(
-          request.params.accountId,
-          {
-            type: b.type ?? 'card',
-            cardType: b.cardType ?? null,
-            lastFour: b.lastFour ?? '0000',
-            expirationMonth: b.expirationMonth ?? null,
-            expirationYear: b.expirationYear ?? null,
-          },
-          operationKey(request, 'admin-payment-method'),
-        ),
-        'Billing account',
+      const input = {
+        accountId: request.params.accountId,
+        method: {
+          type: b.type ?? 'card',
+          cardType: b.cardType ?? null,
+          lastFour: b.lastFour ?? '0000',
+          expirationMonth: b.expirationMonth ?? null,
+          expirationYear: b.expirationYear ?? null,
+        },
+      };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => addBillingPaymentMethod(deps, ctx, input, key),
+        paymentMethodResponse,
       );
-      return runMutation(deps, request, reply, async (m) => {
-        await m.audit({
-          action: 'billing_payment_method.create',
-          resourceType: 'billing_payment_method',
-          resourceId: method.id,
-        });
-        return {
-          status: 201,
-          body: envelope(
-            m.ctx,
-            presentBillingPaymentMethod(method),
-            accountActions(request.params.accountId),
-          ),
-        };
-      });
     },
   );
 }

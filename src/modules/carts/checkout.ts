@@ -86,9 +86,14 @@ export async function readCartForCheckout(
  * In the order's transaction: locks the cart and checks it is still `read` (the version the order
  * was priced from), then marks it checked_out. A cart changed or checked out meanwhile is 409.
  */
-export async function checkOutCart(tx: Tx, tenantId: string, read: CheckoutCart, now: Date): Promise<void> {
+export async function checkOutCart(
+  tx: Tx,
+  tenantId: string,
+  read: { id: string; version: number },
+  now: Date,
+): Promise<void> {
   const locked = await lockCart(tx, tenantId, read.id);
-  if (!locked || locked.status !== 'active') throw cartCheckedOut();
+  if (locked?.status !== 'active') throw cartCheckedOut();
   if (locked.version !== read.version)
     throw new AppError(
       'conflict',

@@ -31,7 +31,7 @@ export async function createCart(
   deps: ServiceDeps,
   ctx: OperationContext,
   input: Static<typeof CartCreate>,
-  key: OperationKey,
+  key: OperationKey<CartApi>,
 ): Promise<CartApi> {
   await checkOrganization(deps, ctx.tenantId, input.organizationId);
   return runUnitOfWork(deps, ctx, key, (u) => insertCart(u.tx, ctx.tenantId, input, u.now));
@@ -41,7 +41,7 @@ export const addCartItem = (
   deps: ServiceDeps,
   ctx: OperationContext,
   input: { cartId: string; productId: string; quantity: number },
-  key: OperationKey,
+  key: OperationKey<CartApi>,
 ): Promise<CartApi> =>
   runUnitOfWork(deps, ctx, key, (u) =>
     addItem(
@@ -57,7 +57,7 @@ export const removeCartItem = (
   deps: ServiceDeps,
   ctx: OperationContext,
   input: { cartId: string; itemId: string },
-  key: OperationKey,
+  key: OperationKey<CartApi>,
 ): Promise<CartApi> =>
   runUnitOfWork(deps, ctx, key, (u) => removeItem(u.tx, ctx.tenantId, input.cartId, input.itemId, u.now));
 
@@ -65,7 +65,7 @@ export const applyCartPromo = (
   deps: ServiceDeps,
   ctx: OperationContext,
   input: { cartId: string; code: string },
-  key: OperationKey,
+  key: OperationKey<CartApi>,
 ): Promise<CartApi> =>
   runUnitOfWork(deps, ctx, key, (u) => applyPromo(u.tx, ctx.tenantId, input.cartId, input.code, u.now));
 
@@ -73,6 +73,6 @@ export const removeCartPromo = (
   deps: ServiceDeps,
   ctx: OperationContext,
   input: { cartId: string },
-  key: OperationKey,
+  key: OperationKey<CartApi>,
 ): Promise<CartApi> =>
   runUnitOfWork(deps, ctx, key, (u) => removePromo(u.tx, ctx.tenantId, input.cartId, u.now));

@@ -1,4 +1,4 @@
-import { notFound, validationFailed } from '../../core/errors.js';
+import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { StringEnum } from '../../core/schema.js';
 import type { Deps } from '../../http/deps.js';
 import type { TypedApp } from '../../http/types.js';
+import { pendingIntentStats } from '../../unit-of-work/index.js';
 
 const PING_TIMEOUT_MS = 2_000;
 
@@ -28,6 +29,16 @@ const ReadySchema = Type.Object({
       description: '`degraded`: Redis is unreachable and each instance limits on its own.',
     }),
   }),
+  /**
+   * Operations with billing calls not yet closed (every tenant): a few in flight is normal; an old
+   * one means the reconciler cannot finish it (see GET /api/v1/admin/intents?status=pending).
+   */
+  intents: Type.Optional(
+    Type.Object({
+      pending: Type.Integer(),
+      oldestAgeSeconds: Type.Union([Type.Integer(), Type.Null()]),
+    }),
+  ),
 });
 
 /** Liveness and readiness probes for orchestrators; internal, no auth. */
@@ -50,7 +61,14 @@ export function registerHealthRoutes(app: TypedApp, deps: Deps) {
       if (!ok) reply.code(503).header('Retry-After', '5');
       // A degraded rate limiter still serves (fail open), so the instance stays in rotation.
       const status = !ok ? 'unavailable' : rateLimiter === 'ok' ? 'ready' : 'degraded';
-      return { status, checks: { database: ok ? 'ok' : 'unreachable', rateLimiter } } as const;
+      const intents = ok
+        ? await pendingIntentStats(deps.db, deps.clock.now()).catch(() => undefined)
+        : undefined;
+      return {
+        status,
+        checks: { database: ok ? 'ok' : 'unreachable', rateLimiter },
+        ...(intents ? { intents } : {}),
+      } as const;
     },
   );
 }

@@ -1,19 +1,23 @@
 import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
-import { runMutation } from '../../http/mutation.js';
+import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
+import { addPaymentMethod, makeDefaultPaymentMethod } from './operations.js';
 import { CreatePaymentMethodBody, PaymentMethodParams, PaymentMethodSchema } from './schemas.js';
-import {
-  createPaymentMethod,
-  getPaymentMethod,
-  type PaymentMethodApi,
-  setDefaultPaymentMethod,
-} from './service.js';
+import { getPaymentMethod, type PaymentMethodApi } from './service.js';
 
 const TAGS = ['Payment methods'];
+
+const methodResponse =
+  (status: number) =>
+  (method: PaymentMethodApi, ctx: RequestContext): Presented => ({
+    status,
+    body: envelope(ctx, method, methodActions(method)),
+  });
 const BASE = '/api/v1/payment-methods';
 
 function methodActions(method: PaymentMethodApi): ActionSpec[] {
@@ -51,16 +55,13 @@ export function registerPaymentMethodRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const method = await createPaymentMethod(m.tx, m.ctx.tenantId, request.body, m.now);
-        await m.audit({
-          action: 'payment_method.create',
-          resourceType: 'payment_method',
-          resourceId: method.id,
-          details: { accountId: method.accountId, isDefault: method.isDefault },
-        });
-        return { status: 201, body: envelope(m.ctx, method, methodActions(method)) };
-      }),
+      respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => addPaymentMethod(deps, ctx, request.body, key),
+        methodResponse(201),
+      ),
   );
 
   app.get(
@@ -104,24 +105,15 @@ export function registerPaymentMethodRoutes(app: TypedApp, deps: Deps) {
         },
       },
     },
-    async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const result = await setDefaultPaymentMethod(m.tx, m.ctx.tenantId, request.params.id, m.now);
-        if (!result) throw notFound('Payment method');
-        if (result.changed) {
-          await m.audit({
-            action: 'payment_method.set_default',
-            resourceType: 'payment_method',
-            resourceId: result.method.id,
-            details: {
-              before: { isDefault: false },
-              after: { isDefault: true },
-              accountId: result.method.accountId,
-              previousDefaultId: result.previousDefaultId,
-            },
-          });
-        }
-        return { status: 200, body: envelope(m.ctx, result.method, methodActions(result.method)) };
-      }),
+    async (request, reply) => {
+      const input = { methodId: request.params.id };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => makeDefaultPaymentMethod(deps, ctx, input, key),
+        methodResponse(200),
+      );
+    },
   );
 }

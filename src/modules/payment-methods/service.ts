@@ -71,7 +71,7 @@ async function hasDefault(tx: Tx, tenantId: string, accountId: string): Promise<
 }
 
 /** Stores a reference; it is the account's default when the account has none yet (its first). */
-export async function createPaymentMethod(
+export async function insertPaymentMethod(
   tx: Tx,
   tenantId: string,
   input: CreateInput,

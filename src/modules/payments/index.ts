@@ -1,9 +1,4 @@
-export {
-  getSession,
-  insertSession,
-  isTerminal,
-  type PaymentSessionApi,
-  presentSession,
-  resolveSession,
-  settleSessionInvoice,
-} from './service.js';
+export { completeSession, createSession } from './operations.js';
+export { type FailOutcome, failSession, resumeReversal } from './reversal.js';
+export { getSession, insertSession, isTerminal, type PaymentSessionApi, presentSession } from './service.js';
+export { resumeSettlement, type SettleOutcome, settleSession } from './settlement.js';

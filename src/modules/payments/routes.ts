@@ -1,14 +1,14 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError, notFound, validationFailed } from '../../core/errors.js';
+import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import { paymentSessionCompletedExample, paymentSessionCreatedExample } from '../../http/examples.js';
-import { runMutation } from '../../http/mutation.js';
+import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
+import { completeSession, createSession } from './operations.js';
 import {
   CreatePaymentBody,
   InvoiceParams,
@@ -19,15 +19,13 @@ import {
 } from './schemas.js';
 import {
   getSession,
-  insertSession,
   isTerminal,
   listSessions,
   type NewSession,
   type PaymentSessionApi,
   presentSession,
-  resolveSession,
-  settleSessionInvoice,
 } from './service.js';
+import type { SettleOutcome } from './settlement.js';
 
 const TAGS = ['Payments'];
 
@@ -37,25 +35,6 @@ function sessionActions(s: PaymentSessionApi): ActionSpec[] {
     ...(isTerminal(s.status) ? [] : [action('complete', 'POST', `/payments/${s.id}/complete`, 'commerce')]),
     action('accountInvoices', 'GET', `/accounts/${s.accountId}/invoices`, 'read'),
   ];
-}
-
-/** An invoice a session may pay: known to the billing system (else 400), open, same currency (else 409). */
-async function checkInvoice(deps: Deps, ctx: RequestContext, invoiceId: string, currency: string) {
-  const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
-  const result = adapter ? await adapter.getInvoice(invoiceId) : undefined;
-  if (!result?.ok) {
-    if (result && result.failure.kind !== 'not_found') throw new AppError('conflict', result.failure.message);
-    throw validationFailed('invoiceId', 'exists', 'invoiceId is not an invoice the billing system knows');
-  }
-  const invoice = result.value;
-  if (invoice.status !== 'open')
-    throw new AppError('conflict', `Invoice ${invoiceId} is ${invoice.status}, not open`);
-  if (invoice.currency !== currency) {
-    throw new AppError(
-      'conflict',
-      `Invoice ${invoiceId} is in ${invoice.currency}, the session in ${currency}`,
-    );
-  }
 }
 
 const sessionInput = (
@@ -69,16 +48,13 @@ const sessionInput = (
   paymentPageSlug: b.paymentPageSlug ?? null,
 });
 
-async function createSession(deps: Deps, request: FastifyRequest, reply: FastifyReply, input: NewSession) {
-  const ctx = requireCtx(request);
-  if (input.invoiceId) await checkInvoice(deps, ctx, input.invoiceId, input.currency);
-  return runMutation(deps, request, reply, async (m) => {
-    const session = presentSession(await insertSession(m.tx, m.ctx.tenantId, input, m.now));
-    await m.audit({ action: 'payment.create', resourceType: 'payment_session', resourceId: session.id });
-    await m.emit('payment.session_created', session);
-    return { status: 201, body: envelope(m.ctx, session, sessionActions(session)) };
+/** The session in its envelope, with `status`. */
+const sessionResponse =
+  (status: number) =>
+  (session: PaymentSessionApi, ctx: RequestContext): Presented => ({
+    status,
+    body: envelope(ctx, session, sessionActions(session)),
   });
-}
 
 export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
   app.post(
@@ -101,8 +77,16 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         },
       },
     },
-    async (request, reply) =>
-      createSession(deps, request, reply, sessionInput(request.body, request.body.invoiceId ?? null)),
+    async (request, reply) => {
+      const input = sessionInput(request.body, request.body.invoiceId ?? null);
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => createSession(deps, ctx, input, key),
+        sessionResponse(201),
+      );
+    },
   );
 
   app.post(
@@ -124,8 +108,16 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         },
       },
     },
-    async (request, reply) =>
-      createSession(deps, request, reply, sessionInput(request.body, request.params.id)),
+    async (request, reply) => {
+      const input = sessionInput(request.body, request.params.id);
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => createSession(deps, ctx, input, key),
+        sessionResponse(201),
+      );
+    },
   );
 
   app.get(
@@ -198,26 +190,14 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const ctx = requireCtx(request);
-      const alreadyTerminal = () =>
-        new AppError('invalid_state', 'The payment session is already in a terminal status', [
-          { field: 'status', rule: 'terminal', message: 'success, failed and cancelled are terminal' },
-        ]);
-      const row = await getSession(deps.db, ctx.tenantId, request.params.id);
-      if (!row) throw notFound('Payment session');
-      if (isTerminal(row.status)) throw alreadyTerminal();
-      const settled = await settleSessionInvoice(await deps.billing.forTenant(deps.db, ctx.tenantId), row);
-      return runMutation(deps, request, reply, async (m) => {
-        const { changed, session } = await resolveSession(m, row.id, 'success', 'complete', settled);
-        if (!changed) throw alreadyTerminal(); // a provider event or another complete won the race
-        await m.audit({
-          action: 'payment.complete',
-          resourceType: 'payment_session',
-          resourceId: session.id,
-          details: { before: { status: row.status }, after: { status: session.status } },
-        });
-        return { status: 200, body: envelope(m.ctx, session, sessionActions(session)) };
-      });
+      const input = { sessionId: request.params.id };
+      return respond<SettleOutcome>(
+        deps,
+        request,
+        reply,
+        (ctx, key) => completeSession(deps, ctx, input, key),
+        (outcome: SettleOutcome, ctx) => sessionResponse(200)(outcome.session, ctx),
+      );
     },
   );
 }

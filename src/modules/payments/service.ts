@@ -1,12 +1,10 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
-import { type BillingAdapter, type Invoice, presentInvoice } from '../../billing/index.js';
 import { AppError } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { Mutation } from '../../http/mutation.js';
 import { type PaymentStatus, paymentSessions, TERMINAL_STATUSES } from './tables.js';
 
 export type PaymentSessionRow = typeof paymentSessions.$inferSelect;
@@ -92,75 +90,55 @@ export async function insertSession(tx: Queryable, tenantId: string, input: NewS
   });
 }
 
-/** The settlement idempotency key of a session: `complete` and a provider event settle once. */
-export const settlementKey = (sessionId: string) => `payment-session:${sessionId}`;
+/** The session under its row lock, in the caller's transaction. */
+export const lockSession = (tx: Queryable, tenantId: string, id: string) =>
+  getSession(tx, tenantId, id, true);
 
-/**
- * Settles the invoice a session pays, in the billing system, before our transaction. Idempotent
- * by the session id, so `complete` racing a provider event settles once. A refusal (invoice no
- * longer open, amount over the balance) is 409 and the session stays as it is.
- */
-export async function settleSessionInvoice(
-  adapter: BillingAdapter | null,
-  session: PaymentSessionRow,
-): Promise<Invoice | null> {
-  if (!session.invoiceId) return null;
-  if (!adapter)
-    throw new AppError(
-      'conflict',
-      'The session pays an invoice but the tenant has no active billing integration',
-    );
-  const result = await adapter.settleInvoice(session.invoiceId, {
-    amountCents: session.amountCents,
-    currency: session.currency,
-    paymentReference: session.id,
-    idempotencyKey: settlementKey(session.id),
-  });
-  if (!result.ok) {
-    throw new AppError('conflict', `The billing system refused the settlement: ${result.failure.message}`);
-  }
-  return result.value;
+/** Claims the session for operation `key` (settling or reversing its invoice payment). */
+export async function claimSession(tx: Queryable, tenantId: string, id: string, key: string) {
+  await repo.update(tx, tenantId, id, { operationKey: key });
 }
 
-/**
- * Moves a session to a terminal `outcome` inside the mutation's transaction, with its events:
- * `payment.succeeded` (+ `invoice.paid` when the settled invoice is now paid), or
- * `payment.failed` (+ `invoice.failed` for an invoice payment). The row is locked first, so of
- * two racers exactly one transitions; the other gets `{ changed: false }`.
- */
-export async function resolveSession(
-  m: Mutation,
-  sessionId: string,
-  outcome: 'success' | 'failed',
+/** Gives the session's claim back (the operation's intent closed without taking effect). */
+export const releaseSession =
+  (tenantId: string, id: string, key: string) =>
+  async (tx: Queryable): Promise<void> => {
+    await tx
+      .update(paymentSessions)
+      .set({ operationKey: null })
+      .where(
+        tenantWhere(
+          paymentSessions,
+          tenantId,
+          eq(paymentSessions.id, id),
+          eq(paymentSessions.operationKey, key),
+        ),
+      );
+  };
+
+export const sessionBusy = () =>
+  new AppError(
+    'conflict',
+    "The session's invoice payment is being settled or reversed by another operation; retry shortly",
+    undefined,
+    1,
+  );
+
+/** Moves the locked session to a terminal `status`, clearing its claim. */
+export async function resolveSessionRow(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  status: 'success' | 'failed',
   resolvedBy: string,
-  settled: Invoice | null,
-): Promise<{ changed: boolean; session: PaymentSessionApi }> {
-  const row = await getSession(m.tx, m.ctx.tenantId, sessionId, true);
-  if (!row) throw new AppError('not_found', 'Payment session not found');
-  if (isTerminal(row.status)) return { changed: false, session: presentSession(row) };
-  const updated = await repo.update(m.tx, m.ctx.tenantId, sessionId, {
-    status: outcome,
+  now: Date,
+): Promise<PaymentSessionApi> {
+  const updated = await repo.update(tx, tenantId, id, {
+    status,
     resolvedBy,
-    updatedAt: m.now,
+    operationKey: null,
+    updatedAt: now,
   });
-  const session = presentSession(updated as PaymentSessionRow);
-  if (outcome === 'success') {
-    await m.emit('payment.succeeded', session);
-    if (settled?.status === 'paid')
-      await m.emit('invoice.paid', {
-        resourceType: 'invoice',
-        resourceId: settled.id,
-        invoice: presentInvoice(settled),
-        paymentSessionId: sessionId,
-      });
-  } else {
-    await m.emit('payment.failed', session);
-    if (session.invoiceId)
-      await m.emit('invoice.failed', {
-        resourceType: 'invoice',
-        resourceId: session.invoiceId,
-        paymentSessionId: sessionId,
-      });
-  }
-  return { changed: true, session };
+  if (!updated) throw new AppError('not_found', 'Payment session not found');
+  return presentSession(updated as PaymentSessionRow);
 }

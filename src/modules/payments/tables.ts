@@ -19,6 +19,11 @@ export const paymentSessions = pgTable(
     paymentPageSlug: text('payment_page_slug'),
     /** What moved it to a terminal state: `complete` (API) or `provider:<event id>`. */
     resolvedBy: text('resolved_by'),
+    /**
+     * The operation settling or reversing the session's invoice payment in the billing system (its
+     * operation id), from before its billing call until its commit: other outcomes wait (409).
+     */
+    operationKey: text('operation_key'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },

@@ -3,13 +3,16 @@ import { Type } from 'typebox';
 import { AppError, notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
-import { runMutation } from '../../http/mutation.js';
+import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
 import { compileBodyValidator, validationDetails } from '../../http/validation.js';
 import { getSession } from '../payments/index.js';
+import { applyProviderEvent } from './apply.js';
+import { configureProvider } from './operations.js';
 import {
   IssuedProviderIntegrationSchema,
   isProvider,
@@ -21,16 +24,7 @@ import {
   SimulateBody,
   SimulationSchema,
 } from './schemas.js';
-import {
-  applyProviderEvent,
-  findIntegrationByEndpoint,
-  getProviderIntegration,
-  hasProviderEvent,
-  type ProviderIntegrationRow,
-  prepareProviderEvent,
-  providerContext,
-  saveProviderIntegration,
-} from './service.js';
+import { findIntegrationByEndpoint, getProviderIntegration, type ProviderIntegrationRow } from './service.js';
 import {
   newEventId,
   SIGNATURE_HEADER,
@@ -61,6 +55,14 @@ function presentIntegration(deps: Deps, row: ProviderIntegrationRow) {
     updatedAt: iso(row.updatedAt),
   };
 }
+
+/** A configured integration with its new secret: the one response that shows it. */
+const issuedResponse =
+  (deps: Deps) =>
+  (row: ProviderIntegrationRow, ctx: RequestContext): Presented => ({
+    status: 200,
+    body: envelope(ctx, { ...presentIntegration(deps, row), secret: row.secret }, adminActions),
+  });
 
 export function registerProviderEventRoutes(app: TypedApp, deps: Deps) {
   registerAdminRoutes(app, deps);
@@ -109,19 +111,16 @@ function registerAdminRoutes(app: TypedApp, deps: Deps) {
         response: { 200: Envelope(IssuedProviderIntegrationSchema, 'The integration and its new secret.') },
       },
     },
-    async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const row = await saveProviderIntegration(m.tx, m.ctx.tenantId, request.body.provider, m.now);
-        await m.audit({
-          action: 'provider_integration.update',
-          resourceType: 'provider_integration',
-          resourceId: row.provider,
-          // Never the secret.
-          details: { after: { provider: row.provider, endpointId: row.endpointId } },
-        });
-        const data = { ...presentIntegration(deps, row), secret: row.secret };
-        return { status: 200, body: envelope(m.ctx, data, adminActions) };
-      }),
+    async (request, reply) => {
+      const input = { provider: request.body.provider };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => configureProvider(deps, ctx, input, key),
+        issuedResponse(deps),
+      );
+    },
   );
 
   app.post(
@@ -246,7 +245,7 @@ function registerCallbackRoute(app: TypedApp, deps: Deps) {
           response: { 200: ReceiptSchema },
         },
       },
-      async (request, reply) => {
+      async (request) => {
         const { provider, endpointId } = request.params as { provider: string; endpointId: string };
         const integration =
           isProvider(provider) && endpointId.length <= 64
@@ -263,27 +262,7 @@ function registerCallbackRoute(app: TypedApp, deps: Deps) {
         );
         if (!verdict.ok) throw new AppError('unauthorized', SIGNATURE_MESSAGES[verdict.reason]);
         const event = parseEvent(raw);
-        const { tenantId } = integration;
-        const sessionId = event.data.paymentSessionId;
-        // Deduplication is by the provider's event id; an Idempotency-Key header means nothing here.
-        delete request.headers['idempotency-key'];
-        if (await hasProviderEvent(deps.db, tenantId, provider, event.id)) {
-          return { received: true, applied: false, duplicate: true, paymentSessionId: sessionId };
-        }
-        const prepared = await prepareProviderEvent(deps, tenantId, event);
-        if (!prepared.apply && prepared.reason === 'settlement_refused') {
-          request.log.warn(
-            { tenantId, provider, eventId: event.id, sessionId, detail: prepared.detail },
-            'provider reported a payment the billing system refused to settle',
-          );
-        }
-        return runMutation(
-          deps,
-          request,
-          reply,
-          async (m) => ({ status: 200, body: await applyProviderEvent(m, provider, event, prepared) }),
-          { ctx: providerContext(deps, tenantId, provider, request.id) },
-        );
+        return applyProviderEvent(deps, integration.tenantId, provider, event, request.id);
       },
     );
   });

@@ -107,6 +107,11 @@ export const ReceiptSchema = Type.Object({
   ),
   paymentSessionId: Type.String(),
   status: Type.Optional(Type.String({ description: 'The session’s status after the event.' })),
+  reversed: Type.Optional(
+    Type.Boolean({
+      description: 'A failure after a settlement: the settlement was reversed, the session failed.',
+    }),
+  ),
 });
 export type Receipt = Static<typeof ReceiptSchema>;
 

@@ -1,3 +1,13 @@
-export { type Commit, type CreateInput, type Prepared, prepareCreate } from './operations.js';
+export { resumeCancel } from './cancel.js';
+export { resumeChange } from './change.js';
+export {
+  type CreatedSubscription,
+  commitCreate,
+  type Provisioned,
+  provision,
+  provisionSteps,
+} from './create.js';
+export { type CreateInput, type CreatePlan, planCreate } from './create-plan.js';
+export { resumeEnd, resumeRenewal } from './renew.js';
 export { type DueWorkResult, runDueSubscriptionWork, startSubscriptionScheduler } from './scheduler.js';
 export { SubscriptionSchema } from './schemas.js';

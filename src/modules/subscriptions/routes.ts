@@ -1,14 +1,18 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Invoice } from '../../billing/index.js';
 import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
-import { runMutation } from '../../http/mutation.js';
+import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
-import { type Prepared, prepareCancel, prepareChange, prepareCreate, prepareRenewal } from './operations.js';
+import type { OperationKey } from '../../unit-of-work/index.js';
+import { cancelSubscription } from './cancel.js';
+import { changeSubscription } from './change.js';
+import { createSubscription } from './create.js';
+import { renewSubscription } from './renew.js';
 import {
   CancelBody,
   ChangePlanBody,
@@ -18,7 +22,13 @@ import {
   SubscriptionParams,
   SubscriptionSchema,
 } from './schemas.js';
-import { getSubscription, listSubscriptions, presentSubscription, type SubscriptionApi } from './service.js';
+import {
+  getSubscription,
+  listSubscriptions,
+  presentSubscription,
+  type SubscriptionApi,
+  type SubscriptionRow,
+} from './service.js';
 
 const TAGS = ['Subscriptions'];
 
@@ -55,36 +65,22 @@ export function subscriptionActions(s: SubscriptionApi, invoice: Invoice | null 
   ];
 }
 
-/** Billing idempotency basis of a create: one subscription per order line, else per Idempotency-Key. */
-function createBasis(
-  request: FastifyRequest,
-  body: { orderId?: string; productId: string; parentSubscriptionId?: string },
-) {
-  if (body.orderId) return `order:${body.orderId}:${body.productId}:${body.parentSubscriptionId ?? 'base'}`;
-  const header = request.headers['idempotency-key'];
-  return typeof header === 'string' ? `key:${header}` : `request:${request.id}`;
-}
+/** The subscription in its envelope, offering to pay the invoice the operation issued. */
+const subscriptionResponse =
+  (status: number) =>
+  (result: { subscription: SubscriptionRow; invoice: Invoice | null }, ctx: RequestContext): Presented => {
+    const sub = presentSubscription(result.subscription);
+    return { status, body: envelope(ctx, sub, subscriptionActions(sub, result.invoice)) };
+  };
+/** The subscription in its envelope, after an operation that issued no invoice to pay. */
+const subscriptionRowResponse = (row: SubscriptionRow, ctx: RequestContext): Presented => {
+  const sub = presentSubscription(row);
+  return { status: 200, body: envelope(ctx, sub, subscriptionActions(sub)) };
+};
 
 const OPERATION_ERRORS = errorResponses(404, 502);
 
 export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
-  const load = async (request: FastifyRequest<{ Params: { id: string } }>) => {
-    const ctx = requireCtx(request);
-    const row = await getSubscription(deps.db, ctx.tenantId, request.params.id);
-    if (!row) throw notFound('Subscription');
-    return row;
-  };
-  const commit = (
-    request: FastifyRequest,
-    reply: Parameters<typeof runMutation>[2],
-    prepared: Prepared,
-    status: number,
-  ) =>
-    runMutation(deps, request, reply, async (m) => {
-      const sub = presentSubscription(await prepared.commit(m, m.ctx.keyId));
-      return { status, body: envelope(m.ctx, sub, subscriptionActions(sub, prepared.invoice)) };
-    });
-
   app.get(
     '/api/v1/subscriptions',
     {
@@ -133,15 +129,14 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const ctx = requireCtx(request);
-      const body = request.body;
-      const prepared = await prepareCreate(
+      const input = { ...request.body, quantity: request.body.quantity ?? 1 };
+      return respond(
         deps,
-        ctx.tenantId,
-        { ...body, quantity: body.quantity ?? 1 },
-        createBasis(request, body),
+        request,
+        reply,
+        (ctx, key) => createSubscription(deps, ctx, input, key),
+        subscriptionResponse(201),
       );
-      return commit(request, reply, prepared, 201);
     },
   );
 
@@ -162,7 +157,9 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const sub = presentSubscription(await load(request));
+      const row = await getSubscription(deps.db, ctx.tenantId, request.params.id);
+      if (!row) throw notFound('Subscription');
+      const sub = presentSubscription(row);
       return envelope(ctx, sub, subscriptionActions(sub));
     },
   );
@@ -193,9 +190,14 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const sub = await load(request);
-      const prepared = await prepareChange(deps, sub, { kind: 'plan', ...request.body });
-      return commit(request, reply, prepared, 200);
+      const input = { subscriptionId: request.params.id, change: { kind: 'plan' as const, ...request.body } };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => changeSubscription(deps, ctx, input, key),
+        subscriptionResponse(200),
+      );
     },
   );
 
@@ -222,9 +224,17 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const sub = await load(request);
-      const prepared = await prepareChange(deps, sub, { kind: 'quantity', ...request.body });
-      return commit(request, reply, prepared, 200);
+      const input = {
+        subscriptionId: request.params.id,
+        change: { kind: 'quantity' as const, ...request.body },
+      };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => changeSubscription(deps, ctx, input, key),
+        subscriptionResponse(200),
+      );
     },
   );
 
@@ -251,9 +261,10 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const sub = await load(request);
-      const prepared = await prepareCancel(deps, sub, request.body);
-      return commit(request, reply, prepared, 200);
+      const input = { subscriptionId: request.params.id, ...request.body };
+      const cancel = (ctx: RequestContext, key: OperationKey<SubscriptionRow>) =>
+        cancelSubscription(deps, ctx, input, key);
+      return respond(deps, request, reply, cancel, subscriptionRowResponse);
     },
   );
 
@@ -278,9 +289,10 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const sub = await load(request);
-      const prepared = await prepareRenewal(deps, sub);
-      return commit(request, reply, prepared, 200);
+      const input = { subscriptionId: request.params.id };
+      const renew = (ctx: RequestContext, key: OperationKey<SubscriptionRow>) =>
+        renewSubscription(deps, ctx, input, key);
+      return respond(deps, request, reply, renew, subscriptionRowResponse);
     },
   );
 }

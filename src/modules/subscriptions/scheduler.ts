@@ -1,6 +1,6 @@
-import { runSystemMutation } from '../../http/mutation.js';
-import type { ServiceDeps } from '../../unit-of-work/index.js';
-import { type Prepared, prepareFinalCancel, prepareRenewal } from './operations.js';
+import { systemContext } from '../../core/context.js';
+import { derivedKey, type ServiceDeps } from '../../unit-of-work/index.js';
+import { endSubscription, renewSubscription } from './renew.js';
 import { dueSubscriptions, getSubscription } from './service.js';
 
 export interface DueWorkResult {
@@ -42,10 +42,17 @@ export async function runDueSubscriptionWork(
           continue;
         }
         const cancelling = sub.status === 'pending_cancellation';
-        const prepared: Prepared = cancelling
-          ? await prepareFinalCancel(deps, sub)
-          : await prepareRenewal(deps, sub);
-        await runSystemMutation(deps, tenantId, `scheduler:${id}`, (m) => prepared.commit(m, null));
+        // One operation per subscription and period end: a run repeated after a crash is the same
+        // operation, so its billing calls repeat under the same keys.
+        const key = derivedKey([
+          'subscriptions.period-end',
+          tenantId,
+          id,
+          sub.currentPeriodEnd.toISOString(),
+        ]);
+        const ctx = systemContext(tenantId, `scheduler:${id}`);
+        if (cancelling) await endSubscription(deps, ctx, sub, key);
+        else await renewSubscription(deps, ctx, { subscriptionId: id }, key);
         periods.set(id, (periods.get(id) ?? 0) + 1);
         if (cancelling) result.cancelled++;
         else result.renewed++;

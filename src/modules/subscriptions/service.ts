@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt, lte, ne, or } from 'drizzle-orm';
+import { and, desc, eq, isNull, lte, ne, or } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { iso, isoOrNull } from '../../core/format.js';
@@ -112,15 +112,40 @@ export async function liveAddOns(
     .orderBy(subscriptions.createdAt, subscriptions.id);
 }
 
+/** The subscription made for `orderId` and `productId`, if any: one per order and product. */
+export async function subscriptionForOrder(
+  db: Queryable,
+  tenantId: string,
+  orderId: string,
+  productId: string,
+) {
+  const [row] = await db
+    .select({ id: subscriptions.id })
+    .from(subscriptions)
+    .where(
+      tenantWhere(
+        subscriptions,
+        tenantId,
+        eq(subscriptions.orderId, orderId),
+        eq(subscriptions.productId, productId),
+      ),
+    );
+  return row;
+}
+
 export async function insertSubscription(tx: Queryable, tenantId: string, row: NewSubscriptionRow) {
-  // Only the billing-subscription key can collide: a second local row for one billing subscription.
+  // A second local row for one billing subscription, or a second subscription of an order to one
+  // product (two racing requests): the unique indexes refuse it.
   const [inserted] = await tx
     .insert(subscriptions)
     .values({ ...row, tenantId })
     .onConflictDoNothing()
     .returning();
   if (!inserted)
-    throw new AppError('conflict', 'This subscription already exists (same billing subscription)');
+    throw new AppError(
+      'conflict',
+      'This subscription already exists (same billing subscription, or same order and product)',
+    );
   return inserted;
 }
 
@@ -135,13 +160,12 @@ export async function updateSubscription(
   return row;
 }
 
-/** How long an unfinished billing call blocks other changes before it may be taken over. */
-export const OPERATION_TTL_MS = 5 * 60_000;
-
 /**
- * Takes the subscription for one billing-system call (committed at once, outside any API
- * transaction): only at `version`, and only when no other call is in flight. The same `key` may
- * take it again (a retry after a crash finishes the same change). False: 409 for the caller.
+ * Claims the subscription for one operation with billing calls, in the transaction that commits the
+ * operation's intent: only at `version`, and only when no other operation holds it (the same
+ * operation, retried, takes it again). The operation's commit gives it back, as does its intent
+ * closing without effect; an operation left pending keeps it until a retry or the reconciler
+ * finishes it, so nothing else changes the subscription meanwhile. False: 409 for the caller.
  */
 export async function claimOperation(
   db: Queryable,
@@ -151,7 +175,6 @@ export async function claimOperation(
   key: string,
   now: Date,
 ): Promise<boolean> {
-  const stale = new Date(now.getTime() - OPERATION_TTL_MS);
   const rows = await db
     .update(subscriptions)
     .set({ operationKey: key, operationAt: now })
@@ -161,18 +184,14 @@ export async function claimOperation(
         tenantId,
         eq(subscriptions.id, id),
         eq(subscriptions.version, version),
-        or(
-          isNull(subscriptions.operationKey),
-          eq(subscriptions.operationKey, key),
-          lt(subscriptions.operationAt, stale),
-        ),
+        or(isNull(subscriptions.operationKey), eq(subscriptions.operationKey, key)),
       ),
     )
     .returning({ id: subscriptions.id });
   return rows.length > 0;
 }
 
-/** Gives the claim back after a failed billing call (nothing was changed here). */
+/** Gives the claim of operation `key` back (its intent closed without taking effect). */
 export async function releaseOperation(db: Queryable, tenantId: string, id: string, key: string) {
   await db
     .update(subscriptions)
@@ -183,8 +202,9 @@ export async function releaseOperation(db: Queryable, tenantId: string, id: stri
 }
 
 /**
- * Locks the row in the write transaction and checks it is still the version the change was
- * computed on (and, for billing calls, that this change holds the claim): else 409.
+ * Locks the row in the unit of work and checks it is still the version the change was computed
+ * on, held by this change's operation (`key`), or by none when the change has no billing calls
+ * (`key` null): else 409.
  */
 export async function lockForChange(
   tx: Queryable,
@@ -195,8 +215,11 @@ export async function lockForChange(
 ): Promise<SubscriptionRow> {
   const row = await getSubscription(tx, tenantId, id, true);
   if (!row) throw new AppError('not_found', 'Subscription not found');
-  if (row.version !== version || (key !== null && row.operationKey !== key)) {
-    throw new AppError('conflict', 'The subscription changed meanwhile; read it again and retry');
+  if (row.version !== version || row.operationKey !== key) {
+    throw new AppError(
+      'conflict',
+      'The subscription changed meanwhile, or another change of it is in progress; read it again and retry',
+    );
   }
   return row;
 }

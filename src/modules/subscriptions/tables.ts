@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   index,
   integer,
@@ -74,5 +75,9 @@ export const subscriptions = pgTable(
     index('subscriptions_due_idx').on(t.currentPeriodEnd),
     // One local subscription per billing-system subscription: a retried provision cannot duplicate.
     uniqueIndex('subscriptions_billing_subscription_key').on(t.tenantId, t.billingSubscriptionId),
+    // One subscription per order and product.
+    uniqueIndex('subscriptions_order_product_key')
+      .on(t.tenantId, t.orderId, t.productId)
+      .where(sql`order_id is not null`),
   ],
 );

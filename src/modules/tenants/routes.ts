@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
-import { runMutation } from '../../http/mutation.js';
+import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
-import { diffChanges } from '../../unit-of-work/index.js';
-import { getTenant, updateTenantSettings } from './service.js';
+import { changeTenantSettings } from './operations.js';
+import { getTenant, type Tenant } from './service.js';
 
 const SettingsSchema = Type.Object({
   tenantId: Type.String({ format: 'uuid' }),
@@ -28,6 +29,15 @@ const actions = [
   action('self', 'GET', '/admin/settings', 'admin'),
   action('update', 'PATCH', '/admin/settings', 'admin'),
 ];
+
+const settingsResponse = (tenant: Tenant, ctx: RequestContext): Presented => ({
+  status: 200,
+  body: envelope(
+    ctx,
+    { tenantId: tenant.id, name: tenant.name, usageMetering: tenant.usageMetering },
+    actions,
+  ),
+});
 
 /** The calling tenant's own settings. */
 export function registerTenantRoutes(app: TypedApp, deps: Deps) {
@@ -69,27 +79,12 @@ export function registerTenantRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const before = await getTenant(m.tx, m.ctx.tenantId);
-        const after = await updateTenantSettings(m.tx, m.ctx.tenantId, request.body);
-        if (!before || !after) throw new Error(`key ${m.ctx.keyId} belongs to a missing tenant`);
-        await m.audit({
-          action: 'tenant.update',
-          resourceType: 'tenant',
-          resourceId: after.id,
-          details: diffChanges(
-            { name: before.name, usageMetering: before.usageMetering },
-            { name: after.name, usageMetering: after.usageMetering },
-          ),
-        });
-        return {
-          status: 200,
-          body: envelope(
-            m.ctx,
-            { tenantId: after.id, name: after.name, usageMetering: after.usageMetering },
-            actions,
-          ),
-        };
-      }),
+      respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => changeTenantSettings(deps, ctx, request.body, key),
+        settingsResponse,
+      ),
   );
 }

@@ -1,12 +1,14 @@
 import { Type } from 'typebox';
 import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
-import { runMutation } from '../../http/mutation.js';
+import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
-import { enqueueTestDelivery, getDelivery, listDeliveries, replayDelivery } from './deliveries.js';
+import { type DeliveryApi, getDelivery, listDeliveries } from './deliveries.js';
+import { replayWebhookDelivery, sendTestEvent } from './operations.js';
 import {
   DeliveryDetailSchema,
   DeliveryListQuery,
@@ -30,6 +32,12 @@ function deliveryActions(subscriptionId: string, deliveryId: string): ActionSpec
     action('webhook', 'GET', `/webhooks/${subscriptionId}`, 'read'),
   ];
 }
+
+/** A delivery queued (202), with its links. */
+const queuedResponse = (delivery: DeliveryApi, ctx: RequestContext): Presented => ({
+  status: 202,
+  body: envelope(ctx, delivery, deliveryActions(delivery.subscriptionId, delivery.id)),
+});
 
 /** Delivery history, replay and test sends of one webhook subscription. */
 export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
@@ -125,19 +133,14 @@ export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const { id, deliveryId } = request.params;
-      return runMutation(deps, request, reply, async (m) => {
-        const delivery = await replayDelivery(m.tx, m.ctx.tenantId, id, deliveryId, m.now);
-        if (!delivery) throw notFound('Delivery');
-        await m.audit({
-          action: 'webhook.replay',
-          resourceType: 'webhook',
-          resourceId: id,
-          details: { deliveryId, eventType: delivery.eventType },
-        });
-        m.deliveriesQueued();
-        return { status: 202, body: envelope(m.ctx, delivery, deliveryActions(id, deliveryId)) };
-      });
+      const input = { webhookId: request.params.id, deliveryId: request.params.deliveryId };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => replayWebhookDelivery(deps, ctx, input, key),
+        queuedResponse,
+      );
     },
   );
 
@@ -158,19 +161,14 @@ export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const { id } = request.params;
-      return runMutation(deps, request, reply, async (m) => {
-        if (!(await webhookExists(m.tx, m.ctx.tenantId, id))) throw notFound('Webhook');
-        const delivery = await enqueueTestDelivery(m.tx, m.ctx.tenantId, id, m.now, m.ctx.requestId);
-        await m.audit({
-          action: 'webhook.test',
-          resourceType: 'webhook',
-          resourceId: id,
-          details: { deliveryId: delivery.id },
-        });
-        m.deliveriesQueued();
-        return { status: 202, body: envelope(m.ctx, delivery, deliveryActions(id, delivery.id)) };
-      });
+      const input = { webhookId: request.params.id };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => sendTestEvent(deps, ctx, input, key),
+        queuedResponse,
+      );
     },
   );
 }

@@ -14,6 +14,6 @@ export {
   type WebhookKeyConfig,
   webhookKey,
 } from './secrets.js';
-export { activeSigningSecrets, getWebhook, listWebhooks, type WebhookApi } from './service.js';
+export { activeSigningSecrets, getWebhook, insertWebhook, listWebhooks, type WebhookApi } from './service.js';
 export { DELIVERY_STATUSES, type DeliveryStatus } from './tables.js';
 export { isNonPublicAddress, webhookUrlProblem } from './url-safety.js';

@@ -3,13 +3,21 @@ import { notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../events/event-types.js';
 import { requireCtx } from '../../http/auth.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
-import { runMutation } from '../../http/mutation.js';
+import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
-import { diffChanges } from '../../unit-of-work/index.js';
 import { registerDeliveryRoutes } from './delivery-routes.js';
+import {
+  type CreatedWebhook,
+  createWebhook,
+  deleteWebhook,
+  type RotatedSecret,
+  rotateWebhookSecret,
+  updateWebhook,
+} from './operations.js';
 import {
   CreatedWebhookSchema,
   CreateWebhookBody,
@@ -20,17 +28,7 @@ import {
   WebhookParams,
   WebhookSchema,
 } from './schemas.js';
-import { webhookKey } from './secrets.js';
-import {
-  assertKnownEvents,
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
-  listWebhooks,
-  rotateWebhookSecret,
-  updateWebhook,
-} from './service.js';
-import { assertWebhookUrl } from './url-safety.js';
+import { getWebhook, listWebhooks, type WebhookApi } from './service.js';
 
 const TAGS = ['Webhooks'];
 const BASE = '/api/v1/webhooks';
@@ -50,6 +48,29 @@ function webhookActions(id: string): ActionSpec[] {
   ];
 }
 
+const createdResponse = ({ webhook, secret }: CreatedWebhook, ctx: RequestContext): Presented => ({
+  status: 201,
+  body: envelope(ctx, { ...webhook, secret }, webhookActions(webhook.id)),
+});
+const webhookResponse = (webhook: WebhookApi, ctx: RequestContext): Presented => ({
+  status: 200,
+  body: envelope(ctx, webhook, webhookActions(webhook.id)),
+});
+const rotatedResponse = (rotated: RotatedSecret, ctx: RequestContext): Presented => ({
+  status: 200,
+  body: envelope(
+    ctx,
+    {
+      id: rotated.id,
+      secret: rotated.secret,
+      overlapHours: SECRET_OVERLAP_HOURS,
+      previousSecretExpiresAt: iso(rotated.previousSecretExpiresAt),
+    },
+    webhookActions(rotated.id),
+  ),
+});
+const noContent = (): Presented => ({ status: 204, body: undefined });
+
 const SIGNING =
   'Each delivery is a POST of `{ id, event, timestamp, tenantId, data }` signed in `X-Webhook-Signature: ' +
   'sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` and in the Standard Webhooks headers ' +
@@ -57,7 +78,6 @@ const SIGNING =
   'within 10 s is success; otherwise it is retried (5 attempts, 2/4/8/16 s apart) and then dead-lettered.';
 
 export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
-  const allowPrivate = () => deps.config.webhookAllowPrivateTargets;
   registerDeliveryRoutes(app, deps);
 
   // Before `/webhooks/:id`, so `event-types` is never read as an id.
@@ -99,21 +119,14 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         response: { 201: Envelope(CreatedWebhookSchema, 'The new subscription, with its secret.') },
       },
     },
-    async (request, reply) => {
-      assertKnownEvents(request.body.events);
-      await assertWebhookUrl(request.body.url, allowPrivate());
-      const key = webhookKey(deps.config);
-      return runMutation(deps, request, reply, async (m) => {
-        const { webhook, secret } = await createWebhook(m.tx, m.ctx.tenantId, request.body, key, m.now);
-        await m.audit({
-          action: 'webhook.create',
-          resourceType: 'webhook',
-          resourceId: webhook.id,
-          details: { url: webhook.url, events: webhook.events },
-        });
-        return { status: 201, body: envelope(m.ctx, { ...webhook, secret }, webhookActions(webhook.id)) };
-      });
-    },
+    async (request, reply) =>
+      respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => createWebhook(deps, ctx, request.body, key),
+        createdResponse,
+      ),
   );
 
   app.get(
@@ -179,19 +192,14 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      if (request.body.events !== undefined) assertKnownEvents(request.body.events);
-      if (request.body.url !== undefined) await assertWebhookUrl(request.body.url, allowPrivate());
-      return runMutation(deps, request, reply, async (m) => {
-        const result = await updateWebhook(m.tx, m.ctx.tenantId, request.params.id, request.body, m.now);
-        if (!result) throw notFound('Webhook');
-        await m.audit({
-          action: 'webhook.update',
-          resourceType: 'webhook',
-          resourceId: result.webhook.id,
-          details: diffChanges(result.before, result.after),
-        });
-        return { status: 200, body: envelope(m.ctx, result.webhook, webhookActions(result.webhook.id)) };
-      });
+      const input = { webhookId: request.params.id, changes: request.body };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => updateWebhook(deps, ctx, input, key),
+        webhookResponse,
+      );
     },
   );
 
@@ -210,18 +218,10 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...errorResponses(404) },
       },
     },
-    async (request, reply) =>
-      runMutation(deps, request, reply, async (m) => {
-        const removed = await deleteWebhook(m.tx, m.ctx.tenantId, request.params.id);
-        if (!removed) throw notFound('Webhook');
-        await m.audit({
-          action: 'webhook.delete',
-          resourceType: 'webhook',
-          resourceId: request.params.id,
-          details: { url: removed.url, events: removed.events },
-        });
-        return { status: 204, body: undefined };
-      }),
+    async (request, reply) => {
+      const input = { webhookId: request.params.id };
+      return respond(deps, request, reply, (ctx, key) => deleteWebhook(deps, ctx, input, key), noContent);
+    },
   );
 
   app.post(
@@ -243,31 +243,14 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const key = webhookKey(deps.config);
-      return runMutation(deps, request, reply, async (m) => {
-        const rotated = await rotateWebhookSecret(m.tx, m.ctx.tenantId, request.params.id, key, m.now);
-        if (!rotated) throw notFound('Webhook');
-        const previousSecretExpiresAt = iso(rotated.previousSecretExpiresAt);
-        await m.audit({
-          action: 'webhook.rotate_secret',
-          resourceType: 'webhook',
-          resourceId: rotated.id,
-          details: { previousSecretExpiresAt },
-        });
-        return {
-          status: 200,
-          body: envelope(
-            m.ctx,
-            {
-              id: rotated.id,
-              secret: rotated.secret,
-              overlapHours: SECRET_OVERLAP_HOURS,
-              previousSecretExpiresAt,
-            },
-            webhookActions(rotated.id),
-          ),
-        };
-      });
+      const input = { webhookId: request.params.id };
+      return respond(
+        deps,
+        request,
+        reply,
+        (ctx, key) => rotateWebhookSecret(deps, ctx, input, key),
+        rotatedResponse,
+      );
     },
   );
 }

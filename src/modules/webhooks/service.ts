@@ -101,7 +101,7 @@ export async function webhookExists(db: Queryable, tenantId: string, id: string)
 }
 
 /** Creates an active subscription; the plain secret is returned once and stored only encrypted. */
-export async function createWebhook(
+export async function insertWebhook(
   tx: Tx,
   tenantId: string,
   input: CreateInput,
@@ -141,7 +141,7 @@ const editable = (row: Row): Editable => ({ url: row.url, events: row.events, is
  * Applies the given fields; undefined when the id is not this tenant's. Returns the editable
  * fields before and after (for the audit diff), never the secret.
  */
-export async function updateWebhook(
+export async function updateWebhookRow(
   tx: Tx,
   tenantId: string,
   id: string,
@@ -161,7 +161,7 @@ export async function updateWebhook(
 }
 
 /** Deletes the subscription with its deliveries and attempts (so pending retries are gone too). */
-export async function deleteWebhook(tx: Tx, tenantId: string, id: string): Promise<Editable | undefined> {
+export async function deleteWebhookRow(tx: Tx, tenantId: string, id: string): Promise<Editable | undefined> {
   const current = await lockRow(tx, tenantId, id);
   if (!current) return undefined;
   await tx
@@ -178,7 +178,7 @@ export async function deleteWebhook(tx: Tx, tenantId: string, id: string): Promi
  * A new current secret; the old one becomes the previous, signing beside it for 24 hours (a
  * previous secret still in its window is replaced: only one previous is kept).
  */
-export async function rotateWebhookSecret(
+export async function rotateSecretRow(
   tx: Tx,
   tenantId: string,
   id: string,

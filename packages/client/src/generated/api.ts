@@ -1292,6 +1292,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/intents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List billing intents
+         * @description An intent is recorded before an operation calls the billing system (provisioning a subscription, issuing an invoice, settling or reversing a payment...), with the idempotency key of each call; the operation closes it with its own commit. One left pending (a crash, a timeout) is finished or undone by the reconciler, so the billing system and this API agree. Newest first; filter by `status` (e.g. `pending`, `attention`) and `operation`.
+         */
+        get: operations["listIntents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/intents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a billing intent
+         * @description An intent is recorded before an operation calls the billing system (provisioning a subscription, issuing an invoice, settling or reversing a payment...), with the idempotency key of each call; the operation closes it with its own commit. One left pending (a crash, a timeout) is finished or undone by the reconciler, so the billing system and this API agree. 404 when not an intent of this tenant.
+         */
+        get: operations["getIntent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/policies": {
         parameters: {
             query?: never;
@@ -15149,6 +15189,7 @@ export interface operations {
                      *           "currency": "string",
                      *           "status": "open",
                      *           "hostedInvoiceUrl": "string",
+                     *           "subscriptionId": "string",
                      *           "lines": [
                      *             {
                      *               "description": "string",
@@ -15192,6 +15233,8 @@ export interface operations {
                             status: "open" | "paid" | "void" | "uncollectible";
                             /** @description The billing system’s page for the invoice, when it has one. */
                             hostedInvoiceUrl: string | null;
+                            /** @description The billing subscription the invoice bills (a period, a plan change, an add-on’s first period); null for an order’s or a one-off invoice. Local subscriptions carry it as `billingSubscriptionId`. */
+                            subscriptionId: string | null;
                             lines: {
                                 description: string;
                                 quantity: number;
@@ -16315,6 +16358,7 @@ export interface operations {
                      *         "currency": "string",
                      *         "status": "open",
                      *         "hostedInvoiceUrl": "string",
+                     *         "subscriptionId": "string",
                      *         "lines": [
                      *           {
                      *             "description": "string",
@@ -16357,6 +16401,8 @@ export interface operations {
                             status: "open" | "paid" | "void" | "uncollectible";
                             /** @description The billing system’s page for the invoice, when it has one. */
                             hostedInvoiceUrl: string | null;
+                            /** @description The billing subscription the invoice bills (a period, a plan change, an add-on’s first period); null for an order’s or a one-off invoice. Local subscriptions carry it as `billingSubscriptionId`. */
+                            subscriptionId: string | null;
                             lines: {
                                 description: string;
                                 quantity: number;
@@ -16514,6 +16560,7 @@ export interface operations {
                      *         "currency": "string",
                      *         "status": "open",
                      *         "hostedInvoiceUrl": "string",
+                     *         "subscriptionId": "string",
                      *         "lines": [
                      *           {
                      *             "description": "string",
@@ -16556,6 +16603,8 @@ export interface operations {
                             status: "open" | "paid" | "void" | "uncollectible";
                             /** @description The billing system’s page for the invoice, when it has one. */
                             hostedInvoiceUrl: string | null;
+                            /** @description The billing subscription the invoice bills (a period, a plan change, an add-on’s first period); null for an order’s or a one-off invoice. Local subscriptions carry it as `billingSubscriptionId`. */
+                            subscriptionId: string | null;
                             lines: {
                                 description: string;
                                 quantity: number;
@@ -16695,6 +16744,7 @@ export interface operations {
                      *         "currency": "string",
                      *         "status": "open",
                      *         "hostedInvoiceUrl": "string",
+                     *         "subscriptionId": "string",
                      *         "lines": [
                      *           {
                      *             "description": "string",
@@ -16737,6 +16787,8 @@ export interface operations {
                             status: "open" | "paid" | "void" | "uncollectible";
                             /** @description The billing system’s page for the invoice, when it has one. */
                             hostedInvoiceUrl: string | null;
+                            /** @description The billing subscription the invoice bills (a period, a plan change, an add-on’s first period); null for an order’s or a one-off invoice. Local subscriptions carry it as `billingSubscriptionId`. */
+                            subscriptionId: string | null;
                             lines: {
                                 description: string;
                                 quantity: number;
@@ -17017,6 +17069,392 @@ export interface operations {
             };
             /** @description An upstream billing system failed. */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listIntents: {
+        parameters: {
+            query?: {
+                /** @description Only intents in this status. */
+                status?: "pending" | "completed" | "failed" | "compensated" | "abandoned" | "attention";
+                /** @description Only this operation. */
+                operation?: string;
+                /** @description At most this many, newest first (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The intents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "operation": "string",
+                     *           "status": "pending",
+                     *           "recovery": "compensate",
+                     *           "attempt": 0,
+                     *           "runs": 0,
+                     *           "subject": {
+                     *             "type": "string",
+                     *             "id": "string"
+                     *           },
+                     *           "effects": [
+                     *             {
+                     *               "step": "string",
+                     *               "kind": "string",
+                     *               "idempotencyKey": "string",
+                     *               "outcome": "pending",
+                     *               "resources": {
+                     *                 "subscriptionId": "string",
+                     *                 "invoiceId": "string",
+                     *                 "accountId": "string"
+                     *               },
+                     *               "error": "string"
+                     *             }
+                     *           ],
+                     *           "actorKeyId": "string",
+                     *           "requestId": "string",
+                     *           "lastError": "string",
+                     *           "resolvedBy": "string",
+                     *           "leaseUntil": "2019-08-24T14:15:22Z",
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z",
+                     *           "closedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description What ran, e.g. `subscriptions.create`, `payments.settle`, `orders.create`. */
+                            operation: string;
+                            /**
+                             * @description `pending`: in flight, or left open (a crash, a timeout) and waiting for a retry or the reconciler; `completed`: the billing calls and our record of them agree; `failed`: refused, nothing happened; `compensated`: the calls were undone (nobody was told of them); `abandoned`: nothing had taken effect; `attention`: could not be completed or undone: an operator must look.
+                             * @enum {string}
+                             */
+                            status: "pending" | "completed" | "failed" | "compensated" | "abandoned" | "attention";
+                            /**
+                             * @description What the reconciler does with it if left pending: undo the calls, or finish the operation.
+                             * @enum {string}
+                             */
+                            recovery: "compensate" | "roll_forward";
+                            /** @description Bumped when a closed, uncompleted operation is sent again (new keys). */
+                            attempt: number;
+                            /** @description How often it was taken up: the first run, retries, reconciler passes. */
+                            runs: number;
+                            /** @description The resource the operation changes (a subscription, a payment session), if any. */
+                            subject: {
+                                type: string;
+                                id: string;
+                            } | null;
+                            effects: {
+                                /** @description The call within the operation, e.g. `provision`, `invoice`, `settle`. */
+                                step: string;
+                                /** @description What the call does, e.g. `provision_subscription`, `settle_invoice`. */
+                                kind: string;
+                                /** @description The key the billing system received: the same operation, the same key. */
+                                idempotencyKey: string;
+                                /**
+                                 * @description `applied`: the call answered with a result; `refused`: it answered with a failure (nothing happened); `unknown`: it failed without an answer; `undone`: compensated; `not_applied`: never took effect; `pending`: not made (yet).
+                                 * @enum {string}
+                                 */
+                                outcome: "pending" | "applied" | "refused" | "unknown" | "undone" | "not_applied";
+                                /** @description What the call created or changed in the billing system. */
+                                resources?: {
+                                    subscriptionId?: string;
+                                    invoiceId?: string;
+                                    accountId?: string;
+                                };
+                                error?: string;
+                            }[];
+                            /** @description The API key that asked for the operation; null for the system. */
+                            actorKeyId: string | null;
+                            requestId: string;
+                            /** @description Why it is not completed, when it is not. */
+                            lastError: string | null;
+                            /** @description `operation`, or `reconciler` when the reconciler closed it. */
+                            resolvedBy: string | null;
+                            /** Format: date-time */
+                            leaseUntil: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            closedAt: string | null;
+                        }[];
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIntent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The intent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "operation": "string",
+                     *         "status": "pending",
+                     *         "recovery": "compensate",
+                     *         "attempt": 0,
+                     *         "runs": 0,
+                     *         "subject": {
+                     *           "type": "string",
+                     *           "id": "string"
+                     *         },
+                     *         "effects": [
+                     *           {
+                     *             "step": "string",
+                     *             "kind": "string",
+                     *             "idempotencyKey": "string",
+                     *             "outcome": "pending",
+                     *             "resources": {
+                     *               "subscriptionId": "string",
+                     *               "invoiceId": "string",
+                     *               "accountId": "string"
+                     *             },
+                     *             "error": "string"
+                     *           }
+                     *         ],
+                     *         "actorKeyId": "string",
+                     *         "requestId": "string",
+                     *         "lastError": "string",
+                     *         "resolvedBy": "string",
+                     *         "leaseUntil": "2019-08-24T14:15:22Z",
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "closedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "string",
+                     *           "method": "GET",
+                     *           "href": "string",
+                     *           "requiredScope": "read",
+                     *           "allowed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description What ran, e.g. `subscriptions.create`, `payments.settle`, `orders.create`. */
+                            operation: string;
+                            /**
+                             * @description `pending`: in flight, or left open (a crash, a timeout) and waiting for a retry or the reconciler; `completed`: the billing calls and our record of them agree; `failed`: refused, nothing happened; `compensated`: the calls were undone (nobody was told of them); `abandoned`: nothing had taken effect; `attention`: could not be completed or undone: an operator must look.
+                             * @enum {string}
+                             */
+                            status: "pending" | "completed" | "failed" | "compensated" | "abandoned" | "attention";
+                            /**
+                             * @description What the reconciler does with it if left pending: undo the calls, or finish the operation.
+                             * @enum {string}
+                             */
+                            recovery: "compensate" | "roll_forward";
+                            /** @description Bumped when a closed, uncompleted operation is sent again (new keys). */
+                            attempt: number;
+                            /** @description How often it was taken up: the first run, retries, reconciler passes. */
+                            runs: number;
+                            /** @description The resource the operation changes (a subscription, a payment session), if any. */
+                            subject: {
+                                type: string;
+                                id: string;
+                            } | null;
+                            effects: {
+                                /** @description The call within the operation, e.g. `provision`, `invoice`, `settle`. */
+                                step: string;
+                                /** @description What the call does, e.g. `provision_subscription`, `settle_invoice`. */
+                                kind: string;
+                                /** @description The key the billing system received: the same operation, the same key. */
+                                idempotencyKey: string;
+                                /**
+                                 * @description `applied`: the call answered with a result; `refused`: it answered with a failure (nothing happened); `unknown`: it failed without an answer; `undone`: compensated; `not_applied`: never took effect; `pending`: not made (yet).
+                                 * @enum {string}
+                                 */
+                                outcome: "pending" | "applied" | "refused" | "unknown" | "undone" | "not_applied";
+                                /** @description What the call created or changed in the billing system. */
+                                resources?: {
+                                    subscriptionId?: string;
+                                    invoiceId?: string;
+                                    accountId?: string;
+                                };
+                                error?: string;
+                            }[];
+                            /** @description The API key that asked for the operation; null for the system. */
+                            actorKeyId: string | null;
+                            requestId: string;
+                            /** @description Why it is not completed, when it is not. */
+                            lastError: string | null;
+                            /** @description `operation`, or `reconciler` when the reconciler closed it. */
+                            resolvedBy: string | null;
+                            /** Format: date-time */
+                            leaseUntil: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            closedAt: string | null;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

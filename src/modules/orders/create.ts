@@ -1,0 +1,190 @@
+import type { Static } from 'typebox';
+import { type BillingAdapter, type Invoice, presentInvoice, unwrapBilling } from '../../billing/index.js';
+import type { OperationContext } from '../../core/context.js';
+import { AppError } from '../../core/errors.js';
+import {
+  abandonIntent,
+  beginIntent,
+  type Intent,
+  type OperationKey,
+  runUnitOfWork,
+  type ServiceDeps,
+  type UnitOfWork,
+  type WriteSet,
+} from '../../unit-of-work/index.js';
+import { checkOutCart } from '../carts/index.js';
+import { redeemPromotion } from '../catalog/index.js';
+import { commitCreate, type Provisioned, provision, provisionSteps } from '../subscriptions/index.js';
+import { getTenant } from '../tenants/index.js';
+import { noBilling, type OrderPlan, planOrder, type RulesApplied } from './plan.js';
+import type { CreateOrderBody } from './schemas.js';
+import { type OrderApi, orderInsert, presentOrder } from './service.js';
+
+export interface CreatedOrder {
+  order: OrderApi;
+  rulesApplied: RulesApplied;
+  hasSubscription: boolean;
+  /** A journey purchase provisioned subscriptions with it. */
+  provisioned: boolean;
+}
+
+const journeyPrefix = (i: number) => `journey-${i}-`;
+
+/** In the unit of work: the cart checked out at the version the order was priced from, its code redeemed. */
+async function checkOut(u: UnitOfWork, cart: NonNullable<OrderPlan['cart']>) {
+  await checkOutCart(u.tx, u.ctx.tenantId, { id: cart.id, version: cart.version }, u.now);
+  if (
+    cart.promotionId &&
+    cart.promoDiscountCents > 0 &&
+    !(await redeemPromotion(u.tx, u.ctx.tenantId, cart.promotionId))
+  )
+    throw new AppError(
+      'conflict',
+      `Promotion ${cart.promoCode} reached its usage limit; remove it from the cart and retry`,
+    );
+}
+
+/** The order's row, audit entry and events (written by the unit's final statement). */
+async function writeOrder(u: WriteSet, plan: OrderPlan, invoice: Invoice | null): Promise<CreatedOrder> {
+  const row = {
+    ...plan.order,
+    tenantId: u.ctx.tenantId,
+    invoiceId: invoice?.id ?? null,
+    createdAt: u.now,
+    updatedAt: u.now,
+  };
+  u.write(orderInsert(row));
+  const order = presentOrder(row);
+  await u.audit({ action: 'order.create', resourceType: 'order', resourceId: order.id });
+  await u.emit('order.created', order);
+  return {
+    order,
+    rulesApplied: plan.rulesApplied,
+    hasSubscription: plan.hasSubscription,
+    provisioned: plan.journey.length > 0,
+  };
+}
+
+async function emitOrderInvoice(u: WriteSet, invoice: Invoice | null, orderId: string) {
+  if (invoice)
+    await u.emit('invoice.created', {
+      resourceType: 'invoice',
+      resourceId: invoice.id,
+      invoice: presentInvoice(invoice),
+      orderId,
+    });
+}
+
+/** The billing calls of a billing-linked order: its invoice and its journey's subscriptions. */
+async function billOrder(intent: Intent<OrderPlan>, adapter: BillingAdapter, plan: OrderPlan) {
+  const request = plan.invoice;
+  const invoice = request
+    ? unwrapBilling(
+        await intent.call(
+          'invoice',
+          (idempotencyKey) => adapter.createInvoice({ ...request, idempotencyKey }),
+          (v) => ({ invoiceId: v.id }),
+        ),
+        'Billing account',
+      )
+    : null;
+  const journey: Provisioned[] = [];
+  for (const [i, sub] of plan.journey.entries())
+    journey.push(await provision(intent, adapter, sub, journeyPrefix(i)));
+  return { invoice, journey };
+}
+
+async function createBilledOrder(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  key: OperationKey<CreatedOrder>,
+  plan: OrderPlan,
+) {
+  const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
+  if (!adapter)
+    throw new AppError(
+      'conflict',
+      'The order is billing-linked but the tenant has no active billing integration',
+    );
+  const intent = await beginIntent(deps.db, deps, ctx, key, {
+    operation: 'orders.create',
+    recovery: 'compensate',
+    plan,
+    steps: [
+      ...(plan.invoice ? [{ step: 'invoice', kind: 'create_invoice' as const }] : []),
+      ...plan.journey.flatMap((sub, i) => provisionSteps(sub, journeyPrefix(i))),
+    ],
+  });
+  try {
+    // A retry that took the intent over continues its stored plan: the same order, the same calls.
+    const stored = intent.plan;
+    const billed = await billOrder(intent, adapter, stored);
+    return await runUnitOfWork(deps, ctx, key, async (u) => {
+      if (stored.cart) await checkOut(u, stored.cart);
+      const created = await writeOrder(u, stored, billed.invoice);
+      for (const [i, sub] of stored.journey.entries())
+        await commitCreate(u, sub, billed.journey[i] as Provisioned, null, { orderId: created.order.id });
+      await emitOrderInvoice(u, billed.invoice, created.order.id);
+      await intent.complete(u);
+      return created;
+    });
+  } catch (err) {
+    await abandonIntent(deps, intent, adapter, err);
+    throw err;
+  }
+}
+
+/**
+ * POST /orders: an order from items, or a checkout of a cart. A plain order is one statement; a
+ * checkout locks its cart in the order's transaction (409 if the cart changed since it was read);
+ * a billing-linked order invoices its one-time lines and provisions a journey's subscriptions
+ * under an intent first, undone if the order then fails.
+ */
+export async function createOrder(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  body: Static<typeof CreateOrderBody>,
+  key: OperationKey<CreatedOrder>,
+): Promise<CreatedOrder> {
+  const plan = await planOrder(deps, ctx, body);
+  let created: CreatedOrder;
+  if (!noBilling(plan)) created = await createBilledOrder(deps, ctx, key, plan);
+  else if (plan.cart) {
+    const cart = plan.cart;
+    created = await runUnitOfWork(deps, ctx, key, async (u) => {
+      await checkOut(u, cart);
+      const made = await writeOrder(u, plan, null);
+      for (const sub of plan.journey)
+        await commitCreate(u, sub, { billingSubscriptionId: null, invoice: null }, null, {
+          orderId: made.order.id,
+        });
+      return made;
+    });
+  } else if (plan.journey.length > 0) {
+    created = await runUnitOfWork(deps, ctx, key, async (u) => {
+      const made = await writeOrder(u, plan, null);
+      for (const sub of plan.journey)
+        await commitCreate(u, sub, { billingSubscriptionId: null, invoice: null }, null, {
+          orderId: made.order.id,
+        });
+      return made;
+    });
+  } else {
+    // Nothing to lock or read: one statement, no BEGIN/COMMIT.
+    created = await runUnitOfWork(deps, ctx, key, (u) => writeOrder(u, plan, null), { buffered: true });
+  }
+  if (plan.cart) meterUsageLater(deps, ctx.tenantId, created.order.id, plan.cartUnits);
+  return created;
+}
+
+/** After the response: a usage event for an order made from a cart, if the tenant opted in. */
+function meterUsageLater(deps: ServiceDeps, tenantId: string, orderId: string, units: number) {
+  setImmediate(() => {
+    void (async () => {
+      if (!(await getTenant(deps.db, tenantId))?.usageMetering) return;
+      await deps.usage.recordOrder(tenantId, orderId, units);
+    })().catch((err) =>
+      deps.logger.warn({ err, tenantId, orderId }, 'usage metering failed; the order is unaffected'),
+    );
+  });
+}

@@ -1,0 +1,27 @@
+import type { OperationContext } from '../../core/context.js';
+import { diffChanges, type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
+import { getTenant, type Tenant, updateTenantSettings } from './service.js';
+
+/** PATCH /admin/settings: renames the tenant and/or turns usage metering on or off. */
+export function changeTenantSettings(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  input: { name?: string; usageMetering?: boolean },
+  key: OperationKey<Tenant>,
+): Promise<Tenant> {
+  return runUnitOfWork(deps, ctx, key, async (u) => {
+    const before = await getTenant(u.tx, ctx.tenantId);
+    const after = await updateTenantSettings(u.tx, ctx.tenantId, input);
+    if (!before || !after) throw new Error(`key ${ctx.keyId} belongs to a missing tenant`);
+    await u.audit({
+      action: 'tenant.update',
+      resourceType: 'tenant',
+      resourceId: after.id,
+      details: diffChanges(
+        { name: before.name, usageMetering: before.usageMetering },
+        { name: after.name, usageMetering: after.usageMetering },
+      ),
+    });
+    return after;
+  });
+}

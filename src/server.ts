@@ -1,0 +1,91 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { startBackgroundWork } from './background.js';
+import type { BillingAdapter } from './billing/adapter.js';
+import type { Config } from './config.js';
+import { createDeps, createLogger, type Deps, openConfiguredDatabase } from './deps.js';
+import { startIdempotencyPurge } from './http/idempotency/purge.js';
+import { formatDemoBanner, seedDemoIfEmpty } from './seed/demo.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  deps: Deps;
+  /** Stops accepting, finishes requests in flight and background work, closes connections. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Opens the database (migrating it), builds the app, listens and starts the background work:
+ * everything `npm start` does. `wrapBilling` wraps every billing adapter (the reliability suite's
+ * fault-injecting server uses it).
+ */
+export async function startServer(
+  config: Config,
+  options: { wrapBilling?: (adapter: BillingAdapter) => BillingAdapter } = {},
+): Promise<RunningServer> {
+  const logger = createLogger(config);
+  const database = await openConfiguredDatabase(config, logger);
+  await database.migrate();
+  const deps = createDeps(
+    config,
+    database,
+    logger,
+    options.wrapBilling ? { wrapBilling: options.wrapBilling } : {},
+  );
+  await deps.rateLimiter.ready(2_000);
+
+  if (config.seedDemo) {
+    const seed = await seedDemoIfEmpty(deps.db, config.appEnv, config.dataDir);
+    if (seed) process.stdout.write(`${formatDemoBanner(seed, config.publicBaseUrl)}\n`);
+  }
+
+  const app = await buildApp(deps);
+  const stopPurge = startIdempotencyPurge(deps);
+  await app.listen({ port: config.port, host: config.host });
+  const stopBackground = config.webhookWorker ? startBackgroundWork(deps) : async () => {};
+  logger.info(
+    {
+      database: database.kind,
+      environment: config.appEnv,
+      dataDir: database.kind === 'pglite' ? config.dataDir : undefined,
+      webhookWorker: config.webhookWorker,
+    },
+    'Commerce Agent API ready',
+  );
+  return {
+    app,
+    deps,
+    async stop() {
+      stopPurge();
+      await app.close(); // stops accepting, waits for in-flight requests
+      await stopBackground(); // finishes and records deliveries in flight
+      await Promise.all([database.close(), deps.rateLimiter.close()]);
+    },
+  };
+}
+
+/** SIGTERM/SIGINT: stop gracefully, or exit after `shutdownTimeoutMs`. */
+export function stopOnSignals(server: RunningServer, config: Config) {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    const logger = server.deps.logger;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      logger.error('in-flight requests did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    try {
+      await server.stop();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
