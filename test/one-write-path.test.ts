@@ -186,6 +186,19 @@ describe('one write path: money agrees across the billing boundary', () => {
     expect(after.local).toHaveLength(before.local.length);
   });
 
+  it('one subscription per order and product, whatever the Idempotency-Key: the second is 409 before any billing call', async () => {
+    const plan = await adminPost(t, tenant, 'products', perSeat('Per order', 1500, { family: 'po' }));
+    const order = await call('POST', '/orders', tenant.keys.commerce, { organizationId: orgId, items: [] });
+    expect(order.statusCode).toBe(201);
+    const body = { productId: plan.id, organizationId: orgId, orderId: order.json().data.id };
+    const first = await call('POST', '/subscriptions', tenant.keys.commerce, body, { 'idempotency-key': 'po-1' });
+    expect(first.statusCode).toBe(201);
+    const before = (await billingState()).live.length;
+    const second = await call('POST', '/subscriptions', tenant.keys.commerce, body, { 'idempotency-key': 'po-2' });
+    expect(second.statusCode).toBe(409);
+    expect((await billingState()).live.length).toBe(before);
+  });
+
   it(`case 4: checkout takes exactly the cart every acknowledged change made (${ROUNDS} rounds)`, async () => {
     const item = await adminPost(t, tenant, 'products', {
       name: 'Mug',

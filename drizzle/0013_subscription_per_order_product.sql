@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "subscriptions_order_product_key" ON "subscriptions" USING btree ("tenant_id","order_id","product_id") WHERE order_id is not null;
