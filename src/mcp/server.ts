@@ -183,17 +183,7 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
     });
     await server.connect(transport);
     try {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (typeof value === 'string') headers.set(name, value);
-        else if (Array.isArray(value)) headers.set(name, value.join(', '));
-      }
-      const webRequest = new Request(`http://${request.host}${request.url}`, {
-        method: request.method,
-        headers,
-        ...(request.method === 'POST' ? { body: JSON.stringify(request.body ?? null) } : {}),
-      });
-      const response = await transport.handleRequest(webRequest, {
+      const response = await transport.handleRequest(webRequestOf(request), {
         ...(request.method === 'POST' ? { parsedBody: request.body } : {}),
       });
       reply.code(response.status);
@@ -234,4 +224,18 @@ function errorResult(body: unknown): CallToolResult {
     content: [{ type: 'text', text: JSON.stringify(structured) }],
     structuredContent: structured,
   };
+}
+
+/** The Fastify request as a web-standard Request (its body already parsed, sent again as JSON). */
+function webRequestOf(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) headers.set(name, value.join(', '));
+  }
+  return new Request(`http://${request.host}${request.url}`, {
+    method: request.method,
+    headers,
+    ...(request.method === 'POST' ? { body: JSON.stringify(request.body ?? null) } : {}),
+  });
 }

@@ -4,6 +4,7 @@ import { hasScope, SCOPES } from '../../core/scopes.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../events/event-types.js';
 import { requireCtx } from '../../http/auth.js';
 import { cacheablePerKey } from '../../http/cache.js';
+import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { manifestExample } from '../../http/examples.js';
@@ -130,30 +131,31 @@ export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: Rou
     async (request, reply) => {
       const ctx = requireCtx(request);
       cacheablePerKey(reply);
-      return envelope(
-        ctx,
-        {
-          eventTypes: EVENT_TYPE_NAMES,
-          eventTypeDescriptions: EVENT_TYPES,
-          operations: registry.publicOperations.map((op) => ({
-            operationId: op.operationId,
-            method: op.method,
-            path: op.url,
-            summary: op.summary,
-            requiredScope: op.scope,
-            allowed: hasScope(ctx.scopes, op.scope),
-          })),
-          limits: {
-            rateLimitWindowSeconds: RATE_LIMIT_WINDOW_SECONDS,
-            rateLimitTiers: RATE_LIMIT_TIERS,
-            idempotencyKeyMaxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
-            idempotencyRetentionHours: IDEMPOTENCY_RETENTION_HOURS,
-            maxRequestBodyBytes: deps.config.bodyLimitBytes,
-          },
-          environment: ctx.environment,
-        },
-        discoveryActions,
-      );
+      return envelope(ctx, capabilitiesOf(ctx, registry, deps), discoveryActions);
     },
   );
+}
+
+/** What the calling key can do here: event types, operations with its permission, limits. */
+function capabilitiesOf(ctx: RequestContext, registry: RouteRegistry, deps: Deps) {
+  return {
+    eventTypes: EVENT_TYPE_NAMES,
+    eventTypeDescriptions: EVENT_TYPES,
+    operations: registry.publicOperations.map((op) => ({
+      operationId: op.operationId,
+      method: op.method,
+      path: op.url,
+      summary: op.summary,
+      requiredScope: op.scope,
+      allowed: hasScope(ctx.scopes, op.scope),
+    })),
+    limits: {
+      rateLimitWindowSeconds: RATE_LIMIT_WINDOW_SECONDS,
+      rateLimitTiers: RATE_LIMIT_TIERS,
+      idempotencyKeyMaxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+      idempotencyRetentionHours: IDEMPOTENCY_RETENTION_HOURS,
+      maxRequestBodyBytes: deps.config.bodyLimitBytes,
+    },
+    environment: ctx.environment,
+  };
 }

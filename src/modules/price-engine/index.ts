@@ -1,1 +1,4 @@
-export * from './engine.js';
+export * from './charges.js';
+export * from './discounts.js';
+export * from './plan-change.js';
+export * from './resolve.js';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
@@ -10,9 +9,9 @@ import { errorResponses } from '../../http/errors.js';
 import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
 import { compileBodyValidator, validationDetails } from '../../http/validation.js';
-import { getSession } from '../payments/index.js';
 import { applyProviderEvent } from './apply.js';
 import { configureProvider } from './operations.js';
+import { callbackPath, sandboxEvent } from './sandbox.js';
 import {
   IssuedProviderIntegrationSchema,
   isProvider,
@@ -25,20 +24,11 @@ import {
   SimulationSchema,
 } from './schemas.js';
 import { findIntegrationByEndpoint, getProviderIntegration, type ProviderIntegrationRow } from './service.js';
-import {
-  newEventId,
-  SIGNATURE_HEADER,
-  signatureHeader,
-  type VerifyFailure,
-  verifySignature,
-} from './signature.js';
+import { SIGNATURE_HEADER, type VerifyFailure, verifySignature } from './signature.js';
 
 const ADMIN = '/api/v1/admin/payment-provider';
 const admin = { public: true, scope: 'admin' } as const;
 const tags = ['Payment provider admin'];
-
-const callbackPath = (provider: string, endpointId: string) =>
-  `/api/v1/provider-events/${provider}/${endpointId}`;
 
 const adminActions = [
   action('self', 'GET', '/admin/payment-provider', 'admin'),
@@ -146,40 +136,18 @@ function registerAdminRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const integration = await getProviderIntegration(deps.db, ctx.tenantId, 'sandbox');
-      if (!integration) {
-        throw new AppError(
-          'not_found',
-          'No sandbox payment provider is configured: PUT /api/v1/admin/payment-provider',
-        );
-      }
-      const body = request.body;
-      const session = await getSession(deps.db, ctx.tenantId, body.paymentSessionId);
       const header = request.headers['idempotency-key'];
-      const eventId =
-        body.eventId ??
-        (typeof header === 'string'
-          ? `evt_${createHash('sha256').update(`${ctx.tenantId}:${header}`).digest('hex').slice(0, 24)}`
-          : newEventId());
-      const event: ProviderEvent = {
-        id: eventId,
-        type: body.outcome === 'succeeded' ? 'payment.succeeded' : 'payment.failed',
-        data: {
-          paymentSessionId: body.paymentSessionId,
-          ...(session ? { amountCents: session.amountCents } : {}),
-          ...(body.outcome === 'failed' ? { failureReason: body.failureReason ?? 'card_declined' } : {}),
-        },
-      };
-      const raw = JSON.stringify(event);
-      const timestamp = Math.floor(deps.clock.now().getTime() / 1000);
+      const sent = await sandboxEvent(
+        deps,
+        ctx.tenantId,
+        request.body,
+        typeof header === 'string' ? header : undefined,
+      );
       const response = await app.inject({
         method: 'POST',
-        url: callbackPath(integration.provider, integration.endpointId),
-        headers: {
-          'content-type': 'application/json',
-          [SIGNATURE_HEADER]: signatureHeader(integration.secret, timestamp, raw),
-        },
-        payload: raw,
+        url: sent.path,
+        headers: sent.headers,
+        payload: sent.raw,
       });
       let answer: unknown = response.body;
       try {
@@ -187,11 +155,8 @@ function registerAdminRoutes(app: TypedApp, deps: Deps) {
       } catch {
         // Not JSON: returned as text.
       }
-      return envelope(
-        ctx,
-        { event, delivery: { statusCode: response.statusCode, body: answer } },
-        adminActions,
-      );
+      const delivery = { statusCode: response.statusCode, body: answer };
+      return envelope(ctx, { event: sent.event, delivery }, adminActions);
     },
   );
 }

@@ -1,21 +1,9 @@
-import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
 import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import type { TypedApp } from '../../http/types.js';
-import { pricingDataFor } from '../catalog/index.js';
-import type { Entitlements } from './entitlements.js';
-import { encodePreviewId, figuresDigest, type PreviewClaims, previewExpiry } from './preview-token.js';
-import {
-  addOnDigestInput,
-  missingFor,
-  planChangeDigestInput,
-  presentResolvedPrice,
-  quoteAddOn,
-  quoteCancellation,
-  quotePlanChange,
-} from './quotes.js';
+import { previewAddOn, previewCancellation, previewPlanChange } from './previews.js';
 import {
   AddOnPreviewBody,
   AddOnPreviewSchema,
@@ -24,30 +12,10 @@ import {
   PlanChangePreviewBody,
   PlanChangePreviewSchema,
 } from './schemas.js';
-import { getSubscription, liveAddOns, resolveEntitlements } from './service.js';
 
 const TAGS = ['Previews'];
 
-const stamp = (claims: PreviewClaims) => ({
-  previewId: encodePreviewId(claims),
-  expiresAt: previewExpiry(claims).toISOString(),
-});
-
-const proration = (days: { remaining: number; total: number } | null) =>
-  days ? { remainingDays: days.remaining, totalDays: days.total } : null;
-
-/** Features of `after` that `before` lacks or grants less of (what a purchase adds). */
-function gained(before: Entitlements, after: Entitlements): Entitlements {
-  return Object.fromEntries(Object.entries(after).filter(([k, v]) => !(k in before) || before[k] !== v));
-}
-
 export function registerPreviewRoutes(app: TypedApp, deps: Deps) {
-  const load = async (tenantId: string, id: string) => {
-    const sub = await getSubscription(deps.db, tenantId, id);
-    if (!sub) throw notFound('Subscription');
-    return sub;
-  };
-
   app.post(
     '/api/v1/preview/plan-change',
     {
@@ -69,65 +37,11 @@ export function registerPreviewRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const { subscriptionId, targetProductId, timing } = request.body;
-      const sub = await load(ctx.tenantId, subscriptionId);
-      const now = deps.clock.now();
-      const q = await quotePlanChange(
-        deps.db,
-        sub,
-        { kind: 'plan', targetProductId },
-        timing,
-        now,
-        missingFor.preview(),
-      );
-      const f = q.figures;
-      const data = {
-        subscriptionId: sub.id,
-        currentProduct: { id: sub.productId, name: q.currentName, priceCents: sub.priceCents },
-        targetProduct: { id: q.target.id, name: q.target.name, priceCents: f.newPriceCents },
-        direction: q.rule.direction,
-        effectiveDate: f.effectiveDate.toISOString(),
-        planDependencyAdjustments: q.links.map((l) => ({
-          linkId: l.id,
-          sourceChargeId: l.sourceChargeId,
-          targetChargeId: l.targetChargeId,
-          targetField: l.targetField,
-          explanation: l.explanation,
-        })),
-        financialImpact: {
-          currentPriceCents: f.currentPriceCents,
-          newPriceCents: f.newPriceCents,
-          creditCents: f.creditCents,
-          chargeCents: f.chargeCents,
-          netCents: f.netCents,
-          currency: sub.currency,
-        },
-        businessRule: q.rule,
-        policyEvaluation: {
-          allowed: q.policy.allowed,
-          evaluations: q.policy.evaluations.map(({ policyId, policyName, policyType, result }) => ({
-            policyId,
-            policyName,
-            policyType,
-            result,
-          })),
-        },
-        resolvedPrice: presentResolvedPrice(q.resolution),
-        quantity: q.quantity,
-        proration: proration(f.proration),
-        ...stamp({
-          k: 'plan_change',
-          s: sub.id,
-          v: sub.version,
-          a: now.getTime(),
-          p: q.target.id,
-          ...(timing ? { t: timing } : {}),
-          d: figuresDigest(planChangeDigestInput(q)),
-        }),
-      };
+      const data = await previewPlanChange(deps, ctx.tenantId, request.body);
+      const path = `/subscriptions/${data.subscriptionId}`;
       return envelope(ctx, data, [
-        action('changePlan', 'POST', `/subscriptions/${sub.id}/change-plan`, 'commerce'),
-        action('subscription', 'GET', `/subscriptions/${sub.id}`, 'read'),
+        action('changePlan', 'POST', `${path}/change-plan`, 'commerce'),
+        action('subscription', 'GET', path, 'read'),
       ]);
     },
   );
@@ -153,49 +67,7 @@ export function registerPreviewRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const { subscriptionId, addOnProductId } = request.body;
-      const quantity = request.body.quantity ?? 1;
-      const parent = await load(ctx.tenantId, subscriptionId);
-      const now = deps.clock.now();
-      const q = await quoteAddOn(
-        deps.db,
-        parent,
-        addOnProductId,
-        quantity,
-        now,
-        missingFor.preview(),
-        'addOnProductId',
-      );
-      const before = (await resolveEntitlements(deps.db, ctx.tenantId, parent))?.entitlements ?? {};
-      const after =
-        (await resolveEntitlements(deps.db, ctx.tenantId, parent, [addOnProductId]))?.entitlements ?? {};
-      const f = q.figures;
-      const data = {
-        subscriptionId: parent.id,
-        addOnProduct: { id: q.addOn.id, name: q.addOn.name, priceCents: f.priceCents },
-        quantity,
-        billingInterval: parent.billingInterval,
-        effectiveDate: f.effectiveDate.toISOString(),
-        periodEnd: f.periodEnd.toISOString(),
-        financialImpact: {
-          priceCents: f.priceCents,
-          chargeCents: f.chargeCents,
-          creditCents: f.creditCents,
-          netCents: f.netCents,
-          currency: parent.currency,
-        },
-        proration: proration(f.proration),
-        entitlements: { before, after, gained: gained(before, after) },
-        ...stamp({
-          k: 'add_on',
-          s: parent.id,
-          v: parent.version,
-          a: now.getTime(),
-          p: q.addOn.id,
-          q: quantity,
-          d: figuresDigest(addOnDigestInput(q)),
-        }),
-      };
+      const data = await previewAddOn(deps, ctx.tenantId, request.body);
       return envelope(ctx, data, [action('createSubscription', 'POST', '/subscriptions', 'commerce')]);
     },
   );
@@ -223,44 +95,10 @@ export function registerPreviewRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const sub = await load(ctx.tenantId, request.body.subscriptionId);
-      const timing = request.body.timing ?? 'end_of_period';
-      const now = deps.clock.now();
-      const f = quoteCancellation(sub, timing, now);
-      const addOns = sub.parentSubscriptionId ? [] : await liveAddOns(deps.db, ctx.tenantId, sub.id);
-      const lost = sub.parentSubscriptionId
-        ? await addOnEntitlements(deps, ctx.tenantId, sub.productId)
-        : ((await resolveEntitlements(deps.db, ctx.tenantId, sub))?.entitlements ?? {});
-      const data = {
-        subscriptionId: sub.id,
-        timing,
-        effectiveDate: f.effectiveDate.toISOString(),
-        financialImpact: {
-          currentPriceCents: f.currentPriceCents,
-          creditCents: f.creditCents,
-          refundCents: f.refundCents,
-          chargeCents: f.chargeCents,
-          netCents: f.netCents,
-          currency: sub.currency,
-        },
-        unusedDays: f.unusedDays,
-        entitlementsLost: lost,
-        addOnsCancelled: addOns.map((a) => a.id),
-        ...stamp({
-          k: 'cancellation',
-          s: sub.id,
-          v: sub.version,
-          a: now.getTime(),
-          t: timing,
-          d: figuresDigest(f),
-        }),
-      };
-      return envelope(ctx, data, [action('cancel', 'POST', `/subscriptions/${sub.id}/cancel`, 'commerce')]);
+      const data = await previewCancellation(deps, ctx.tenantId, request.body);
+      return envelope(ctx, data, [
+        action('cancel', 'POST', `/subscriptions/${data.subscriptionId}/cancel`, 'commerce'),
+      ]);
     },
   );
-}
-
-async function addOnEntitlements(deps: Deps, tenantId: string, productId: string): Promise<Entitlements> {
-  const { products } = await pricingDataFor(deps.db, tenantId, [productId]);
-  return products[0]?.entitlements ?? {};
 }

@@ -1,0 +1,213 @@
+import { Type } from 'typebox';
+import { StringEnum } from '../../core/schema.js';
+import {
+  Cents,
+  ChargeModelSchema,
+  ClientId,
+  Currency,
+  OptionalText,
+  TierOut,
+  TiersSchema,
+  Timestamp,
+  Uuid,
+} from './schema-parts.js';
+
+// Price rules, offers and promotions.
+
+const DimensionFields = {
+  segment: OptionalText(100, 'Customer segment this applies to; null = any.'),
+  locale: OptionalText(20, 'Locale this applies to; null = any.'),
+  partner: OptionalText(255, 'Partner this applies to; null = any.'),
+};
+
+export const PriceRuleSchema = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  productId: Uuid,
+  chargeId: Uuid,
+  segment: Type.Union([Type.String(), Type.Null()]),
+  locale: Type.Union([Type.String(), Type.Null()]),
+  partner: Type.Union([Type.String(), Type.Null()]),
+  chargeModel: Type.Union([ChargeModelSchema, Type.Null()], {
+    description: 'Replaces the charge’s model; null keeps it.',
+  }),
+  tiers: Type.Array(TierOut),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const PriceRuleCreate = Type.Object(
+  {
+    id: ClientId,
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    productId: Type.String({ format: 'uuid' }),
+    chargeId: Type.String({ format: 'uuid', description: 'A modeled charge of the product.' }),
+    ...DimensionFields,
+    chargeModel: Type.Optional(Type.Union([ChargeModelSchema, Type.Null()])),
+    tiers: TiersSchema,
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Partner price',
+        productId: '0190b000-0000-7000-8000-000000000003',
+        chargeId: '0190b000-0000-7000-8000-000000000004',
+        partner: 'reseller-1',
+        tiers: [{ upTo: null, unitPriceCents: 2000 }],
+      },
+    ],
+  },
+);
+
+export const PriceRuleUpdate = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    ...DimensionFields,
+    chargeModel: Type.Optional(Type.Union([ChargeModelSchema, Type.Null()])),
+    tiers: Type.Optional(TiersSchema),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ tiers: [{ upTo: null, unitPriceCents: 1900 }] }],
+    minProperties: 1,
+  },
+);
+
+const DiscountFields = {
+  discountType: StringEnum(['percent', 'amount']),
+  percentOff: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1, maximum: 100 }), Type.Null()], { description: 'For `percent`.' }),
+  ),
+  amountOffCents: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), Type.Null()], {
+      description: 'For `amount`.',
+    }),
+  ),
+};
+
+export const OfferSchema = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  productId: Uuid,
+  discountType: StringEnum(['percent', 'amount']),
+  percentOff: Type.Union([Type.Integer(), Type.Null()]),
+  amountOffCents: Type.Union([Type.Integer(), Type.Null()]),
+  segment: Type.Union([Type.String(), Type.Null()]),
+  partner: Type.Union([Type.String(), Type.Null()]),
+  startsAt: Timestamp,
+  endsAt: Type.Union([Timestamp, Type.Null()]),
+  active: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const offerFields = {
+  id: ClientId,
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  productId: Type.String({ format: 'uuid' }),
+  ...DiscountFields,
+  segment: DimensionFields.segment,
+  partner: DimensionFields.partner,
+  startsAt: Type.String({ format: 'date-time', description: 'Start of the window (inclusive).' }),
+  endsAt: Type.Optional(
+    Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'End (exclusive); null = open.',
+    }),
+  ),
+  active: Type.Optional(Type.Boolean()),
+};
+
+export const OfferCreate = Type.Object(offerFields, {
+  additionalProperties: false,
+  examples: [
+    {
+      name: 'Launch week',
+      productId: '0190b000-0000-7000-8000-000000000003',
+      discountType: 'percent',
+      percentOff: 20,
+      startsAt: '2026-03-01T00:00:00Z',
+      endsAt: '2026-03-08T00:00:00Z',
+    },
+  ],
+});
+export const OfferUpdate = Type.Object(
+  {
+    name: Type.Optional(offerFields.name),
+    discountType: Type.Optional(offerFields.discountType),
+    percentOff: offerFields.percentOff,
+    amountOffCents: offerFields.amountOffCents,
+    segment: offerFields.segment,
+    partner: offerFields.partner,
+    startsAt: Type.Optional(offerFields.startsAt),
+    endsAt: offerFields.endsAt,
+    active: offerFields.active,
+  },
+  { additionalProperties: false, examples: [{ endsAt: '2026-03-15T00:00:00Z' }], minProperties: 1 },
+);
+
+export const PromotionSchema = Type.Object({
+  id: Uuid,
+  code: Type.String({ description: 'Upper-case; matched case-insensitively.' }),
+  name: Type.String(),
+  discountType: StringEnum(['percent', 'amount']),
+  percentOff: Type.Union([Type.Integer(), Type.Null()]),
+  amountOffCents: Type.Union([Type.Integer(), Type.Null()]),
+  currency: Type.Union([Type.String(), Type.Null()]),
+  minSubtotalCents: Type.Integer(),
+  startsAt: Timestamp,
+  endsAt: Type.Union([Timestamp, Type.Null()]),
+  usageLimit: Type.Union([Type.Integer(), Type.Null()]),
+  timesRedeemed: Type.Integer(),
+  active: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const promotionFields = {
+  id: ClientId,
+  code: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  ...DiscountFields,
+  currency: Type.Optional(
+    Type.Union([Currency, Type.Null()], { description: 'Required for `amount` promotions.' }),
+  ),
+  minSubtotalCents: Type.Optional(Cents('Cart subtotal needed for the code to apply (default 0).')),
+  startsAt: Type.Optional(Type.String({ format: 'date-time', description: 'Default: now.' })),
+  endsAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  usageLimit: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: 'Orders it may be used on; null = no limit.',
+    }),
+  ),
+  active: Type.Optional(Type.Boolean()),
+};
+
+export const PromotionCreate = Type.Object(promotionFields, {
+  additionalProperties: false,
+  examples: [
+    {
+      code: 'SPRING10',
+      name: 'Spring 10% off',
+      discountType: 'percent',
+      percentOff: 10,
+      minSubtotalCents: 5000,
+      usageLimit: 100,
+    },
+  ],
+});
+export const PromotionUpdate = Type.Object(
+  {
+    name: Type.Optional(promotionFields.name),
+    discountType: Type.Optional(promotionFields.discountType),
+    percentOff: promotionFields.percentOff,
+    amountOffCents: promotionFields.amountOffCents,
+    currency: promotionFields.currency,
+    minSubtotalCents: promotionFields.minSubtotalCents,
+    startsAt: promotionFields.startsAt,
+    endsAt: promotionFields.endsAt,
+    usageLimit: promotionFields.usageLimit,
+    active: promotionFields.active,
+  },
+  { additionalProperties: false, examples: [{ active: false }], minProperties: 1 },
+);
