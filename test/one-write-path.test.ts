@@ -191,10 +191,14 @@ describe('one write path: money agrees across the billing boundary', () => {
     const order = await call('POST', '/orders', tenant.keys.commerce, { organizationId: orgId, items: [] });
     expect(order.statusCode).toBe(201);
     const body = { productId: plan.id, organizationId: orgId, orderId: order.json().data.id };
-    const first = await call('POST', '/subscriptions', tenant.keys.commerce, body, { 'idempotency-key': 'po-1' });
+    const first = await call('POST', '/subscriptions', tenant.keys.commerce, body, {
+      'idempotency-key': 'po-1',
+    });
     expect(first.statusCode).toBe(201);
     const before = (await billingState()).live.length;
-    const second = await call('POST', '/subscriptions', tenant.keys.commerce, body, { 'idempotency-key': 'po-2' });
+    const second = await call('POST', '/subscriptions', tenant.keys.commerce, body, {
+      'idempotency-key': 'po-2',
+    });
     expect(second.statusCode).toBe(409);
     expect((await billingState()).live.length).toBe(before);
   });
