@@ -43,8 +43,11 @@ const inFlight = () =>
     1,
   );
 
-/** 5xx may succeed on retry and 400 is fixed by changing the request: neither is remembered. */
-const isRemembered = (status: number) => status > 400 && status < 500;
+/**
+ * 5xx may succeed on retry, 400 is fixed by changing the request, and a refusal that says when to
+ * retry (another operation holds the resource) is transient: none of them is remembered.
+ */
+const isRemembered = (err: AppError) => err.status > 400 && err.status < 500 && err.retryAfter === undefined;
 
 /** A completed duplicate found under the lock: its stored answer is sent instead. */
 class StoredReplay extends Error {
@@ -92,13 +95,11 @@ interface Outcome {
   status: number;
   payload: string;
   replayed: boolean;
-  retryAfter?: number | undefined;
 }
 
 /** Sends a stored or fresh outcome as the exact bytes recorded. */
 function send(reply: FastifyReply, outcome: Outcome): FastifyReply {
   if (outcome.replayed) reply.header('X-Idempotency-Replayed', 'true');
-  if (outcome.retryAfter !== undefined) reply.header('Retry-After', String(outcome.retryAfter));
   if (outcome.status === 204) return reply.code(204).send();
   return reply.code(outcome.status).type(JSON_TYPE).send(outcome.payload);
 }
@@ -175,10 +176,10 @@ export async function respond<T>(
     return send(reply, made);
   } catch (err) {
     if (err instanceof StoredReplay) return send(reply, replayOf(err.stored));
-    if (!idem || !(err instanceof AppError) || !isRemembered(err.status)) throw err;
+    if (!idem || !(err instanceof AppError) || !isRemembered(err)) throw err;
     const refused = { status: err.status, payload: errorPayload(reply, request, err), replayed: false };
     const outcome = await rememberRefusal(deps, idem, refused);
-    return send(reply, outcome.replayed ? outcome : { ...outcome, retryAfter: err.retryAfter });
+    return send(reply, outcome);
   }
 }
 
