@@ -25,7 +25,7 @@ import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { productCrud } from '../src/modules/catalog/index.js';
 import { getOrder } from '../src/modules/orders/service.js';
 import { createTenant } from '../src/modules/tenants/index.js';
-import { insertWebhook, webhookKey } from '../src/modules/webhooks/index.js';
+import { insertWebhook } from '../src/modules/webhooks/index.js';
 import type { Fixture } from './harness.js';
 
 /** A plan with a per-unit and a graduated charge: resolve runs the whole engine. */
@@ -72,7 +72,7 @@ const config = {
   ...loadConfig({
     APP_ENV: 'sandbox',
     LOG_LEVEL: 'warn',
-    WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+    APP_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('hex')}`,
   }),
   redisUrl: process.env.REDIS_URL || undefined,
 };
@@ -82,7 +82,8 @@ const rateLimiter = config.redisUrl
   ? new RedisRateLimiter(config.redisUrl, logger, `cak:bench:${randomUUID()}:`)
   : new MemoryRateLimiter();
 await rateLimiter.ready(2_000);
-const app = await buildApp(createDeps(config, database, logger, { rateLimiter }));
+const deps = createDeps(config, database, logger, { rateLimiter });
+const app = await buildApp(deps);
 // The same app with the in-process limiter (a single instance needs no Redis), on its own port.
 const singleInstanceApp = await buildApp(
   createDeps(config, database, logger, { rateLimiter: new MemoryRateLimiter() }),
@@ -128,7 +129,7 @@ async function benchTenant(name: string): Promise<Fixture> {
       tx,
       tenant.id,
       { url: 'https://localhost:9/bench-hooks', events: ['order.created'] },
-      webhookKey(config),
+      deps.keyRing,
       new Date(),
     ),
   );

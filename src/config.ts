@@ -28,8 +28,18 @@ export interface Config {
   /** Grace period for in-flight requests on SIGTERM/SIGINT before the process exits anyway. */
   shutdownTimeoutMs: number;
   /**
-   * 32-byte key (64 hex characters) encrypting webhook signing secrets at rest. Without it the
-   * embedded mode generates one into `<dataDir>/webhook-secret.key`; PostgreSQL mode requires it.
+   * The keys encrypting secrets at rest (src/core/key-ring.ts): `id:hex` entries, comma-separated,
+   * the first sealing. Parsed and checked by `loadKeyRing`.
+   */
+  encryptionKeys: string | undefined;
+  /**
+   * A file holding the same entries, one per line. Embedded mode generates it (mode 0600) when
+   * absent; default `<dataDir>/encryption.keys`.
+   */
+  encryptionKeyFile: string | undefined;
+  /**
+   * The single key (64 hex characters) of earlier releases, kept as the ring's `legacy` key so
+   * what it sealed still opens. Deprecated: use APP_ENCRYPTION_KEYS.
    */
   webhookSecretKey: string | undefined;
   /** Accept webhook targets resolving to loopback/private/reserved addresses (development, tests). */
@@ -159,6 +169,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: /^\d+$/.test(env.TRUST_PROXY ?? '')
       ? Number(env.TRUST_PROXY)
       : boolVar(env, 'TRUST_PROXY', false),
+    encryptionKeys: env.APP_ENCRYPTION_KEYS || undefined,
+    encryptionKeyFile: env.APP_ENCRYPTION_KEY_FILE ? path.resolve(env.APP_ENCRYPTION_KEY_FILE) : undefined,
     webhookSecretKey: hexKeyVar(env, 'WEBHOOK_SECRET_KEY', 32),
     webhookAllowPrivateTargets: boolVar(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     webhookWorker: boolVar(env, 'WEBHOOK_WORKER', true),

@@ -4,6 +4,7 @@ import { builtinFactory } from './billing/builtin/index.js';
 import { BillingRegistry } from './billing/registry.js';
 import { systemClock } from './clock.js';
 import type { Config } from './config.js';
+import { loadKeyRing } from './core/key-ring.js';
 import { type Database, openPglite, openPostgres } from './db/client.js';
 import { deliverySignalFor } from './events/delivery-signal.js';
 import type { Deps } from './http/deps.js';
@@ -42,7 +43,7 @@ export function createDeps(
   config: Config,
   database: Database,
   logger: Logger,
-  overrides: Partial<Pick<Deps, 'clock' | 'rateLimiter' | 'usage'>> & {
+  overrides: Partial<Pick<Deps, 'clock' | 'rateLimiter' | 'usage' | 'keyRing'>> & {
     /** Wraps every billing adapter handed out (tests inject faults with it). */
     wrapBilling?: (adapter: BillingAdapter) => BillingAdapter;
   } = {},
@@ -65,5 +66,6 @@ export function createDeps(
         recordOrderUsage(database.db, tenantId, orderId, quantity, clock.now()),
     },
     intentHandlers: INTENT_HANDLERS,
+    keyRing: overrides.keyRing ?? loadKeyRing(config),
   };
 }

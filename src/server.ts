@@ -3,6 +3,8 @@ import { buildApp } from './app.js';
 import { startBackgroundWork } from './background.js';
 import type { BillingAdapter } from './billing/adapter.js';
 import type { Config } from './config.js';
+import { loadKeyRing } from './core/key-ring.js';
+import { resealSecrets } from './db/sealing.js';
 import { createDeps, createLogger, type Deps, openConfiguredDatabase } from './deps.js';
 import { startIdempotencyPurge } from './http/idempotency/purge.js';
 import { formatDemoBanner, seedDemoIfEmpty } from './seed/demo.js';
@@ -23,15 +25,20 @@ export async function startServer(
   config: Config,
   options: { wrapBilling?: (adapter: BillingAdapter) => BillingAdapter } = {},
 ): Promise<RunningServer> {
+  // The keys first: without one every instance shares, refuse to start (a one-line ConfigError).
+  const keyRing = loadKeyRing(config);
+  if (keyRing.created)
+    process.stdout.write(
+      `Generated the encryption key file ${keyRing.source} (mode 0600). Back it up: the stored secrets cannot be read without it. APP_ENCRYPTION_KEY_FILE keeps it outside the data directory.\n`,
+    );
   const logger = createLogger(config);
   const database = await openConfiguredDatabase(config, logger);
   await database.migrate();
-  const deps = createDeps(
-    config,
-    database,
-    logger,
-    options.wrapBilling ? { wrapBilling: options.wrapBilling } : {},
-  );
+  const deps = createDeps(config, database, logger, {
+    keyRing,
+    ...(options.wrapBilling ? { wrapBilling: options.wrapBilling } : {}),
+  });
+  await sealSecretsKeptInClear(deps);
   await deps.rateLimiter.ready(2_000);
 
   if (config.seedDemo) {
@@ -49,6 +56,7 @@ export async function startServer(
       environment: config.appEnv,
       dataDir: database.kind === 'pglite' ? config.dataDir : undefined,
       webhookWorker: config.webhookWorker,
+      encryptionKeys: keyRing.source,
     },
     'Commerce Agent API ready',
   );
@@ -62,6 +70,17 @@ export async function startServer(
       await Promise.all([database.close(), deps.rateLimiter.close()]);
     },
   };
+}
+
+/** Seals what an earlier release stored in clear (a provider secret, stored responses). */
+async function sealSecretsKeptInClear(deps: Deps) {
+  const reports = await resealSecrets(deps.db, deps.keyRing, 'clear');
+  const sealed = reports.filter((r) => r.resealed > 0);
+  if (sealed.length > 0)
+    deps.logger.info(
+      { sealed: sealed.map((r) => `${r.table}.${r.column}: ${r.resealed}`) },
+      'sealed secrets kept in clear',
+    );
 }
 
 /** SIGTERM/SIGINT: stop gracefully, or exit after `shutdownTimeoutMs`. */

@@ -1,5 +1,6 @@
 import { startBackgroundWork } from './background.js';
 import { ConfigError, loadConfig } from './config.js';
+import { loadKeyRing } from './core/key-ring.js';
 import { openPostgres } from './db/client.js';
 import { createDeps, createLogger } from './deps.js';
 
@@ -16,10 +17,11 @@ async function main() {
       'is required to run the worker apart (with the embedded database it runs inside `npm start`)',
     );
   }
+  const keyRing = loadKeyRing(config);
   const logger = createLogger(config);
   const database = openPostgres({ url: config.databaseUrl, logger });
   await database.migrate();
-  const deps = createDeps(config, database, logger);
+  const deps = createDeps(config, database, logger, { keyRing });
   const stop = startBackgroundWork(deps);
   logger.info({ concurrency: config.webhookConcurrency }, 'webhook delivery worker ready');
 

@@ -73,11 +73,11 @@ export async function createScratchDatabase(): Promise<{
 }
 
 // One webhook encryption key per test process: tests never write a key file into ./data.
-const TEST_WEBHOOK_KEY = randomBytes(32).toString('hex');
+const TEST_ENCRYPTION_KEYS = `test:${randomBytes(32).toString('hex')}`;
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
-    ...loadConfig({ LOG_LEVEL: 'silent', APP_ENV: 'sandbox', WEBHOOK_SECRET_KEY: TEST_WEBHOOK_KEY }),
+    ...loadConfig({ LOG_LEVEL: 'silent', APP_ENV: 'sandbox', APP_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS }),
     ...overrides,
   };
 }

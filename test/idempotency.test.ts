@@ -199,4 +199,41 @@ describe('Idempotency-Key', () => {
     const ok = await createKey(tenant, 'y'.repeat(255), { name: 'k', scopes: ['read'] });
     expect(ok.statusCode).toBe(201);
   });
+
+  it('is scoped to the route and its normalised parameters, not to how the URL was spelled', async () => {
+    const tenant = await createTestTenant(t.deps);
+    const headers = { ...bearer(tenant.keys.commerce), 'idempotency-key': 'one-order' };
+    const payload = { contactId: '01900000-0000-7000-8000-0000000000c1', totalCents: 500 };
+    const answers = [];
+    for (const url of ['/api/v1/orders', '/api/v1/orders/', '/api/v1/%6frders'])
+      answers.push(await t.app.inject({ method: 'POST', url, headers, payload }));
+    expect(answers.map((a) => a.statusCode)).toEqual([201, 201, 201]);
+    expect(answers.map((a) => a.headers['x-idempotency-replayed'])).toEqual([undefined, 'true', 'true']);
+    const id = answers[0]?.json().data.id as string;
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/orders',
+      headers: bearer(tenant.keys.read),
+    });
+    expect(list.json().data.map((o: { id: string }) => o.id)).toEqual([id]);
+
+    // One order id in either case is one scope: the PATCH runs once.
+    const patch = (orderId: string) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/orders/${orderId}`,
+        headers: { ...bearer(tenant.keys.commerce), 'idempotency-key': 'one-patch' },
+        payload: { status: 'confirmed' },
+      });
+    const first = await patch(id);
+    const upper = await patch(id.toUpperCase());
+    expect([first.statusCode, upper.statusCode]).toEqual([200, 200]);
+    expect(upper.headers['x-idempotency-replayed']).toBe('true');
+    const audit = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/audit-logs?resourceId=${id}&action=order.update`,
+      headers: bearer(tenant.keys.admin),
+    });
+    expect(audit.json().data).toHaveLength(1);
+  });
 });

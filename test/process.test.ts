@@ -54,6 +54,9 @@ async function startServer(
       ...process.env,
       DATABASE_URL: '',
       REDIS_URL: '',
+      APP_ENCRYPTION_KEYS: '',
+      APP_ENCRYPTION_KEY_FILE: '',
+      WEBHOOK_SECRET_KEY: '',
       // Pin what would otherwise leak in from the caller's environment.
       APP_ENV: 'sandbox',
       SEED_DEMO: '',
@@ -174,6 +177,11 @@ describe('server process', () => {
 
     const file = path.join(dataDir, 'demo-keys.json');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    // The encryption key file is generated once, private, and its place printed.
+    const keyFile = path.join(dataDir, 'encryption.keys');
+    expect(out).toContain(`Generated the encryption key file ${keyFile} (mode 0600)`);
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(keyFile, 'utf8')).toMatch(/^k\d{8}:[0-9a-f]{64}$/m);
     const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as {
       environment: string;
       keys: Record<string, string>;
@@ -231,10 +239,23 @@ describe('server process', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(first.stdout()).toContain('shutting down');
     expect(fs.existsSync(path.join(dataDir, 'server.lock'))).toBe(false);
+    // Everything the embedded server wrote (the database files included) is private to its user.
+    const loose: string[] = [];
+    const walk = (dir: string) => {
+      if ((fs.statSync(dir).mode & 0o777) !== 0o700) loose.push(dir);
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if ((fs.statSync(full).mode & 0o777) !== 0o600) loose.push(full);
+      }
+    };
+    walk(dataDir);
+    expect(loose).toEqual([]);
 
     const again = await startServer(dataDir);
     try {
       await waitReady(again);
+      expect(again.stdout()).not.toContain('Generated the encryption key file');
       expect(again.stdout()).not.toContain('Demo tenant created');
       expect(again.stdout()).not.toMatch(KEY);
       expect((await manifest(again, readKey)).status).toBe(200);
@@ -265,6 +286,9 @@ describe('server process', () => {
     const cases: { env: Record<string, string>; variable: string }[] = [
       { env: { PORT: 'abc' }, variable: 'PORT' },
       { env: { APP_ENV: 'staging' }, variable: 'APP_ENV' },
+      // PostgreSQL with no encryption key: refused before anything connects (the port is closed).
+      { env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }, variable: 'APP_ENCRYPTION_KEYS' },
+      { env: { APP_ENCRYPTION_KEYS: 'k1:abc' }, variable: 'APP_ENCRYPTION_KEYS' },
     ];
     const results = await Promise.all(
       cases.map(async ({ env, variable }) => {
@@ -277,6 +301,7 @@ describe('server process', () => {
     for (const { code, variable, stderr, dir } of results) {
       expect(code).not.toBe(0);
       expect(stderr).toContain(`Invalid configuration: ${variable}`);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
       // Config is validated before anything touches the data directory.
       expect(fs.readdirSync(dir)).toEqual([]);
     }
@@ -341,7 +366,7 @@ describe('webhook delivery processes', () => {
       const env = {
         ...deliveryEnv,
         DATABASE_URL: scratch.url,
-        WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+        APP_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('hex')}`,
         WEBHOOK_POLL_INTERVAL_MS: '60000',
       };
       const { database } = scratch;

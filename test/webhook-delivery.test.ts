@@ -81,7 +81,7 @@ describe('webhook delivery', () => {
 
   const newWorker = (options: { tenantIds?: string[]; sender?: Sender } = {}) =>
     new DeliveryWorker(
-      { db: t.deps.db, clock, logger, config: t.deps.config, sender: options.sender ?? sender },
+      { db: t.deps.db, clock, logger, keyRing: t.deps.keyRing, sender: options.sender ?? sender },
       { concurrency: 8, pollIntervalMs: 60_000, tenantIds: options.tenantIds ?? [tenant.tenantId] },
     );
 
@@ -551,7 +551,7 @@ describe('webhook delivery', () => {
         const hook = await subscribe(['webhook.test']);
         const a = newWorker();
         const b = new DeliveryWorker(
-          { db: second.db, clock, logger, config: t.deps.config, sender: otherSender },
+          { db: second.db, clock, logger, keyRing: t.deps.keyRing, sender: otherSender },
           { concurrency: 8, pollIntervalMs: 60_000, tenantIds: [tenant.tenantId], claimBatch: 25 },
         );
         for (let i = 0; i < 1_000; i++) {

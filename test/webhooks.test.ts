@@ -5,14 +5,7 @@ import { ManualClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { tenantWhere } from '../src/db/tenant-scope.js';
 import { EVENT_TYPE_NAMES } from '../src/events/event-types.js';
-import {
-  activeSigningSecrets,
-  decryptSecret,
-  encryptSecret,
-  isNonPublicAddress,
-  loadWebhookKey,
-  webhookKey,
-} from '../src/modules/webhooks/index.js';
+import { activeSigningSecrets, isNonPublicAddress } from '../src/modules/webhooks/index.js';
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from '../src/modules/webhooks/tables.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
 
@@ -154,21 +147,16 @@ describe('webhook subscriptions', () => {
       expect(JSON.stringify(audit)).not.toContain(secret);
     });
 
-    it('stores the secret encrypted: the column does not contain it and decrypts to it', async () => {
+    it('stores the secret sealed by the key ring: the column does not contain it and opens to it', async () => {
       const hook = await create();
       const row = await storedRow(tenant.tenantId, hook.id);
-      expect(row?.secretCiphertext).toMatch(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+      const ring = t.deps.keyRing;
+      expect(row?.secretCiphertext).toMatch(/^ek1\.test\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
       expect(row?.secretCiphertext).not.toContain(hook.secret);
       expect(row?.secretCiphertext).not.toContain(hook.secret.slice(6));
-      const key = webhookKey(t.deps.config);
-      expect(decryptSecret(key, row?.secretCiphertext ?? '')).toBe(hook.secret);
-      // Authenticated encryption: another key or a tampered ciphertext fails instead of decrypting.
-      expect(() => decryptSecret(Buffer.alloc(32, 7), row?.secretCiphertext ?? '')).toThrow();
-      const parts = (row?.secretCiphertext ?? '').split('.');
-      parts[3] = Buffer.from('whsec_forged').toString('base64url');
-      expect(() => decryptSecret(key, parts.join('.'))).toThrow();
-      // Fresh IV each time: the same secret encrypts differently.
-      expect(encryptSecret(key, hook.secret)).not.toBe(encryptSecret(key, hook.secret));
+      expect(ring.open('webhook_secret', row?.secretCiphertext ?? '')).toBe(hook.secret);
+      // Bound to its purpose: the same ciphertext does not open as another kind of secret.
+      expect(() => ring.open('provider_secret', row?.secretCiphertext ?? '')).toThrow();
     });
 
     it('lists all of the tenant’s, active and disabled, newest first, and none of another tenant’s', async () => {
@@ -332,7 +320,7 @@ describe('webhook subscriptions', () => {
       expect(JSON.stringify(entry)).not.toContain('whsec_');
       // The secret is untouched by PATCH.
       expect(
-        await activeSigningSecrets(t.deps.db, tenant.tenantId, hook.id, clock.now(), t.deps.config),
+        await activeSigningSecrets(t.deps.db, tenant.tenantId, hook.id, clock.now(), t.deps.keyRing),
       ).toEqual([hook.secret]);
     });
 
@@ -423,7 +411,7 @@ describe('webhook subscriptions', () => {
       expect(row?.previousSecretCiphertext).not.toContain(hook.secret.slice(6));
 
       const secretsAt = (at: Date) =>
-        activeSigningSecrets(t.deps.db, tenant.tenantId, hook.id, at, t.deps.config);
+        activeSigningSecrets(t.deps.db, tenant.tenantId, hook.id, at, t.deps.keyRing);
       expect(await secretsAt(clock.now())).toEqual([data.secret, hook.secret]);
       expect(await secretsAt(new Date(clock.now().getTime() + 24 * HOUR - 1))).toEqual([
         data.secret,
@@ -433,7 +421,7 @@ describe('webhook subscriptions', () => {
       expect(await secretsAt(clock.now())).toEqual([data.secret]);
       // Another tenant's id gives nothing.
       expect(
-        await activeSigningSecrets(t.deps.db, other.tenantId, hook.id, clock.now(), t.deps.config),
+        await activeSigningSecrets(t.deps.db, other.tenantId, hook.id, clock.now(), t.deps.keyRing),
       ).toEqual([]);
 
       const audit = (await auditEntries('webhook.rotate_secret')).find((e) => e.resourceId === hook.id);
@@ -457,7 +445,7 @@ describe('webhook subscriptions', () => {
       // Untouched.
       expect(await read(hook.id, other)).toMatchObject({ isActive: true, url: hook.url });
       expect(
-        await activeSigningSecrets(t.deps.db, other.tenantId, hook.id, clock.now(), t.deps.config),
+        await activeSigningSecrets(t.deps.db, other.tenantId, hook.id, clock.now(), t.deps.keyRing),
       ).toEqual([hook.secret]);
     });
 
@@ -553,35 +541,6 @@ describe('webhook subscriptions', () => {
       expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(
         expect.objectContaining({ variable: 'WEBHOOK_ALLOW_PRIVATE_TARGETS' }),
       );
-    });
-  });
-
-  describe('encryption key', () => {
-    it('requires WEBHOOK_SECRET_KEY with DATABASE_URL, and generates a 0600 key file in embedded mode', async () => {
-      expect(() =>
-        loadWebhookKey({ webhookSecretKey: undefined, databaseUrl: 'postgres://x/y', dataDir: '/nowhere' }),
-      ).toThrow(/WEBHOOK_SECRET_KEY/);
-      expect(
-        loadWebhookKey({ webhookSecretKey: KEY_HEX, databaseUrl: 'postgres://x/y', dataDir: '/x' }),
-      ).toEqual(Buffer.from(KEY_HEX, 'hex'));
-      const { mkdtemp, rm, stat } = await import('node:fs/promises');
-      const { tmpdir } = await import('node:os');
-      const path = await import('node:path');
-      const dir = await mkdtemp(path.join(tmpdir(), 'webhook-key-'));
-      try {
-        const config = {
-          webhookSecretKey: undefined,
-          databaseUrl: undefined,
-          dataDir: path.join(dir, 'data'),
-        };
-        const first = loadWebhookKey(config);
-        expect(first).toHaveLength(32);
-        expect(loadWebhookKey(config)).toEqual(first);
-        const mode = (await stat(path.join(dir, 'data', 'webhook-secret.key'))).mode & 0o777;
-        expect(mode).toBe(0o600);
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
     });
   });
 });

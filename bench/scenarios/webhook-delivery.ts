@@ -48,7 +48,7 @@ export async function webhookDelivery(url: string, smoke: boolean): Promise<Webh
     ...loadConfig({
       APP_ENV: 'sandbox',
       LOG_LEVEL: 'warn',
-      WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+      APP_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('hex')}`,
     }),
     databaseUrl: url,
     webhookAllowPrivateTargets: true,

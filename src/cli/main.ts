@@ -2,9 +2,11 @@
 import { parseArgs } from 'node:util';
 import { type AppEnv, ConfigError, loadConfig } from '../config.js';
 import { RATE_TIERS, type RateTier } from '../core/context.js';
+import { loadKeyRing } from '../core/key-ring.js';
 import { isScope, type Scope } from '../core/scopes.js';
 import type { Database } from '../db/client.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
+import { resealSecrets } from '../db/sealing.js';
 import { createLogger, openConfiguredDatabase } from '../deps.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../modules/api-keys/index.js';
 import { createTenant, getTenant, listTenants } from '../modules/tenants/index.js';
@@ -31,6 +33,10 @@ Commands:
   keys list --tenant <id>              list a tenant's keys
   keys revoke --tenant <id> --key <key id>
                                        revoke a key
+  encryption status                    where the encryption keys come from, and what is not yet
+                                       sealed by the current (first) key
+  encryption rotate                    re-seal every stored secret under the current key (after
+                                       putting a new key first in APP_ENCRYPTION_KEYS or the key file)
 
 Options:
   --json    machine-readable output
@@ -86,6 +92,8 @@ const COMMANDS = [
   'keys issue',
   'keys list',
   'keys revoke',
+  'encryption status',
+  'encryption rotate',
 ];
 
 /** Rejects a bad command line before the database is opened (and its lock taken). */
@@ -174,6 +182,25 @@ async function run(command: string[], opts: Options): Promise<void> {
           : undefined;
         if (!revoked) throw new UsageError(`key ${keyId} not found in tenant ${tenant.id}`);
         return print(json, revoked, `Revoked key ${revoked.id}`);
+      }
+      case 'encryption status':
+      case 'encryption rotate': {
+        const ring = loadKeyRing(config);
+        const reports = await resealSecrets(database.db, ring, verb === 'rotate' ? 'rotate' : 'clear');
+        const lines = reports.map(
+          (r) =>
+            `  ${r.table}.${r.column}: ${r.resealed} re-sealed, ${r.remaining} not under the current key`,
+        );
+        return print(
+          json,
+          {
+            keySource: ring.source,
+            currentKeyId: ring.currentId,
+            keyIds: ring.keys.map((k) => k.id),
+            columns: reports,
+          },
+          `Keys from ${ring.source}; current key ${ring.currentId} (of ${ring.keys.map((k) => k.id).join(', ')})\n${lines.join('\n')}`,
+        );
       }
       default:
         throw new UsageError(`unknown command: ${key}`);

@@ -11,6 +11,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { prepareStatementsOn } from './prepared-statements.js';
+import { keepPrivate } from './private-files.js';
 import { guardRootHandle } from './transaction-guard.js';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
@@ -75,7 +76,10 @@ export function openPostgres({ url, poolSize = 10, logger }: PostgresOptions): D
 /** Embedded PostgreSQL (PGlite). `dataDir` undefined means in memory (tests). */
 export async function openPglite(dataDir: string | undefined): Promise<Database> {
   let lock: DataDirLock | undefined;
-  if (dataDir) lock = lockDataDir(dataDir);
+  if (dataDir) {
+    keepPrivate(dataDir);
+    lock = lockDataDir(dataDir);
+  }
   try {
     const client = await PGlite.create(dataDir ? path.join(dataDir, 'pgdata') : undefined);
     const db = guardRootHandle(drizzlePglite({ client }) as unknown as Db);

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { notFound } from '../core/errors.js';
+import type { KeyRing } from '../core/key-ring.js';
 import {
   type CrudSpec,
   createResource,
@@ -26,7 +27,7 @@ const words = (pascal: string) => pascal.replace(/([a-z])([A-Z])/g, '$1 $2').toL
  */
 export function registerAdminCrud<Api extends { id: string }, Create, Update>(
   app: TypedApp,
-  deps: UnitDeps,
+  deps: UnitDeps & { keyRing: KeyRing },
   spec: CrudSpec<Api, Create, Update>,
 ) {
   const base = `/api/v1${spec.path}`;

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { AppError } from '../core/errors.js';
+import type { KeyRing } from '../core/key-ring.js';
 import type { Db, Tx } from '../db/client.js';
 import { type CommitHooks, derivedKey, mintedKey, type OperationKey } from '../unit-of-work/index.js';
 import { requireCtx } from './auth.js';
@@ -25,6 +26,7 @@ export interface Presented {
 interface EdgeDeps {
   db: Db;
   clock: Clock;
+  keyRing: KeyRing;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
@@ -56,6 +58,22 @@ class StoredReplay extends Error {
   }
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The route an Idempotency-Key is scoped to: its pattern with the parameters filled in,
+ * normalised (ids lower-cased), so `/api/v1/orders`, `/api/v1/orders/` and `/api/v1/%6frders`,
+ * or one order id in either case, are one scope, as they are one operation.
+ */
+function scopePath(request: FastifyRequest): string {
+  const pattern = request.routeOptions.url ?? request.url.split('?')[0] ?? request.url;
+  const params = (request.params ?? {}) as Record<string, string>;
+  return pattern.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
+    const value = String(params[name] ?? '');
+    return encodeURIComponent(UUID.test(value) ? value.toLowerCase() : value);
+  });
+}
+
 export function idempotentRequest(request: FastifyRequest, ctx: RequestContext): IdempotentRequest | null {
   const header = request.headers['idempotency-key'];
   if (header === undefined || !WRITE_METHODS.has(request.method)) return null;
@@ -70,7 +88,7 @@ export function idempotentRequest(request: FastifyRequest, ctx: RequestContext):
     tenantId: ctx.tenantId,
     key,
     method: request.method,
-    path: request.url.split('?')[0] ?? request.url,
+    path: scopePath(request),
     hash: requestHash(request.body, request.query),
   };
 }
@@ -111,9 +129,9 @@ const replayOf = (stored: StoredResponse): Outcome => ({
 });
 
 /** Under the scope's lock: a completed duplicate is replayed, another body is 422. */
-async function lockScope(tx: Tx, idem: IdempotentRequest, now: Date): Promise<void> {
+async function lockScope(tx: Tx, keyRing: KeyRing, idem: IdempotentRequest, now: Date): Promise<void> {
   if (!(await tryLockScope(tx, idem))) throw inFlight();
-  const stored = await findResponse(tx, idem, now);
+  const stored = await findResponse(tx, keyRing, idem, now);
   if (!stored) return;
   if (stored.requestHash !== idem.hash) throw conflictingReuse();
   throw new StoredReplay(stored);
@@ -127,9 +145,9 @@ async function rememberRefusal(deps: EdgeDeps, idem: IdempotentRequest, outcome:
   return deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     if (!(await tryLockScope(tx, idem))) return outcome;
-    const stored = await findResponse(tx, idem, now);
+    const stored = await findResponse(tx, deps.keyRing, idem, now);
     if (stored) return stored.requestHash === idem.hash ? replayOf(stored) : outcome;
-    await saveResponse(tx, idem, outcome.status, outcome.payload, now);
+    await saveResponse(tx, deps.keyRing, idem, outcome.status, outcome.payload, now);
     return outcome;
   });
 }
@@ -156,11 +174,11 @@ export async function respond<T>(
   const idem = idempotentRequest(request, ctx);
   let made: Outcome | undefined;
   const hooks: CommitHooks<T> = {
-    ...(idem ? { begin: (tx: Tx) => lockScope(tx, idem, deps.clock.now()) } : {}),
+    ...(idem ? { begin: (tx: Tx) => lockScope(tx, deps.keyRing, idem, deps.clock.now()) } : {}),
     beforeCommit: async (result, tx) => {
       const { status, body } = present(result, ctx);
       made = { status, payload: serialize(reply, status, body), replayed: false };
-      if (idem && tx) await saveResponse(tx, idem, status, made.payload, deps.clock.now());
+      if (idem && tx) await saveResponse(tx, deps.keyRing, idem, status, made.payload, deps.clock.now());
     },
   };
   const key = idem
@@ -195,7 +213,7 @@ export function registerIdempotentReplay(app: TypedApp, deps: EdgeDeps) {
     if (!request.ctx) return;
     const idem = idempotentRequest(request, request.ctx);
     if (!idem) return;
-    const stored = await findResponse(deps.db, idem, deps.clock.now());
+    const stored = await findResponse(deps.db, deps.keyRing, idem, deps.clock.now());
     if (!stored) return;
     if (stored.requestHash !== idem.hash) throw conflictingReuse();
     return send(reply, replayOf(stored));

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { BillingRegistry } from '../billing/registry.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { KeyRing } from '../core/key-ring.js';
 import type { Database, Db } from '../db/client.js';
 import type { DeliverySignal } from '../events/delivery-signal.js';
 import type { Intent } from './intents.js';
@@ -37,4 +38,6 @@ export interface ServiceDeps {
   deliveries: DeliverySignal;
   /** The reconciler's handlers of roll-forward operations, by operation name. */
   intentHandlers: IntentHandlers;
+  /** Seals and opens the secrets kept at rest. */
+  keyRing: KeyRing;
 }

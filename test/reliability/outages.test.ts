@@ -272,7 +272,7 @@ describe('webhook receiver down for the whole retry cycle', () => {
         ).toBe(201);
       }
       const worker = new DeliveryWorker(
-        { db: t.deps.db, clock, logger, config: t.deps.config, sender },
+        { db: t.deps.db, clock, logger, keyRing: t.deps.keyRing, sender },
         { concurrency: 8, pollIntervalMs: 60_000, tenantIds: [tenant.tenantId] },
       );
       for (let round = 0; round < 12; round++) {

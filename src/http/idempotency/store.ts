@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import { isSealed, type KeyRing } from '../../core/key-ring.js';
 import { affectedRows, type Queryable, rowsOf, type Tx } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { IDEMPOTENCY_RETENTION_HOURS } from '../limits.js';
@@ -10,6 +11,10 @@ export interface IdempotentRequest {
   tenantId: string;
   key: string;
   method: string;
+  /**
+   * The route and its parameters, normalised (src/http/operation.ts `scopePath`): the same
+   * operation however its URL was spelled.
+   */
   path: string;
   /** SHA-256 of the canonical (RFC 8785) request body and query. */
   hash: string;
@@ -52,9 +57,14 @@ const scopeWhere = (req: IdempotentRequest) =>
     eq(idempotencyKeys.path, req.path),
   );
 
-/** The stored response for this scope, unless it has expired. */
+/**
+ * The stored response for this scope, unless it has expired. Responses are kept sealed by the key
+ * ring (they may hold a secret shown once: a new API key, a webhook or provider signing secret);
+ * one stored in clear before sealing existed is read as it is until the start-up sealing passes.
+ */
 export async function findResponse(
   db: Queryable,
+  ring: KeyRing,
   req: IdempotentRequest,
   now: Date,
 ): Promise<StoredResponse | undefined> {
@@ -66,12 +76,14 @@ export async function findResponse(
     })
     .from(idempotencyKeys)
     .where(and(scopeWhere(req), gt(idempotencyKeys.expiresAt, now)));
-  return row;
+  if (!row) return undefined;
+  return isSealed(row.body) ? { ...row, body: ring.open('idempotent_response', row.body) } : row;
 }
 
 /** Stores the response; an expired record of the same scope is replaced. */
 export async function saveResponse(
   tx: Queryable,
+  ring: KeyRing,
   req: IdempotentRequest,
   status: number,
   body: string,
@@ -80,7 +92,7 @@ export async function saveResponse(
   const values = {
     requestHash: req.hash,
     responseStatus: status,
-    responseBody: body,
+    responseBody: ring.seal('idempotent_response', body),
     createdAt: now,
     expiresAt: new Date(now.getTime() + RETENTION_MS),
   };

@@ -10,7 +10,7 @@ import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
 import { compileBodyValidator, validationDetails } from '../../http/validation.js';
 import { applyProviderEvent } from './apply.js';
-import { configureProvider } from './operations.js';
+import { type ConfiguredProvider, configureProvider } from './operations.js';
 import { callbackPath, sandboxEvent } from './sandbox.js';
 import {
   IssuedProviderIntegrationSchema,
@@ -23,7 +23,12 @@ import {
   SimulateBody,
   SimulationSchema,
 } from './schemas.js';
-import { findIntegrationByEndpoint, getProviderIntegration, type ProviderIntegrationRow } from './service.js';
+import {
+  findIntegrationByEndpoint,
+  getProviderIntegration,
+  type ProviderIntegrationRow,
+  signingSecretOf,
+} from './service.js';
 import { SIGNATURE_HEADER, type VerifyFailure, verifySignature } from './signature.js';
 
 const ADMIN = '/api/v1/admin/payment-provider';
@@ -49,9 +54,9 @@ function presentIntegration(deps: Deps, row: ProviderIntegrationRow) {
 /** A configured integration with its new secret: the one response that shows it. */
 const issuedResponse =
   (deps: Deps) =>
-  (row: ProviderIntegrationRow, ctx: RequestContext): Presented => ({
+  ({ row, secret }: ConfiguredProvider, ctx: RequestContext): Presented => ({
     status: 200,
-    body: envelope(ctx, { ...presentIntegration(deps, row), secret: row.secret }, adminActions),
+    body: envelope(ctx, { ...presentIntegration(deps, row), secret }, adminActions),
   });
 
 export function registerProviderEventRoutes(app: TypedApp, deps: Deps) {
@@ -220,7 +225,7 @@ function registerCallbackRoute(app: TypedApp, deps: Deps) {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const header = request.headers[SIGNATURE_HEADER];
         const verdict = verifySignature(
-          integration.secret,
+          signingSecretOf(deps.keyRing, integration),
           Array.isArray(header) ? header.join(',') : header,
           raw,
           deps.clock.now(),

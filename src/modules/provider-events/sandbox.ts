@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors.js';
 import type { ServiceDeps } from '../../unit-of-work/index.js';
 import { getSession } from '../payments/index.js';
 import type { ProviderEvent, SimulateBody } from './schemas.js';
-import { getProviderIntegration } from './service.js';
+import { getProviderIntegration, signingSecretOf } from './service.js';
 import { newEventId, SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
 export const callbackPath = (provider: string, endpointId: string) =>
@@ -57,7 +57,7 @@ export async function sandboxEvent(
     path: callbackPath(integration.provider, integration.endpointId),
     headers: {
       'content-type': 'application/json',
-      [SIGNATURE_HEADER]: signatureHeader(integration.secret, timestamp, raw),
+      [SIGNATURE_HEADER]: signatureHeader(signingSecretOf(deps.keyRing, integration), timestamp, raw),
     },
     raw,
   };

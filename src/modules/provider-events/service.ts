@@ -1,4 +1,5 @@
 import { and, desc, eq } from 'drizzle-orm';
+import { isSealed, type KeyRing } from '../../core/key-ring.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { ProviderEvent } from './schemas.js';
@@ -7,26 +8,37 @@ import { providerEvents, providerIntegrations } from './tables.js';
 
 export type ProviderIntegrationRow = typeof providerIntegrations.$inferSelect;
 
-/** Creates the tenant's integration with `provider`, or rotates both its endpoint id and secret. */
+/**
+ * Creates the tenant's integration with `provider`, or rotates both its endpoint id and secret.
+ * The secret is stored sealed by the key ring; the plain one is returned to be shown once.
+ */
 export async function saveProviderIntegration(
   tx: Queryable,
+  ring: KeyRing,
   tenantId: string,
   provider: string,
   now: Date,
-): Promise<ProviderIntegrationRow> {
+): Promise<{ row: ProviderIntegrationRow; secret: string }> {
   const endpointId = newEndpointId();
-  // Stored as issued for now: webhook secrets get encryption at rest in a later change.
   const secret = newSigningSecret();
+  const sealed = ring.seal('provider_secret', secret);
   const [row] = await tx
     .insert(providerIntegrations)
-    .values({ tenantId, provider, endpointId, secret, createdAt: now, updatedAt: now })
+    .values({ tenantId, provider, endpointId, secret: sealed, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({
       target: [providerIntegrations.tenantId, providerIntegrations.provider],
-      set: { endpointId, secret, updatedAt: now },
+      set: { endpointId, secret: sealed, updatedAt: now },
     })
     .returning();
-  return row as ProviderIntegrationRow;
+  return { row: row as ProviderIntegrationRow, secret };
 }
+
+/**
+ * The integration's signing secret, opened. A value from before secrets were sealed is still in
+ * clear until the start-up sealing (src/db/sealing.ts) has passed: used as it is.
+ */
+export const signingSecretOf = (ring: KeyRing, row: Pick<ProviderIntegrationRow, 'secret'>): string =>
+  isSealed(row.secret) ? ring.open('provider_secret', row.secret) : row.secret;
 
 /** The tenant's integration (with `provider`, else the most recently configured one). */
 export async function getProviderIntegration(

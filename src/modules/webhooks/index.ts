@@ -6,14 +6,7 @@ export {
   recordAttempts,
 } from './delivery-queue.js';
 export { WebhookSchema } from './schemas.js';
-export {
-  decryptSecret,
-  encryptSecret,
-  generateWebhookSecret,
-  loadWebhookKey,
-  type WebhookKeyConfig,
-  webhookKey,
-} from './secrets.js';
+export { generateWebhookSecret } from './secrets.js';
 export { activeSigningSecrets, getWebhook, insertWebhook, listWebhooks, type WebhookApi } from './service.js';
 export { DELIVERY_STATUSES, type DeliveryStatus } from './tables.js';
 export { isNonPublicAddress, webhookUrlProblem } from './url-safety.js';

@@ -4,7 +4,6 @@ import { notFound } from '../../core/errors.js';
 import { diffChanges, type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
 import { type DeliveryApi, enqueueTestDelivery, replayDelivery } from './deliveries.js';
 import type { CreateWebhookBody, UpdateWebhookBody } from './schemas.js';
-import { webhookKey } from './secrets.js';
 import {
   assertKnownEvents,
   deleteWebhookRow,
@@ -33,9 +32,8 @@ export async function createWebhook(
 ): Promise<CreatedWebhook> {
   assertKnownEvents(input.events);
   await assertWebhookUrl(input.url, deps.config.webhookAllowPrivateTargets);
-  const secretKey = webhookKey(deps.config);
   return runUnitOfWork(deps, ctx, key, async (u) => {
-    const created = await insertWebhook(u.tx, ctx.tenantId, input, secretKey, u.now);
+    const created = await insertWebhook(u.tx, ctx.tenantId, input, deps.keyRing, u.now);
     await u.audit({
       action: 'webhook.create',
       resourceType: 'webhook',
@@ -102,9 +100,8 @@ export function rotateWebhookSecret(
   input: { webhookId: string },
   key: OperationKey<RotatedSecret>,
 ): Promise<RotatedSecret> {
-  const secretKey = webhookKey(deps.config);
   return runUnitOfWork(deps, ctx, key, async (u) => {
-    const rotated = await rotateSecretRow(u.tx, ctx.tenantId, input.webhookId, secretKey, u.now);
+    const rotated = await rotateSecretRow(u.tx, ctx.tenantId, input.webhookId, deps.keyRing, u.now);
     if (!rotated) throw notFound('Webhook');
     await u.audit({
       action: 'webhook.rotate_secret',

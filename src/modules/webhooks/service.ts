@@ -3,19 +3,14 @@ import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import { AppError } from '../../core/errors.js';
 import { iso, isoOrNull } from '../../core/format.js';
+import type { KeyRing } from '../../core/key-ring.js';
 import type { Queryable, Tx } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { isEventType } from '../../events/event-types.js';
 import type { CreateWebhookBody, UpdateWebhookBody, WebhookSchema } from './schemas.js';
 import { SECRET_OVERLAP_HOURS } from './schemas.js';
-import {
-  decryptSecret,
-  encryptSecret,
-  generateWebhookSecret,
-  type WebhookKeyConfig,
-  webhookKey,
-} from './secrets.js';
+import { generateWebhookSecret } from './secrets.js';
 import { type DeliveryStatus, webhookAttempts, webhookDeliveries, webhookSubscriptions } from './tables.js';
 
 export type WebhookApi = Static<typeof WebhookSchema>;
@@ -105,7 +100,7 @@ export async function insertWebhook(
   tx: Tx,
   tenantId: string,
   input: CreateInput,
-  key: Buffer,
+  ring: KeyRing,
   now: Date,
 ): Promise<{ webhook: WebhookApi; secret: string }> {
   const secret = generateWebhookSecret();
@@ -114,7 +109,7 @@ export async function insertWebhook(
     url: input.url,
     events: input.events,
     isActive: true,
-    secretCiphertext: encryptSecret(key, secret),
+    secretCiphertext: ring.seal('webhook_secret', secret),
     previousSecretCiphertext: null,
     previousSecretExpiresAt: null,
     createdAt: now,
@@ -182,7 +177,7 @@ export async function rotateSecretRow(
   tx: Tx,
   tenantId: string,
   id: string,
-  key: Buffer,
+  ring: KeyRing,
   now: Date,
 ): Promise<{ id: string; secret: string; previousSecretExpiresAt: Date } | undefined> {
   const current = await lockRow(tx, tenantId, id);
@@ -190,7 +185,7 @@ export async function rotateSecretRow(
   const secret = generateWebhookSecret();
   const previousSecretExpiresAt = new Date(now.getTime() + OVERLAP_MS);
   await repo.update(tx, tenantId, id, {
-    secretCiphertext: encryptSecret(key, secret),
+    secretCiphertext: ring.seal('webhook_secret', secret),
     previousSecretCiphertext: current.secretCiphertext,
     previousSecretExpiresAt,
     updatedAt: now,
@@ -208,8 +203,7 @@ export async function activeSigningSecrets(
   tenantId: string,
   subscriptionId: string,
   now: Date,
-  /** Where the encryption key comes from: `deps.config`. */
-  keyConfig: WebhookKeyConfig,
+  ring: KeyRing,
 ): Promise<string[]> {
   const [row] = await db
     .select({
@@ -220,10 +214,9 @@ export async function activeSigningSecrets(
     .from(webhookSubscriptions)
     .where(and(tenantWhere(webhookSubscriptions, tenantId), eq(webhookSubscriptions.id, subscriptionId)));
   if (!row) return [];
-  const key = webhookKey(keyConfig);
-  const secrets = [decryptSecret(key, row.current)];
+  const secrets = [ring.open('webhook_secret', row.current)];
   if (row.previous && row.expiresAt && row.expiresAt.getTime() > now.getTime()) {
-    secrets.push(decryptSecret(key, row.previous));
+    secrets.push(ring.open('webhook_secret', row.previous));
   }
   return secrets;
 }

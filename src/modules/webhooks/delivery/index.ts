@@ -18,7 +18,7 @@ export function startDeliveryWorker(deps: ServiceDeps): () => Promise<void> {
     caFile: config.webhookCaFile,
   });
   const worker = new DeliveryWorker(
-    { db: deps.db, clock: deps.clock, logger: deps.logger, config, sender },
+    { db: deps.db, clock: deps.clock, logger: deps.logger, keyRing: deps.keyRing, sender },
     { concurrency: config.webhookConcurrency, pollIntervalMs: config.webhookPollIntervalMs },
   );
   const unsubscribe = deps.deliveries.subscribe(() => worker.wake());

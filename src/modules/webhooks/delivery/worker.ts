@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../../clock.js';
-import type { Config } from '../../../config.js';
+import type { KeyRing } from '../../../core/key-ring.js';
 import type { Db } from '../../../db/client.js';
 import { deliveryBody, signDelivery } from '../../../events/signing.js';
 import {
@@ -9,7 +9,6 @@ import {
   claimDueDeliveries,
   recordAttempts,
 } from '../delivery-queue.js';
-import { decryptSecret, webhookKey } from '../secrets.js';
 import { afterAttempt } from './schedule.js';
 import type { Sender } from './sender.js';
 
@@ -17,7 +16,8 @@ export interface DeliveryWorkerDeps {
   db: Db;
   clock: Clock;
   logger: Logger;
-  config: Pick<Config, 'webhookSecretKey' | 'databaseUrl' | 'dataDir'>;
+  /** Opens the subscriptions' sealed signing secrets. */
+  keyRing: KeyRing;
   sender: Sender;
 }
 
@@ -212,11 +212,11 @@ export class DeliveryWorker {
 
   /** The current secret, and the previous one while its rotation overlap lasts. */
   private secretsOf(delivery: ClaimedDelivery, at: Date): string[] {
-    const key = webhookKey(this.deps.config);
-    const secrets = [decryptSecret(key, delivery.secretCiphertext)];
+    const ring = this.deps.keyRing;
+    const secrets = [ring.open('webhook_secret', delivery.secretCiphertext)];
     const previousValid = delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > at;
     if (delivery.previousSecretCiphertext && previousValid) {
-      secrets.push(decryptSecret(key, delivery.previousSecretCiphertext));
+      secrets.push(ring.open('webhook_secret', delivery.previousSecretCiphertext));
     }
     return secrets;
   }
