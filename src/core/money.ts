@@ -1,3 +1,5 @@
+import { validationFailed } from './errors.js';
+
 const exponents = new Map<string, number>();
 
 /** Digits after the decimal point of a currency's major unit (USD 2, JPY 0, BHD 3), from ICU. */
@@ -22,4 +24,37 @@ export function currencyExponent(currency: string): number {
  */
 export function toDecimal(minor: number, currency: string): number {
   return Number((minor / 10 ** currencyExponent(currency)).toFixed(currencyExponent(currency)));
+}
+
+/** The largest single amount an input may carry, in minor units: a unit price, a payment, an invoice line's unit amount. */
+export const MAX_AMOUNT_CENTS = 1_000_000_000;
+
+/**
+ * The largest amount we compute or store, in minor units: a line (unit price x quantity), a cart,
+ * an order, an invoice. 10^13 (100 billion in a two-decimal currency) is exact in a JavaScript
+ * number and far inside PostgreSQL's bigint, so sums of such amounts never lose a cent.
+ */
+export const MAX_TOTAL_CENTS = 10_000_000_000_000;
+
+/** The largest quantity of one line, subscription or invoice line. */
+export const MAX_QUANTITY = 1_000_000;
+
+const tooLarge = (field: string, value: number) =>
+  validationFailed(
+    field,
+    'maximum',
+    `${field} makes an amount of ${value} minor units, above ${MAX_TOTAL_CENTS}, the largest amount handled`,
+  );
+
+/** `value` when it is a total we can hold; else 400 validation_failed naming `field` (rule `maximum`). */
+export function checkedTotal(value: number, field: string): number {
+  if (!Number.isSafeInteger(value) || Math.abs(value) > MAX_TOTAL_CENTS) throw tooLarge(field, value);
+  return value;
+}
+
+/** The sum of `values`, each and every partial sum checked like `checkedTotal`. */
+export function checkedSum(values: readonly number[], field: string): number {
+  let sum = 0;
+  for (const v of values) sum = checkedTotal(sum + checkedTotal(v, field), field);
+  return sum;
 }

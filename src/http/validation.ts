@@ -12,7 +12,27 @@ function makeAjv(options: Options) {
     ...options,
   });
   addFormats.default(ajv);
+  // What PostgreSQL's timestamptz and a JavaScript Date both hold: years 1-9999, a real instant.
+  // RFC 3339 also allows a leap second (23:59:60) and year 0000, which neither can store.
+  const dateTime = ajv.formats['date-time'] as { validate: (v: string) => boolean };
+  const date = ajv.formats.date as { validate: (v: string) => boolean };
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (v: string) => dateTime.validate(v) && storableInstant(v),
+  });
+  ajv.addFormat('date', {
+    type: 'string',
+    validate: (v: string) => date.validate(v) && storableInstant(`${v}T00:00:00Z`),
+  });
   return ajv;
+}
+
+/** A date-time a Date parses to the same wall clock second, in years 1-9999. */
+function storableInstant(text: string): boolean {
+  const year = Number(text.slice(0, 4));
+  if (year < 1 || year > 9999) return false;
+  if (/T\d{2}:\d{2}:60/i.test(text)) return false;
+  return !Number.isNaN(Date.parse(text));
 }
 
 // Bodies are JSON and typed: "5" is not a number. Query strings, paths and headers are text,

@@ -4,7 +4,17 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/modules/api-keys/index.js';
 import { createTestTenant, startApp, type TestApp } from '../harness.js';
-import { anyJson, hostileString, invalid, type SchemaContext, valid } from './support/arbitraries.js';
+import {
+  anyJson,
+  boundaryInteger,
+  hostileString,
+  invalid,
+  type SchemaContext,
+  valid,
+} from './support/arbitraries.js';
+
+const isIntegerParam = (schema: { type?: unknown }) => schema.type === 'integer' || schema.type === 'number';
+
 import { fetchDocument, fillPath, type OpenApiDoc, type Operation, operations } from './support/openapi.js';
 import { buildWorld, injectCall, type World } from './support/world.js';
 
@@ -59,6 +69,8 @@ function requestArb(op: Operation, ctx: SchemaContext, tenant: number): fc.Arbit
       fc.oneof(
         { weight: 4, arbitrary: valid(p.schema, ctx).map((v) => (v === null ? undefined : String(v))) },
         { weight: 1, arbitrary: hostileString },
+        // Integer parameters (limits, pages) at the storage and arithmetic boundaries.
+        ...(isIntegerParam(p.schema) ? [{ weight: 2, arbitrary: boundaryInteger.map(String) }] : []),
         { weight: p.required ? 1 : 4, arbitrary: fc.constant(undefined) },
       ),
     ),

@@ -11,6 +11,7 @@ import {
 } from '../../billing/index.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
+import { checkedSum, checkedTotal } from '../../core/money.js';
 import {
   abandonIntent,
   anyCallTookEffect,
@@ -261,6 +262,11 @@ export async function issueBillingInvoice(
   input: { accountId: string; lines: InvoiceLineInput[]; dueDate?: string | undefined },
   key: OperationKey<OperatorResult>,
 ): Promise<OperatorResult> {
+  // Every line, and the invoice, must stay an amount we hold: checked before any call.
+  checkedSum(
+    input.lines.map((l, i) => checkedTotal((l.quantity ?? 1) * l.unitAmountCents, `lines.${i}.quantity`)),
+    'lines',
+  );
   const engine = await builtinEngineFor(deps, ctx.tenantId);
   const account = unwrapBilling(await engine.getAccount(input.accountId), 'Billing account');
   const command: OperatorCommand = {

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import { notFound, validationFailed } from '../../core/errors.js';
+import { checkedSum } from '../../core/money.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
@@ -37,8 +38,15 @@ async function priceCartLines(
   now: Date,
   check?: (index: number, found: Awaited<ReturnType<typeof priceLines>>[number]) => void,
 ): Promise<PricedValues[]> {
-  const priced = await priceLines(tx, cart.tenantId, lines, normalContext(cart.customerContext), now);
-  return lines.map((line, i) => {
+  const priced = await priceLines(
+    tx,
+    cart.tenantId,
+    lines,
+    normalContext(cart.customerContext),
+    now,
+    () => 'quantity',
+  );
+  const values = lines.map((line, i): PricedValues => {
     const p = priced[i];
     check?.(i, p);
     if (!p) {
@@ -66,6 +74,12 @@ async function priceCartLines(
       requiresQuote: r.requiresQuote,
     };
   });
+  // The cart's subtotal is the sum of the lines before offers: it must stay an amount we hold.
+  checkedSum(
+    values.map((v) => v.listCents),
+    'quantity',
+  );
+  return values;
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  bigint,
   boolean,
   index,
   integer,
@@ -29,9 +30,9 @@ export const carts = pgTable(
     organizationId: uuid('organization_id'),
     promotionId: uuid('promotion_id'),
     promoCode: text('promo_code'),
-    subtotalCents: integer('subtotal_cents').notNull(),
-    discountCents: integer('discount_cents').notNull(),
-    totalCents: integer('total_cents').notNull(),
+    subtotalCents: bigint('subtotal_cents', { mode: 'number' }).notNull(),
+    discountCents: bigint('discount_cents', { mode: 'number' }).notNull(),
+    totalCents: bigint('total_cents', { mode: 'number' }).notNull(),
     /** Bumped by every change: a checkout that read the cart before its billing calls compares it. */
     version: integer('version').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
@@ -57,11 +58,11 @@ export const cartItems = pgTable(
     productId: uuid('product_id').notNull(),
     productName: text('product_name').notNull(),
     productType: text('product_type').notNull(),
-    quantity: integer('quantity').notNull(),
-    unitPriceCents: integer('unit_price_cents').notNull(),
-    totalCents: integer('total_cents').notNull(),
+    quantity: bigint('quantity', { mode: 'number' }).notNull(),
+    unitPriceCents: bigint('unit_price_cents', { mode: 'number' }).notNull(),
+    totalCents: bigint('total_cents', { mode: 'number' }).notNull(),
     /** Before offers; the cart promo applies to the sum of line totals. */
-    listCents: integer('list_cents').notNull(),
+    listCents: bigint('list_cents', { mode: 'number' }).notNull(),
     charges: jsonb('charges').notNull().$type<CartLineCharge[]>(),
     appliedOffers: jsonb('applied_offers')
       .notNull()

@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import type { BillingAdapter, InvoiceLineInput } from '../../billing/index.js';
 import type { OperationContext } from '../../core/context.js';
 import { validationFailed } from '../../core/errors.js';
+import { checkedTotal } from '../../core/money.js';
 import { readTogether } from '../../db/read-together.js';
 import type { ServiceDeps } from '../../unit-of-work/index.js';
 import { resolveAccount } from '../accounts/index.js';
@@ -205,11 +206,14 @@ export async function planOrder(deps: ServiceDeps, ctx: OperationContext, body: 
   );
   // A cart's stored totals (its promo included) stand; quotes are added at checkout.
   const quotedCents = priced.quotes.reduce((s, q) => s + q.amountCents, 0);
-  const totalCents = source.cart
-    ? source.cart.totalCents + quotedCents
-    : source.items.length > 0
-      ? priced.totalCents
-      : (body.totalCents ?? 0);
+  const totalCents = checkedTotal(
+    source.cart
+      ? source.cart.totalCents + quotedCents
+      : source.items.length > 0
+        ? priced.totalCents
+        : (body.totalCents ?? 0),
+    source.cart ? 'cartId' : source.items.length > 0 ? 'items' : 'totalCents',
+  );
   if (body.totalCents !== undefined && source.items.length > 0 && body.totalCents !== totalCents)
     priced.hints.push({ field: 'totalCents', submitted: body.totalCents, resolved: totalCents });
   const evaluation = evaluateLoadedPolicies(policies, {

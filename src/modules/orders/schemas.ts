@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_TOTAL_CENTS } from '../../core/money.js';
 import { StringEnum } from '../../core/schema.js';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -24,6 +25,7 @@ export const OrderItemInput = Type.Object(
     priceCents: Type.Optional(
       Type.Integer({
         minimum: 0,
+        maximum: MAX_TOTAL_CENTS,
         description: 'A hint: the server resolves the price; a different hint is recorded.',
       }),
     ),
@@ -43,7 +45,9 @@ export const CreateOrderBody = Type.Object(
     totalCents: Type.Optional(
       Type.Integer({
         minimum: 0,
-        description: 'A hint; recorded as submitted only for orders without items.',
+        maximum: MAX_TOTAL_CENTS,
+        description:
+          'A hint; recorded as submitted only for orders without items. At most 10^13 minor units.',
       }),
     ),
     currency: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'Default USD.' })),
@@ -90,7 +94,11 @@ export const PatchOrderBody = Type.Object(
       Type.Array(OrderItemInput, { maxItems: 100, description: 'Replaces the lines; re-priced.' }),
     ),
     totalCents: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Recorded only when the order has no items.' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_TOTAL_CENTS,
+        description: 'Recorded only when the order has no items. At most 10^13 minor units.',
+      }),
     ),
   },
   { additionalProperties: false, examples: [{ status: 'fulfilled' }], minProperties: 1 },

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { OperationContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
+import { checkedTotal } from '../../core/money.js';
 import { diffChanges, type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
 import { assertAllowed, evaluatePolicies } from '../policies/index.js';
 import { priceLines } from '../pricing/index.js';
@@ -41,7 +42,7 @@ export async function updateOrderFields(
       () => deps.billing.forTenant(deps.db, ctx.tenantId),
     );
     items = priced.lines.map(({ productType: _t, ...line }) => line);
-    if (items.length > 0) totalCents = priced.totalCents;
+    if (items.length > 0) totalCents = checkedTotal(priced.totalCents, 'items');
   } else if (totalCents !== undefined && current.items.length > 0) {
     totalCents = current.totalCents;
   }

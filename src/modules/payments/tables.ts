@@ -1,4 +1,4 @@
-import { index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 export const PAYMENT_STATUSES = ['pending', 'processing', 'success', 'failed', 'cancelled'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -12,7 +12,7 @@ export const paymentSessions = pgTable(
     tenantId: uuid('tenant_id').notNull(),
     id: uuid('id').notNull(),
     accountId: text('account_id').notNull(),
-    amountCents: integer('amount_cents').notNull(),
+    amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
     currency: text('currency').notNull(),
     status: text('status').notNull().$type<PaymentStatus>(),
     invoiceId: text('invoice_id'),

@@ -1,6 +1,7 @@
 import { uuidv7 } from 'uuidv7';
 import type { BillingAdapter } from '../../billing/index.js';
 import { AppError, validationFailed } from '../../core/errors.js';
+import { checkedTotal } from '../../core/money.js';
 import type { ServiceDeps } from '../../unit-of-work/index.js';
 import { resolveAccount } from '../accounts/index.js';
 import { pricingDataFor } from '../catalog/index.js';
@@ -126,6 +127,7 @@ async function planBase(
     partner: input.customerContext?.partner ?? null,
   };
   const resolution = resolvePrice({ product, quantity: input.quantity, context, rules, offers, now });
+  checkedTotal(resolution.subtotalCents, 'quantity');
   return {
     id: uuidv7(),
     productId: product.id,

@@ -1,3 +1,4 @@
+import { checkedTotal } from '../../core/money.js';
 /**
  * Reads everything a change depends on and computes its figures. Previews and operations both
  * call these (reads only: before any transaction), so they cannot disagree.
@@ -148,6 +149,7 @@ export async function quotePlanChange(
     offers: data.offers,
     now: at,
   });
+  checkedTotal(resolution.subtotalCents, change.kind === 'quantity' ? 'quantity' : field);
   const rules = await planChangeRulesOf(db, sub.tenantId);
   const family = current?.family ?? null;
   const rule =
@@ -260,6 +262,7 @@ export async function quoteAddOn(
     offers: data.offers,
     now: at,
   });
+  checkedTotal(resolution.subtotalCents, 'quantity');
   return { parent, addOn, quantity, resolution, figures: addOnFigures(parent, resolution.totalCents, at) };
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   index,
   integer,
   jsonb,
@@ -41,9 +42,9 @@ export const subscriptions = pgTable(
     /** The billing system's account and subscription, when the subscription is billing-linked. */
     billingAccountId: text('billing_account_id'),
     billingSubscriptionId: text('billing_subscription_id'),
-    quantity: integer('quantity').notNull(),
+    quantity: bigint('quantity', { mode: 'number' }).notNull(),
     /** Price of one period for the whole quantity, minor units (what a renewal invoices). */
-    priceCents: integer('price_cents').notNull(),
+    priceCents: bigint('price_cents', { mode: 'number' }).notNull(),
     currency: text('currency').notNull(),
     billingInterval: text('billing_interval').notNull().$type<BillingInterval>(),
     status: text('status').notNull().$type<SubscriptionStatus>(),

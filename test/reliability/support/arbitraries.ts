@@ -180,10 +180,63 @@ export function valid(schema: Schema, ctx: SchemaContext, depth = 0): fc.Arbitra
   }
 }
 
+/**
+ * Integers at the edges where storage and arithmetic break: int4, doubles' exact range, negative,
+ * zero and a double far past any bound. Every integer field of every operation gets them.
+ */
+export const BOUNDARY_INTEGERS = [2 ** 31 - 1, 2 ** 31, 2 ** 53 - 1, 2 ** 53 + 1, -1, 0, 1e308] as const;
+export const boundaryInteger = fc.constantFrom(...BOUNDARY_INTEGERS);
+
+const isNumeric = (p: Schema, ctx: SchemaContext): boolean => {
+  const r = resolve(p, ctx);
+  if (r.type === 'integer' || r.type === 'number') return true;
+  return ((r.anyOf ?? r.oneOf ?? []) as Schema[]).some((x) => isNumeric(x, ctx));
+};
+
+/** Paths (keys, `0` for an array's first item) to every integer or number field within `schema`. */
+function numericPaths(schema: Schema, ctx: SchemaContext, depth = 0): (string | number)[][] {
+  const s = resolve(schema, ctx);
+  if (depth > 4) return [];
+  if (isNumeric(s, ctx)) return [[]];
+  if (s.type === 'array' && s.items) return numericPaths(s.items, ctx, depth + 1).map((p) => [0, ...p]);
+  if (s.type === 'object' && s.properties)
+    return Object.entries(s.properties as Record<string, Schema>).flatMap(([k, p]) =>
+      numericPaths(p, ctx, depth + 1).map((path) => [k, ...path]),
+    );
+  return [];
+}
+
+/** `value` with the field at `path` set to `v`, where the generated value has that field's parent. */
+function setAt(value: unknown, path: (string | number)[], v: unknown): unknown {
+  if (path.length === 0) return v;
+  const [head, ...rest] = path as [string | number, ...(string | number)[]];
+  if (Array.isArray(value)) {
+    const items = value.length > 0 ? [...value] : [{}];
+    items[0] = setAt(items[0], rest, v);
+    return items;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  return {
+    ...(value as Record<string, unknown>),
+    [head]: setAt((value as Record<string, unknown>)[head], rest, v),
+  };
+}
+
+/** A valid value with one numeric field (at any depth) set to a boundary integer. */
+export function withBoundaryInteger(schema: Schema, ctx: SchemaContext): fc.Arbitrary<unknown> | undefined {
+  const paths = numericPaths(schema, ctx);
+  if (paths.length === 0) return undefined;
+  return fc
+    .tuple(valid(schema, ctx), fc.constantFrom(...paths), boundaryInteger)
+    .map(([value, path, v]) => setAt(value, path, v));
+}
+
 /** A value that probably breaks `schema`: another type, out of bounds, missing or extra fields. */
 export function invalid(schema: Schema, ctx: SchemaContext): fc.Arbitrary<unknown> {
   const s = resolve(schema, ctx);
   const mutations: fc.Arbitrary<unknown>[] = [anyJson];
+  const boundary = withBoundaryInteger(s, ctx);
+  if (boundary) mutations.push(boundary, boundary);
   if (s.type === 'object' && s.properties) {
     const keys = Object.keys(s.properties);
     // A valid object with one field removed, replaced by junk, or an extra field added.

@@ -1,0 +1,19 @@
+ALTER TABLE "billing_invoice_lines" ALTER COLUMN "quantity" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "billing_subscriptions" ALTER COLUMN "quantity" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "cart_items" ALTER COLUMN "quantity" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "cart_items" ALTER COLUMN "unit_price_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "cart_items" ALTER COLUMN "total_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "cart_items" ALTER COLUMN "list_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "carts" ALTER COLUMN "subtotal_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "carts" ALTER COLUMN "discount_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "carts" ALTER COLUMN "total_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "offers" ALTER COLUMN "amount_off_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "orders" ALTER COLUMN "total_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "orders" ALTER COLUMN "discount_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "payment_sessions" ALTER COLUMN "amount_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "promotions" ALTER COLUMN "amount_off_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "promotions" ALTER COLUMN "min_subtotal_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "shipping_options" ALTER COLUMN "amount_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "subscriptions" ALTER COLUMN "quantity" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "subscriptions" ALTER COLUMN "price_cents" SET DATA TYPE bigint;--> statement-breakpoint
+ALTER TABLE "usage_events" ALTER COLUMN "quantity" SET DATA TYPE bigint;
