@@ -9,6 +9,10 @@ export interface Config {
   /** PostgreSQL connection string; absent means the embedded PGlite database in `dataDir`. */
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** PostgreSQL connections per process. */
+  dbPoolSize: number;
+  /** How long a request waits for a free connection before 503 `overloaded`. */
+  dbPoolWaitMs: number;
   dataDir: string;
   appEnv: AppEnv;
   logLevel: LogLevel;
@@ -158,6 +162,8 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     databaseUrl,
     redisUrl,
+    dbPoolSize: intVar(env, 'DB_POOL_SIZE', 10, 1, 1_000),
+    dbPoolWaitMs: intVar(env, 'DB_POOL_WAIT_MS', 5_000, 10, 120_000),
     dataDir: path.resolve(env.DATA_DIR || './data'),
     appEnv,
     logLevel,

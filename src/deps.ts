@@ -2,7 +2,7 @@ import pino, { type Logger } from 'pino';
 import type { BillingAdapter } from './billing/adapter.js';
 import { builtinFactory } from './billing/builtin/index.js';
 import { BillingRegistry } from './billing/registry.js';
-import { systemClock } from './clock.js';
+import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { loadKeyRing } from './core/key-ring.js';
 import { type Database, openPglite, openPostgres } from './db/client.js';
@@ -13,7 +13,7 @@ export type { Deps } from './http/deps.js';
 
 import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
-import { ApiKeyResolver } from './modules/api-keys/index.js';
+import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
 import { resumeOperatorCommand } from './modules/billing/index.js';
 import { recordOrderUsage } from './modules/orders/index.js';
 import { resumeReversal, resumeSettlement } from './modules/payments/index.js';
@@ -25,7 +25,14 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 }
 
 export async function openConfiguredDatabase(config: Config, logger: Logger): Promise<Database> {
-  return config.databaseUrl ? openPostgres({ url: config.databaseUrl, logger }) : openPglite(config.dataDir);
+  return config.databaseUrl
+    ? openPostgres({
+        url: config.databaseUrl,
+        poolSize: config.dbPoolSize,
+        waitMs: config.dbPoolWaitMs,
+        logger,
+      })
+    : openPglite(config.dataDir);
 }
 
 /** How the reconciler finishes each roll-forward operation left pending, by operation name. */
@@ -38,6 +45,14 @@ const INTENT_HANDLERS: IntentHandlers = {
   'payments.reverse': resumeReversal,
   'billing.operator': resumeOperatorCommand,
 };
+
+/** The key resolver; with Redis, connected to the other instances for revocations. */
+function keyResolver(config: Config, database: Database, clock: Clock, logger: Logger): ApiKeyResolver {
+  const resolver = new ApiKeyResolver(database.db, clock, config.apiKeyCacheTtlMs, logger);
+  if (config.redisUrl)
+    resolver.connect(redisRevocationBus(config.redisUrl, logger, (id) => resolver.drop(id)));
+  return resolver;
+}
 
 export function createDeps(
   config: Config,
@@ -55,7 +70,7 @@ export function createDeps(
     db: database.db,
     clock,
     logger,
-    apiKeys: new ApiKeyResolver(database.db, clock, config.apiKeyCacheTtlMs, logger),
+    apiKeys: keyResolver(config, database, clock, logger),
     rateLimiter:
       overrides.rateLimiter ??
       (config.redisUrl ? new RedisRateLimiter(config.redisUrl, logger) : new MemoryRateLimiter()),

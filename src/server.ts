@@ -67,7 +67,7 @@ export async function startServer(
       stopPurge();
       await app.close(); // stops accepting, waits for in-flight requests
       await stopBackground(); // finishes and records deliveries in flight
-      await Promise.all([database.close(), deps.rateLimiter.close()]);
+      await Promise.all([database.close(), deps.rateLimiter.close(), deps.apiKeys.close?.()]);
     },
   };
 }

@@ -19,7 +19,12 @@ async function main() {
   }
   const keyRing = loadKeyRing(config);
   const logger = createLogger(config);
-  const database = openPostgres({ url: config.databaseUrl, logger });
+  const database = openPostgres({
+    url: config.databaseUrl,
+    poolSize: config.dbPoolSize,
+    waitMs: config.dbPoolWaitMs,
+    logger,
+  });
   await database.migrate();
   const deps = createDeps(config, database, logger, { keyRing });
   const stop = startBackgroundWork(deps);
@@ -33,7 +38,7 @@ async function main() {
     const force = setTimeout(() => process.exit(1), config.shutdownTimeoutMs);
     force.unref();
     await stop();
-    await Promise.all([database.close(), deps.rateLimiter.close()]);
+    await Promise.all([database.close(), deps.rateLimiter.close(), deps.apiKeys.close?.()]);
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -114,7 +114,10 @@ export async function startApp(
   });
   const app = await buildApp(deps, {
     extraRoutes: (app) => {
-      app.addHook('onClose', () => rateLimiter.close());
+      app.addHook('onClose', async () => {
+        await rateLimiter.close();
+        await deps.apiKeys.close?.();
+      });
       options.extraRoutes?.(app);
     },
   });

@@ -8,7 +8,7 @@ import type { Database } from '../db/client.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { resealSecrets } from '../db/sealing.js';
 import { createLogger, openConfiguredDatabase } from '../deps.js';
-import { issueApiKey, listApiKeys, revokeApiKey } from '../modules/api-keys/index.js';
+import { issueApiKey, listApiKeys, redisRevocationBus, revokeApiKey } from '../modules/api-keys/index.js';
 import { createTenant, getTenant, listTenants } from '../modules/tenants/index.js';
 import { readSeedFile, SeedError, seedCatalog } from '../seed/catalog.js';
 import { formatDemoBanner, seedDemoIfEmpty } from '../seed/demo.js';
@@ -77,6 +77,13 @@ async function requireTenant(database: Database, id: string) {
   const tenant = /^[0-9a-f-]{36}$/i.test(id) ? await getTenant(database.db, id) : undefined;
   if (!tenant) throw new UsageError(`tenant ${id} not found`);
   return tenant;
+}
+
+/** Tells running instances (over Redis) to stop accepting the key now, not when their cache expires. */
+async function announceRevocation(redisUrl: string, keyId: string) {
+  const bus = redisRevocationBus(redisUrl, createLogger({ logLevel: 'warn' }), () => {});
+  await bus.publish(keyId);
+  await bus.close();
 }
 
 function print(json: boolean, value: unknown, text: string) {
@@ -181,6 +188,7 @@ async function run(command: string[], opts: Options): Promise<void> {
           ? await revokeApiKey(database.db, tenant.id, keyId, new Date())
           : undefined;
         if (!revoked) throw new UsageError(`key ${keyId} not found in tenant ${tenant.id}`);
+        if (config.redisUrl) await announceRevocation(config.redisUrl, revoked.id);
         return print(json, revoked, `Revoked key ${revoked.id}`);
       }
       case 'encryption status':

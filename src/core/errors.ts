@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   billing_unavailable: 502,
   quote_unavailable: 502,
   service_unavailable: 503,
+  /** Every database connection stayed busy for the whole bounded wait: retry after Retry-After. */
+  overloaded: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -36,15 +36,20 @@ const MIGRATION_LOCK_ID = 7_242_019;
 export interface PostgresOptions {
   url: string;
   poolSize?: number;
+  /**
+   * How long a query may wait for a connection (all busy, or one being opened) before failing:
+   * callers turn a busy pool into 503 `overloaded`, a server that does not answer into 503
+   * `service_unavailable`. Requests queue meanwhile; waiting is not an outage.
+   */
+  waitMs?: number;
   logger?: Logger;
 }
 
-export function openPostgres({ url, poolSize = 10, logger }: PostgresOptions): Database {
+export function openPostgres({ url, poolSize = 10, waitMs = 5_000, logger }: PostgresOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    // Fail fast instead of hanging when the server is gone: callers turn this into 503.
-    connectionTimeoutMillis: 3_000,
+    connectionTimeoutMillis: waitMs,
     idleTimeoutMillis: 30_000,
     statement_timeout: 30_000,
   });

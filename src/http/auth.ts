@@ -21,8 +21,9 @@ export interface KeyResolver {
   resolve(secret: string): Promise<ResolvedKey | null>;
   /** Records that the key was used (off the request path). */
   markUsed(key: ResolvedKey): void;
-  /** Drops a revoked key from this instance's cache. */
+  /** Drops a revoked key from this instance's cache, and announces it to the others. */
   forget(keyId: string): void;
+  close?(): Promise<void>;
 }
 
 const unauthorized = (message: string) => new AppError('unauthorized', message);

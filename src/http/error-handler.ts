@@ -1,11 +1,12 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { BillingUnavailableError } from '../billing/adapter.js';
 import { AppError, type ErrorCode } from '../core/errors.js';
-import { isDatabaseUnavailable } from './db-errors.js';
+import { isDatabaseUnavailable, isPoolExhausted } from './db-errors.js';
 import type { TypedApp } from './types.js';
 import { type AjvLikeError, validationDetails } from './validation.js';
 
 const DB_RETRY_AFTER_SECONDS = 5;
+const OVERLOADED_RETRY_AFTER_SECONDS = 1;
 
 function fromFastifyError(err: FastifyError): AppError | undefined {
   if (err.validation) {
@@ -62,6 +63,15 @@ export function registerErrorHandling(app: TypedApp) {
         'The billing system is unavailable; retry shortly',
         undefined,
         5,
+      );
+    }
+    if (!error && isPoolExhausted(err)) {
+      request.log.warn('database pool busy for the whole wait');
+      error = new AppError(
+        'overloaded',
+        'The service is busy: every database connection stayed in use for the whole wait; retry shortly',
+        undefined,
+        OVERLOADED_RETRY_AFTER_SECONDS,
       );
     }
     if (!error && isDatabaseUnavailable(err)) {

@@ -72,6 +72,27 @@ describe.skipIf(!usingPostgres || !process.env.REDIS_URL)(
       expect(statuses.filter((s) => s === 429)).toHaveLength(40);
     });
 
+    it('a key revoked on one instance is refused by the other within 1 s (Redis publish/subscribe)', async () => {
+      const tenant = await createTestTenant(t.deps);
+      // Instance 0 has the key cached (API_KEY_CACHE_TTL_MS, 5 s by default).
+      expect((await send(0, 'GET', '/orders', tenant.keys.read)).status).toBe(200);
+      const revoked = await send(
+        1,
+        'POST',
+        `/admin/api-keys/${tenant.keyIds.read}/revoke`,
+        tenant.keys.admin,
+      );
+      expect(revoked.status).toBe(200);
+      const at = Date.now();
+      let status = 200;
+      while (status === 200 && Date.now() - at < 3_000) {
+        status = (await send(0, 'GET', '/orders', tenant.keys.read)).status;
+        if (status === 200) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(status).toBe(401);
+      expect(Date.now() - at).toBeLessThan(1_000);
+    });
+
     it('the same Idempotency-Key sent to both at once executes once', async () => {
       const tenant = await createTestTenant(t.deps);
       const product = (

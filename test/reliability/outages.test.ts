@@ -233,9 +233,9 @@ describe.skipIf(!process.env.REDIS_URL)('Redis down mid-run', () => {
       expect(ready.statusCode).toBe(200);
       expect(ready.json().checks.rateLimiter).toBe('degraded');
       await proxy.up();
+      // Readiness asks Redis itself: no rate-limited request is needed for it to say ok again.
       let ok = false;
       for (let i = 0; i < 50 && !ok; i++) {
-        await get();
         ok = (await t.app.inject({ method: 'GET', url: '/readyz' })).json().checks.rateLimiter === 'ok';
         if (!ok) await new Promise((r) => setTimeout(r, 200));
       }

@@ -17,8 +17,11 @@ export interface RateLimiter {
   check(bucket: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitDecision>;
   /** Resolves once a shared store is connected (or gave up trying); immediate in process. */
   ready(timeoutMs: number): Promise<void>;
-  /** 'ok', or 'degraded' when a shared store is unreachable and the limiter fell back. */
-  health(): 'ok' | 'degraded';
+  /**
+   * 'ok', or 'degraded' when a shared store is unreachable and the limiter fell back. Asks the
+   * store itself (a readiness probe must not wait for a request to find out it is back).
+   */
+  health(): Promise<'ok' | 'degraded'>;
   close(): Promise<void>;
 }
 

@@ -47,7 +47,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   async ready(): Promise<void> {}
 
-  health(): 'ok' {
+  async health(): Promise<'ok'> {
     return 'ok';
   }
 

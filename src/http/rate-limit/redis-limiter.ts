@@ -78,10 +78,7 @@ export class RedisRateLimiter implements RateLimiter {
         limit,
         member,
       );
-      if (this.degraded) {
-        this.degraded = false;
-        this.logger.info('Redis rate limiter recovered');
-      }
+      this.recovered();
       return decide(allowed === 1, limit, count, Number(oldest), windowMs, nowMs);
     } catch (err) {
       this.noteFailure(err);
@@ -110,8 +107,21 @@ export class RedisRateLimiter implements RateLimiter {
     this.logger.warn({ err }, 'Redis unreachable: rate limits fall back to this instance only');
   }
 
-  health(): 'ok' | 'degraded' {
-    return this.degraded ? 'degraded' : 'ok';
+  async health(): Promise<'ok' | 'degraded'> {
+    try {
+      await this.redis.ping();
+      this.recovered();
+      return 'ok';
+    } catch (err) {
+      this.noteFailure(err);
+      return 'degraded';
+    }
+  }
+
+  private recovered() {
+    if (!this.degraded) return;
+    this.degraded = false;
+    this.logger.info('Redis rate limiter recovered');
   }
 
   async close(): Promise<void> {

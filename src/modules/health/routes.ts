@@ -57,7 +57,7 @@ export function registerHealthRoutes(app: TypedApp, deps: Deps) {
     },
     async (_request, reply) => {
       const ok = await pingWithin(deps, PING_TIMEOUT_MS);
-      const rateLimiter = deps.rateLimiter.health();
+      const rateLimiter = await deps.rateLimiter.health();
       if (!ok) reply.code(503).header('Retry-After', '5');
       // A degraded rate limiter still serves (fail open), so the instance stays in rotation.
       const status = !ok ? 'unavailable' : rateLimiter === 'ok' ? 'ready' : 'degraded';
