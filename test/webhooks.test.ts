@@ -240,6 +240,8 @@ describe('webhook subscriptions', () => {
           'https://[::ffff:192.168.1.1]/x',
           'https://100.64.0.1/x',
           'https://0x7f000001/x',
+          'https://[::127.0.0.1]/',
+          'https://[::ffff:0:127.0.0.1]/',
         ]) {
           const res = await call('POST', '/webhooks', who.keys.commerce, { url, events: ['*'] }, strict);
           expect(res.statusCode, `${url}: ${res.body}`).toBe(400);
@@ -286,9 +288,21 @@ describe('webhook subscriptions', () => {
         'ff02::1',
         '::',
         '224.0.0.5',
+        // IPv4 inside IPv6 forms that reach loopback (found by the adversarial run).
+        '::127.0.0.1',
+        '::ffff:0:127.0.0.1',
+        '::ffff:127.0.0.1',
+        '64:ff9b::7f00:1',
+        '2002:7f00:1::1',
+        '100.64.0.1',
+        '169.254.169.254',
+        '198.18.0.1',
+        '192.0.2.1',
+        '255.255.255.255',
+        'not an address',
       ])
         expect(isNonPublicAddress(a), a).toBe(true);
-      for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])
+      for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])
         expect(isNonPublicAddress(a), a).toBe(false);
     });
   });

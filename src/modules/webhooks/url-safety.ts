@@ -1,73 +1,30 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { AppError, type ErrorDetail } from '../../core/errors.js';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 const DNS_TIMEOUT_MS = 5_000;
 
 /**
- * Addresses a webhook may not target unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true: everything that
- * is not public unicast (IANA special-purpose registries). Matching uses node:net's BlockList,
- * built into Node and maintained with it, rather than hand-written prefix arithmetic; its IPv4
- * rules also match IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`).
+ * Whether an IP address may not be a webhook target (unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true):
+ * everything but public unicast. Classified by ipaddr.js (its ranges follow the IANA
+ * special-purpose registries), not by hand: IPv4-mapped and IPv4-compatible IPv6 forms
+ * (`::ffff:127.0.0.1`, `::127.0.0.1`) are judged as the IPv4 address they carry, and IPv6 is
+ * allowed only inside global unicast `2000::/3`, so `::ffff:0:127.0.0.1` (SIIT) and other
+ * translation or reserved forms are refused. NAT64 (`64:ff9b::/96`) is judged by the IPv4 address
+ * it embeds.
  */
-const NON_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this network", includes the unspecified 0.0.0.0
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local (cloud metadata endpoints live here)
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.88.99.0', 24], // 6to4 relay anycast
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, includes broadcast 255.255.255.255
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['64:ff9b:1::', 48], // local-use NAT64
-  ['100::', 64], // discard-only
-  ['2001::', 23], // IETF protocol assignments (Teredo, ORCHID, ...)
-  ['2001:db8::', 32], // documentation
-  ['2002::', 16], // 6to4: tunnels to an arbitrary IPv4 address
-  ['fc00::', 7], // unique local (ULA)
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
-}
-
-/** IPv4 embedded in NAT64 `64:ff9b::/96`, which would otherwise reach any IPv4 address. */
-function embeddedNat64(address: string): string | undefined {
-  const match = /^64:ff9b::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (match?.[1] === undefined || match[2] === undefined) {
-    const dotted = /^64:ff9b::(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    return dotted?.[1];
-  }
-  const hi = Number.parseInt(match[1], 16);
-  const lo = Number.parseInt(match[2], 16);
-  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
-}
-
-/** Whether an IP address (v4 or v6) is anything but public unicast. */
 export function isNonPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return NON_PUBLIC.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const nat64 = embeddedNat64(address);
-  if (nat64 !== undefined) return NON_PUBLIC.check(nat64, 'ipv4');
-  return NON_PUBLIC.check(address, 'ipv6');
+  if (isIP(address) === 0) return true;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.range() === 'rfc6052') return isNonPublicAddress(v6.toByteArray().slice(12).join('.'));
+  return v6.range() !== 'unicast' || !v6.match(GLOBAL_UNICAST);
 }
+
+const GLOBAL_UNICAST: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('2000::'), 3];
 
 const problem = (rule: string, message: string): ErrorDetail => ({ field: 'url', rule, message });
 
