@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { AppError } from './core/errors.js';
@@ -42,6 +44,30 @@ export interface BuildOptions {
   extraRoutes?: (app: TypedApp) => void;
 }
 
+/**
+ * What Node's HTTP parser refuses before any route (an oversized header block, malformed HTTP)
+ * is answered in our error body too, not Node's.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const error = tooLarge
+    ? new AppError(
+        'headers_too_large',
+        'The request headers are larger than the server accepts (16 KiB in all)',
+      )
+    : new AppError('validation_failed', 'The request is not valid HTTP/1.1');
+  const body = JSON.stringify({ error: error.message, code: error.code, requestId: randomUUID() });
+  socket.end(
+    `HTTP/1.1 ${error.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+}
+
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<App> {
   const app: TypedApp = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -63,6 +89,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
         ]),
       ),
     trustProxy: deps.config.trustProxy as boolean,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted: anything else is 415, not a string handed to a handler.

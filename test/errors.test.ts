@@ -138,9 +138,23 @@ describe('error bodies', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(errorBody(res).details?.[0]).toMatchObject({ field: 'name', rule: 'characters' });
+    // The message says what it is (it once spoke of NUL).
+    expect(errorBody(res).error).toMatch(/lone UTF-16 surrogate/);
+    expect(errorBody(res).error).not.toMatch(/NUL/);
     const whole = await createKey('"\\ud800"', { 'idempotency-key': 'k-surrogate-2' });
     expect(whole.statusCode).toBe(400);
     expect(errorBody(whole).details?.[0]).toMatchObject({ field: 'body', rule: 'characters' });
+  });
+
+  // Found by the adversarial run: Node answered an oversized header block itself, in its own body.
+  it('431 with our error body for a header block over the limit', async () => {
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const res = await fetch(`${address}/api/v1/manifest`, { headers: { 'x-big': 'a'.repeat(60_000) } });
+    expect(res.status).toBe(431);
+    const body = (await res.json()) as { error: string; code: string; requestId: string };
+    expect(Object.keys(body).sort()).toEqual(['code', 'error', 'requestId']);
+    expect(body.code).toBe('headers_too_large');
+    expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('404 not_found for an unknown route', async () => {

@@ -197,6 +197,20 @@ describe('orders', () => {
     expect(none.statusCode).toBe(502);
     expect(errorBody(none).code).toBe('quote_unavailable');
     expect(await orderCount(shop)).toBe(0);
+    // References are checked before any outside call: another tenant's account is 400, not 502.
+    const other = await createTestTenant(t.deps);
+    const foreign = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/accounts',
+      headers: bearer(other.keys.commerce),
+      payload: { name: 'Elsewhere' },
+    });
+    const theirs = await post(
+      { organizationId: foreign.json().data.id, items: [{ productId: key.id, quantity: 2 }] },
+      shop.keys.commerce,
+    );
+    expect(theirs.statusCode).toBe(400);
+    expect(errorBody(theirs).details?.[0]).toMatchObject({ field: 'organizationId', rule: 'exists' });
     await t.app.inject({
       method: 'PUT',
       url: '/api/v1/admin/billing-integration',

@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   conflict: 409,
   idempotency_in_flight: 409,
   payload_too_large: 413,
+  /** The request's header block is over Node's limit (16 KiB); answered before any route. */
+  headers_too_large: 431,
   unsupported_media_type: 415,
   idempotency_conflict: 422,
   rate_limited: 429,

@@ -12,23 +12,31 @@ import { validationFailed } from '../core/errors.js';
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const badText = (s: string) => s.includes('\u0000') || LONE_SURROGATE.test(s);
 
+/** What is wrong with `s`, said plainly (undefined: nothing). */
+function whatIsWrong(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'must not contain U+0000 (NUL)';
+  if (LONE_SURROGATE.test(s))
+    return 'must be valid Unicode: it holds a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair)';
+  return undefined;
+}
+
 /**
  * The location of the first string (value or key) holding U+0000 or a lone surrogate in
- * `value`, or undefined. Iterative: a body nested far deeper than the call stack (the body limit
- * allows ~100,000 levels) must not overflow it.
+ * `value`, with that string, or undefined. Iterative: a body nested far deeper than the call
+ * stack (the body limit allows ~100,000 levels) must not overflow it.
  */
-function findBadText(value: unknown, root: string): string | undefined {
+function findBadText(value: unknown, root: string): { at: string; text: string } | undefined {
   const stack: [unknown, string][] = [[value, root]];
   while (stack.length > 0) {
     const [v, at] = stack.pop() as [unknown, string];
     if (typeof v === 'string') {
-      if (badText(v)) return at;
+      if (badText(v)) return { at, text: v };
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${at}[${i}]`]);
     } else if (v !== null && typeof v === 'object') {
       for (const [key, child] of Object.entries(v).reverse()) {
         const here = at ? `${at}.${key}` : key;
-        if (badText(key)) return here;
+        if (badText(key)) return { at: here, text: key };
         stack.push([child, here]);
       }
     }
@@ -36,26 +44,23 @@ function findBadText(value: unknown, root: string): string | undefined {
   return undefined;
 }
 
-export function nulCharacterLocation(request: FastifyRequest): string | undefined {
+/** Where the first bad text is, and what is wrong with it. */
+export function badTextLocation(request: FastifyRequest): { field: string; problem: string } | undefined {
   const header = request.headers['idempotency-key'];
-  if (typeof header === 'string' && badText(header)) return 'header.idempotency-key';
-  return (
-    findBadText(request.params, 'path') ??
-    findBadText(request.query, 'query') ??
-    // Body fields are named without a prefix, as in schema validation errors.
-    findBadText(request.body, '')
-  );
+  const found =
+    typeof header === 'string' && badText(header)
+      ? { at: 'header.idempotency-key', text: header }
+      : (findBadText(request.params, 'path') ??
+        findBadText(request.query, 'query') ??
+        // Body fields are named without a prefix, as in schema validation errors.
+        findBadText(request.body, ''));
+  if (!found) return undefined;
+  return { field: found.at || 'body', problem: whatIsWrong(found.text) ?? 'is not valid text' };
 }
 
 export function registerTextGuard(app: FastifyInstance) {
   app.addHook('preValidation', async (request) => {
-    const field = nulCharacterLocation(request);
-    if (field !== undefined) {
-      throw validationFailed(
-        field || 'body',
-        'characters',
-        `${field || 'body'} must not contain U+0000 (NUL)`,
-      );
-    }
+    const bad = badTextLocation(request);
+    if (bad) throw validationFailed(bad.field, 'characters', `${bad.field} ${bad.problem}`);
   });
 }

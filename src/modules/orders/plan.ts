@@ -192,6 +192,13 @@ export async function planOrder(deps: ServiceDeps, ctx: OperationContext, body: 
     adapter ??= await deps.billing.forTenant(deps.db, ctx.tenantId);
     return adapter;
   };
+  // References first (the owner, the billing account): another tenant's id is 400 before any
+  // outside call (a passthrough quote) is made. The integration is read only when the order
+  // may be invoiced.
+  const mayInvoice = owner.organizationId !== null || body.billingAccountId !== undefined;
+  const accountId = mayInvoice
+    ? await billingTarget(deps, ctx.tenantId, owner.organizationId, body.billingAccountId, await billing())
+    : null;
   // One round trip: pricing data, the order_create policies and the order's number.
   const [pricingData, policies, sequence] = await readTogether(deps.db, [
     pricingDataRead(ctx.tenantId, [...new Set(source.items.map((i) => i.productId))]),
@@ -231,11 +238,6 @@ export async function planOrder(deps: ServiceDeps, ctx: OperationContext, body: 
     customerContext: source.context,
   });
   assertAllowed(evaluation);
-  // The integration is read only when the order may be invoiced.
-  const mayInvoice = owner.organizationId !== null || body.billingAccountId !== undefined;
-  const accountId = mayInvoice
-    ? await billingTarget(deps, ctx.tenantId, owner.organizationId, body.billingAccountId, await billing())
-    : null;
   const lines = accountId ? oneTimeInvoiceLines(priced, source) : null;
   const journey = body.journeyId
     ? await journeyPlans(deps, ctx.tenantId, priced, owner, source, body.billingAccountId)
