@@ -1673,7 +1673,7 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_state" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "billing_unavailable" | "quote_unavailable" | "service_unavailable";
+            code: "validation_failed" | "invalid_state" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
             details?: components["schemas"]["ErrorDetail"][];
             /** @description Echoed in the X-Request-Id header; quote it when reporting a problem. */
             requestId: string;
@@ -9997,7 +9997,7 @@ export interface operations {
                         /** @description A hint: the server resolves the price; a different hint is recorded. */
                         priceCents?: number;
                     }[];
-                    /** @description A hint; recorded as submitted only for orders without items. */
+                    /** @description A hint; recorded as submitted only for orders without items. At most 10^13 minor units. */
                     totalCents?: number;
                     /** @description Default USD. */
                     currency?: string;
@@ -10522,7 +10522,7 @@ export interface operations {
                         /** @description A hint: the server resolves the price; a different hint is recorded. */
                         priceCents?: number;
                     }[];
-                    /** @description Recorded only when the order has no items. */
+                    /** @description Recorded only when the order has no items. At most 10^13 minor units. */
                     totalCents?: number;
                 };
             };
