@@ -37,6 +37,8 @@ describe('payment sessions', () => {
     if (!r.ok) throw new Error('invoice');
     return r.value;
   };
+  /** A session paying an invoice of the tenant's billing account (the invoice's own account). */
+  const payer = () => ({ ...valid, accountId: billingId });
   const post = (
     url: string,
     payload?: object,
@@ -106,17 +108,51 @@ describe('payment sessions', () => {
     ).toMatchObject({ field: 'invoiceId' });
     const voided = await newInvoice(100);
     await engine.closeInvoice(voided.id, 'void');
-    expect((await post('/payments', { ...valid, invoiceId: voided.id })).statusCode).toBe(409);
+    expect((await post('/payments', { ...payer(), invoiceId: voided.id })).statusCode).toBe(409);
     const open = await newInvoice(100);
-    expect((await post('/payments', { ...valid, currency: 'EUR', invoiceId: open.id })).statusCode).toBe(409);
-    const paid = await post(`/invoices/${open.id}/pay`, valid);
+    expect((await post('/payments', { ...payer(), currency: 'EUR', invoiceId: open.id })).statusCode).toBe(
+      409,
+    );
+    const paid = await post(`/invoices/${open.id}/pay`, { ...payer(), amountCents: 100 });
     expect(paid.statusCode).toBe(201);
     expect(paid.json().data.invoiceId).toBe(open.id);
   });
 
+  it('pays an invoice only from its own account, for at most its balance', async () => {
+    const invoice = await newInvoice(1000);
+    // Another account, made up or real, is 400 naming accountId (it once took money off this invoice).
+    const bogus = await post(`/invoices/${invoice.id}/pay`, { ...valid, accountId: 'totally_bogus' });
+    expect(bogus.statusCode).toBe(400);
+    expect(errorBody(bogus).details?.[0]).toMatchObject({ field: 'accountId', rule: 'matches' });
+    const otherBilling = (await engine.createAccount({ name: 'Other', currency: 'USD' })).id;
+    expect(
+      (await post(`/invoices/${invoice.id}/pay`, { ...valid, accountId: otherBilling })).statusCode,
+    ).toBe(400);
+    const unlinked = (await post('/accounts', { name: 'Unlinked' })).json().data.id as string;
+    expect((await post(`/invoices/${invoice.id}/pay`, { ...valid, accountId: unlinked })).statusCode).toBe(
+      400,
+    );
+    // A local account linked to the invoice's billing account is resolved to it.
+    const linked = (await post('/accounts', { name: 'Linked', externalId: billingId })).json().data
+      .id as string;
+    const viaLocal = await post(`/invoices/${invoice.id}/pay`, {
+      ...valid,
+      accountId: linked,
+      amountCents: 300,
+    });
+    expect(viaLocal.statusCode, viaLocal.body).toBe(201);
+    expect(viaLocal.json().data.accountId).toBe(billingId);
+    // More than the balance is refused at create.
+    const over = await post(`/invoices/${invoice.id}/pay`, { ...payer(), amountCents: 1001 });
+    expect(over.statusCode).toBe(400);
+    expect(errorBody(over).details?.[0]).toMatchObject({ field: 'amountCents', rule: 'maximum' });
+    const sessions = (await get(`/payments?accountId=totally_bogus`)).json().data;
+    expect(sessions).toEqual([]);
+  });
+
   it('complete settles the invoice: partial then full, read back through the account invoices', async () => {
     const invoice = await newInvoice(1000);
-    const first = (await post(`/invoices/${invoice.id}/pay`, { ...valid, amountCents: 400 })).json().data;
+    const first = (await post(`/invoices/${invoice.id}/pay`, { ...payer(), amountCents: 400 })).json().data;
     const done = await post(`/payments/${first.id}/complete`);
     expect(done.statusCode).toBe(200);
     expect(done.json().data.status).toBe('success');
@@ -124,7 +160,7 @@ describe('payment sessions', () => {
       .json()
       .data.find((i: { id: string }) => i.id === invoice.id);
     expect(after).toMatchObject({ balanceCents: 600, balance: 6, status: 'open' });
-    const second = (await post(`/invoices/${invoice.id}/pay`, { ...valid, amountCents: 600 })).json().data;
+    const second = (await post(`/invoices/${invoice.id}/pay`, { ...payer(), amountCents: 600 })).json().data;
     await post(`/payments/${second.id}/complete`);
     const paid = (await get(`/accounts/${billingId}/invoices`))
       .json()
@@ -141,7 +177,7 @@ describe('payment sessions', () => {
 
   it('a settlement outage leaves the session pending (502); the same Idempotency-Key then completes it once', async () => {
     const invoice = await newInvoice(700);
-    const s = (await post(`/invoices/${invoice.id}/pay`, { ...valid, amountCents: 700 })).json().data;
+    const s = (await post(`/invoices/${invoice.id}/pay`, { ...payer(), amountCents: 700 })).json().data;
     faults.failNext = 1;
     const failed = await post(`/payments/${s.id}/complete`, undefined, {
       'idempotency-key': `complete-${s.id}`,
@@ -165,7 +201,7 @@ describe('payment sessions', () => {
 
   it('concurrent completes: exactly one success, one settlement, one payment.succeeded', async () => {
     const invoice = await newInvoice(900);
-    const s = (await post(`/invoices/${invoice.id}/pay`, { ...valid, amountCents: 900 })).json().data;
+    const s = (await post(`/invoices/${invoice.id}/pay`, { ...payer(), amountCents: 900 })).json().data;
     const results = await Promise.all(Array.from({ length: 6 }, () => post(`/payments/${s.id}/complete`)));
     // One settles; the others found it settling (409, retry) or already terminal (400).
     const statuses = results.map((r) => r.statusCode);

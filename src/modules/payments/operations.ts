@@ -1,18 +1,23 @@
-import type { BillingRegistry } from '../../billing/index.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError, validationFailed } from '../../core/errors.js';
-import type { Queryable } from '../../db/client.js';
 import { type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
+import { isOrganizationId, resolveAccount } from '../accounts/index.js';
 import { insertSession, type NewSession, type PaymentSessionApi, presentSession } from './service.js';
 import { type SettleOutcome, settleSession } from './settlement.js';
 
-/** An invoice a session may pay: known to the billing system (else 400), open, same currency (else 409). */
+/**
+ * An invoice a session may pay: known to the billing system (else 400), open, same currency (else
+ * 409), paid by its own account for at most its balance (else 400). Returns the billing account
+ * the session is for: `accountId` is the invoice's billing account, or a local account of this
+ * tenant linked to it (`externalId`), which is resolved to it.
+ */
 async function checkInvoice(
-  deps: { db: Queryable; billing: BillingRegistry },
+  deps: ServiceDeps,
   tenantId: string,
-  invoiceId: string,
-  currency: string,
-) {
+  input: Pick<NewSession, 'invoiceId' | 'accountId' | 'amountCents' | 'currency'>,
+): Promise<string> {
+  const invoiceId = input.invoiceId as string;
+  const currency = input.currency;
   const adapter = await deps.billing.forTenant(deps.db, tenantId);
   const result = adapter ? await adapter.getInvoice(invoiceId) : undefined;
   if (!result?.ok) {
@@ -27,6 +32,24 @@ async function checkInvoice(
       'conflict',
       `Invoice ${invoiceId} is in ${invoice.currency}, the session in ${currency}`,
     );
+  if (input.accountId !== invoice.accountId) {
+    const local = isOrganizationId(input.accountId)
+      ? await resolveAccount(deps, tenantId, input.accountId)
+      : undefined;
+    if (local?.source !== 'local' || local.account.externalId !== invoice.accountId)
+      throw validationFailed(
+        'accountId',
+        'matches',
+        `accountId must be the invoice's billing account (${invoice.accountId}) or a local account linked to it`,
+      );
+  }
+  if (input.amountCents > invoice.balanceCents)
+    throw validationFailed(
+      'amountCents',
+      'maximum',
+      `amountCents is above the invoice's balance (${invoice.balanceCents}); pay at most the balance`,
+    );
+  return invoice.accountId;
 }
 
 /** POST /payments and POST /invoices/{id}/pay: a pending session, paying an open invoice if one is named. */
@@ -36,9 +59,11 @@ export async function createSession(
   input: NewSession,
   key: OperationKey<PaymentSessionApi>,
 ): Promise<PaymentSessionApi> {
-  if (input.invoiceId) await checkInvoice(deps, ctx.tenantId, input.invoiceId, input.currency);
+  const values = input.invoiceId
+    ? { ...input, accountId: await checkInvoice(deps, ctx.tenantId, input) }
+    : input;
   return runUnitOfWork(deps, ctx, key, async (u) => {
-    const session = presentSession(await insertSession(u.tx, ctx.tenantId, input, u.now));
+    const session = presentSession(await insertSession(u.tx, ctx.tenantId, values, u.now));
     await u.audit({ action: 'payment.create', resourceType: 'payment_session', resourceId: session.id });
     await u.emit('payment.session_created', session);
     return session;

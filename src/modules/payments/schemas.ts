@@ -7,12 +7,14 @@ const sessionFields = {
     minLength: 1,
     maxLength: 64,
     pattern: '^[a-zA-Z0-9_-]+$',
-    description: 'The paying account.',
+    description:
+      'The paying account. With an invoice: the invoice’s billing account, or a local account (id) linked to it by `externalId`, which is stored as the billing account; any other account is 400. Without an invoice: any account reference.',
   }),
   amountCents: Type.Integer({
     minimum: 1,
     maximum: 1_000_000_000,
-    description: 'Amount in minor units, > 0.',
+    description:
+      'Amount in minor units, > 0. With an invoice: at most its balance (else 400); less is a partial payment.',
   }),
   currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217, 3 upper-case letters.' }),
   paymentPageSlug: Type.Optional(
