@@ -809,9 +809,11 @@ describe('carts', () => {
       for (const attempt of attempts) {
         const res = await attempt();
         expect(res.statusCode).toBe(409);
+        // A specific code, and the way out: a new cart.
         expect(errorBody(res)).toMatchObject({
-          code: 'conflict',
+          code: 'cart_checked_out',
           error: expect.stringContaining('checked_out'),
+          nextActions: [{ rel: 'createCart', method: 'POST', href: '/api/v1/carts', allowed: true }],
         });
       }
       expect((await read(cart.id)).items).toEqual(priced.items);

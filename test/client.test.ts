@@ -83,7 +83,7 @@ describe('typed client (packages/client) against a running server', () => {
     // Completing again is refused by the route, and the error body comes back as `error`.
     const again = await client.followNextAction(session, 'complete');
     expect(again.response.status).toBe(400);
-    expect(again.error).toMatchObject({ code: 'invalid_state' });
+    expect(again.error).toMatchObject({ code: 'session_terminal' });
   });
 
   it('retries a 429 after its Retry-After, then succeeds', async () => {

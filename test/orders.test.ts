@@ -438,7 +438,7 @@ describe('orders', () => {
       expect((await get('/admin/promotions', shop.keys.admin)).json().data[0].timesRedeemed).toBe(1);
       const again = await post({ cartId }, shop.keys.commerce);
       expect(again.statusCode).toBe(409);
-      expect(errorBody(again).code).toBe('conflict');
+      expect(errorBody(again).code).toBe('cart_checked_out');
     });
 
     it('two concurrent checkouts of one cart make exactly one order', async () => {

@@ -172,7 +172,10 @@ describe('payment sessions', () => {
     ).toHaveLength(1);
     const again = await post(`/payments/${first.id}/complete`);
     expect(again.statusCode).toBe(400);
-    expect(errorBody(again).code).toBe('invalid_state');
+    expect(errorBody(again)).toMatchObject({
+      code: 'session_terminal',
+      nextActions: [{ rel: 'self', method: 'GET', href: `/api/v1/payments/${first.id}` }],
+    });
   });
 
   it('a settlement outage leaves the session pending (502); the same Idempotency-Key then completes it once', async () => {

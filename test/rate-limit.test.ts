@@ -54,6 +54,8 @@ describe('rolling-window rate limits (in-process)', () => {
     expect(refused.headers['retry-after']).toBe('54');
     const body = errorBody(refused);
     expect(body.code).toBe('rate_limited');
+    // The wait is in the body too, for clients (and MCP results) that do not see headers.
+    expect((body as { retryAfterSeconds?: number }).retryAfterSeconds).toBe(54);
     expect(typeof body.error).toBe('string');
     expect(body.requestId).toBe(refused.headers['x-request-id']);
   });

@@ -468,7 +468,12 @@ describe('subscriptions', () => {
     expect((await eventsOf(sub.id)).at(-1)?.payload).toMatchObject({ status: 'pending_change' });
 
     // Not due yet: renew is 409 and the scheduler leaves it.
-    expect((await post(`/subscriptions/${sub.id}/renew`, {})).statusCode).toBe(409);
+    const early = await post(`/subscriptions/${sub.id}/renew`, {});
+    expect(early.statusCode).toBe(409);
+    expect(errorBody(early)).toMatchObject({
+      code: 'subscription_not_due',
+      nextActions: [{ rel: 'self', method: 'GET', href: `/api/v1/subscriptions/${sub.id}` }],
+    });
     clock.set(new Date('2024-02-15T10:00:00Z'));
     const run = await runDueSubscriptionWork(t.deps, { tenantId: shop.tenantId });
     expect(run.failed).toEqual([]);

@@ -1,13 +1,23 @@
+import type { ActionSpec } from './actions.js';
+
 /** The closed list of error codes. Extend it here; never answer with free text. */
 export const ERROR_CODES = {
   validation_failed: 400,
   /** The resource's state does not allow the operation (e.g. completing a terminal payment session). */
   invalid_state: 400,
+  /** The payment session is `success`, `failed` or `cancelled`: it cannot change. */
+  session_terminal: 400,
   unauthorized: 401,
   forbidden: 403,
   policy_blocked: 403,
   not_found: 404,
   conflict: 409,
+  /** The cart became an order: it cannot change. Recovery: create a new cart. */
+  cart_checked_out: 409,
+  /** The invoice is paid, void or uncollectible: it takes no payment. */
+  invoice_not_open: 409,
+  /** The subscription's current period has not ended, or the next one is already billed. */
+  subscription_not_due: 409,
   idempotency_in_flight: 409,
   payload_too_large: 413,
   /** The request's header block is over Node's limit (16 KiB); answered before any route. */
@@ -41,6 +51,8 @@ export class AppError extends Error {
     readonly details?: ErrorDetail[],
     /** Seconds for a Retry-After header. */
     readonly retryAfter?: number,
+    /** What an agent can do to recover (the error body's `nextActions`). */
+    readonly recovery?: readonly ActionSpec[],
   ) {
     super(message);
     this.name = 'AppError';

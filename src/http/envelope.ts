@@ -1,20 +1,12 @@
 import { type TSchema, Type } from 'typebox';
+import type { ActionSpec, HttpMethod } from '../core/actions.js';
 import { StringEnum } from '../core/schema.js';
 import { hasScope, type Scope, ScopeSchema } from '../core/scopes.js';
 import type { RequestContext } from './context.js';
 
 export const API_PREFIX = '/api/v1';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-
-/** An operation an agent can take next, before the caller's permission is known. */
-export interface ActionSpec {
-  rel: string;
-  method: HttpMethod;
-  /** Path under /api/v1, e.g. `/accounts/123`; the envelope prefixes it. */
-  path: string;
-  requiredScope: Scope | null;
-}
+export { type ActionSpec, action, type HttpMethod } from '../core/actions.js';
 
 export interface NextAction {
   rel: string;
@@ -35,29 +27,24 @@ export const NextActionSchema = Type.Object(
   { $id: 'NextAction' },
 );
 
-export const action = (
-  rel: string,
-  method: HttpMethod,
-  path: string,
-  requiredScope: Scope | null,
-): ActionSpec => ({
-  rel,
-  method,
-  path,
-  requiredScope,
-});
-
-/** Builds the `{ data, nextActions }` body every resource response uses. */
-export function envelope<T>(ctx: RequestContext | null, data: T, actions: readonly ActionSpec[] = []) {
+/** The actions as the calling key sees them: absolute paths, and whether its scopes allow each. */
+export function nextActionsFor(
+  ctx: RequestContext | null | undefined,
+  actions: readonly ActionSpec[],
+): NextAction[] {
   const scopes = ctx?.scopes ?? [];
-  const nextActions: NextAction[] = actions.map((a) => ({
+  return actions.map((a) => ({
     rel: a.rel,
     method: a.method,
     href: API_PREFIX + a.path,
     requiredScope: a.requiredScope,
     allowed: hasScope(scopes, a.requiredScope),
   }));
-  return { data, nextActions };
+}
+
+/** Builds the `{ data, nextActions }` body every resource response uses. */
+export function envelope<T>(ctx: RequestContext | null, data: T, actions: readonly ActionSpec[] = []) {
+  return { data, nextActions: nextActionsFor(ctx, actions) };
 }
 
 /**

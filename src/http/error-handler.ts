@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { BillingUnavailableError } from '../billing/adapter.js';
 import { AppError, type ErrorCode } from '../core/errors.js';
 import { isDatabaseUnavailable, isPoolExhausted } from './db-errors.js';
+import { nextActionsFor } from './envelope.js';
 import type { TypedApp } from './types.js';
 import { type AjvLikeError, validationDetails } from './validation.js';
 
@@ -44,12 +45,22 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
   // Also on errors the router raises before any hook runs.
   reply.header('X-Request-Id', request.id);
   if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
-  return reply.code(error.status).send({
+  return reply.code(error.status).send(errorBody(error, request));
+}
+
+/**
+ * The error body: message, code, details, the request id, and, where they exist, how long to
+ * wait (`retryAfterSeconds`, as the Retry-After header says) and what to do instead (`nextActions`).
+ */
+export function errorBody(error: AppError, request: FastifyRequest) {
+  return {
     error: error.message,
     code: error.code,
     ...(error.details ? { details: error.details } : {}),
+    ...(error.retryAfter !== undefined ? { retryAfterSeconds: error.retryAfter } : {}),
+    ...(error.recovery?.length ? { nextActions: nextActionsFor(request.ctx, error.recovery) } : {}),
     requestId: request.id,
-  });
+  };
 }
 
 /** The one error handler: every failure leaves as the documented error body. */

@@ -23,6 +23,17 @@ export const ErrorBodySchema = Type.Object(
     }),
     // A reference, so the document's ErrorDetail component is the one place describing it.
     details: Type.Optional(Type.Array(Type.Ref('ErrorDetail'))),
+    retryAfterSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'When to retry, in seconds: the Retry-After header, in the body.',
+      }),
+    ),
+    nextActions: Type.Optional(
+      Type.Array(Type.Ref('NextAction'), {
+        description: 'How to recover, where there is a way (e.g. `createCart` for a checked-out cart).',
+      }),
+    ),
     requestId: Type.String({
       description: 'Echoed in the X-Request-Id header; quote it when reporting a problem.',
     }),

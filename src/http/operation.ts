@@ -6,6 +6,7 @@ import type { Db, Tx } from '../db/client.js';
 import { type CommitHooks, derivedKey, mintedKey, type OperationKey } from '../unit-of-work/index.js';
 import { requireCtx } from './auth.js';
 import type { RequestContext } from './context.js';
+import { errorBody } from './error-handler.js';
 import {
   findResponse,
   type IdempotentRequest,
@@ -100,13 +101,7 @@ function serialize(reply: FastifyReply, status: number, body: unknown): string {
 }
 
 function errorPayload(reply: FastifyReply, request: FastifyRequest, error: AppError): string {
-  const body = {
-    error: error.message,
-    code: error.code,
-    ...(error.details ? { details: error.details } : {}),
-    requestId: request.id,
-  };
-  return serialize(reply, error.status, body);
+  return serialize(reply, error.status, errorBody(error, request));
 }
 
 interface Outcome {

@@ -2,7 +2,7 @@ import { AppError } from '../../core/errors.js';
 import type { Queryable, Tx } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { storedPromoDiscount } from './promo.js';
-import { itemsOf, lockCart, normalContext } from './service.js';
+import { cartCheckedOut, itemsOf, lockCart, normalContext } from './service.js';
 import { carts } from './tables.js';
 
 // The hand-off to orders: a checkout takes the cart as its last acknowledged change left it, under
@@ -37,9 +37,6 @@ export interface CheckoutCart {
 
 const repo = tenantRepo(carts);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const cartCheckedOut = () =>
-  new AppError('conflict', 'The cart is already checked out: an order was made from it. Create a new cart.');
 
 /**
  * The cart with its stored lines and totals, as priced at its last change: with `lock`, under its

@@ -1,3 +1,3 @@
-export { type CheckoutCart, cartCheckedOut, checkOutCart, readCartForCheckout } from './checkout.js';
+export { type CheckoutCart, checkOutCart, readCartForCheckout } from './checkout.js';
 export { CartSchema } from './schemas.js';
-export { type CartApi, getCart } from './service.js';
+export { type CartApi, cartCheckedOut, getCart } from './service.js';

@@ -29,7 +29,8 @@ const PRICING =
   'Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and ' +
   'the cart then have `requiresQuote: true`).';
 
-const CHECKED_OUT = 'A `checked_out` cart (an order was created from it) cannot change: 409 `conflict`.';
+const CHECKED_OUT =
+  'A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`.';
 
 /** What a cart links to; only `self` once it is checked out. */
 function cartActions(cart: CartApi): ActionSpec[] {

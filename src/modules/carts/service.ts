@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
+import { action } from '../../core/actions.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
@@ -130,15 +131,20 @@ export async function insertCart(
   return presentCart(cart, [], null);
 }
 
+/** 409 `cart_checked_out`, with the way out: a new cart. */
+export const cartCheckedOut = () =>
+  new AppError(
+    'cart_checked_out',
+    'This cart is checked_out: an order was created from it and it can no longer change. Create a new cart.',
+    undefined,
+    undefined,
+    [action('createCart', 'POST', '/carts', 'commerce')],
+  );
+
 /** The cart, locked for a change; 404 when it is not this tenant's, 409 once checked out. */
 export async function openForChange(tx: Queryable, tenantId: string, cartId: string) {
   const cart = await lockCart(tx, tenantId, cartId);
   if (!cart) throw notFound('Cart');
-  if (cart.status !== 'active') {
-    throw new AppError(
-      'conflict',
-      'This cart is checked_out: an order was created from it and it can no longer change. Create a new cart.',
-    );
-  }
+  if (cart.status !== 'active') throw cartCheckedOut();
   return { cart, items: await itemsOf(tx, tenantId, cartId) };
 }

@@ -1,3 +1,4 @@
+import { action } from '../../core/actions.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError, validationFailed } from '../../core/errors.js';
 import { type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
@@ -26,7 +27,13 @@ async function checkInvoice(
   }
   const invoice = result.value;
   if (invoice.status !== 'open')
-    throw new AppError('conflict', `Invoice ${invoiceId} is ${invoice.status}, not open`);
+    throw new AppError(
+      'invoice_not_open',
+      `Invoice ${invoiceId} is ${invoice.status}, not open: it takes no payment`,
+      undefined,
+      undefined,
+      [action('accountInvoices', 'GET', `/accounts/${invoice.accountId}/invoices`, 'read')],
+    );
   if (invoice.currency !== currency)
     throw new AppError(
       'conflict',
@@ -70,10 +77,14 @@ export async function createSession(
   });
 }
 
-const alreadyTerminal = () =>
-  new AppError('invalid_state', 'The payment session is already in a terminal status', [
-    { field: 'status', rule: 'terminal', message: 'success, failed and cancelled are terminal' },
-  ]);
+const alreadyTerminal = (sessionId: string) =>
+  new AppError(
+    'session_terminal',
+    'The payment session is already in a terminal status',
+    [{ field: 'status', rule: 'terminal', message: 'success, failed and cancelled are terminal' }],
+    undefined,
+    [action('self', 'GET', `/payments/${sessionId}`, 'read')],
+  );
 
 /**
  * POST /payments/{id}/complete: force-marks the session `success` (with external proof of
@@ -96,7 +107,7 @@ export async function completeSession(
       details: { before: { status: 'pending' }, after: { status: 'success' } },
     },
   });
-  if (outcome.kind === 'terminal') throw alreadyTerminal();
+  if (outcome.kind === 'terminal') throw alreadyTerminal(input.sessionId);
   if (outcome.kind === 'refused')
     throw new AppError('conflict', `The billing system refused the settlement: ${outcome.message}`);
   return outcome;

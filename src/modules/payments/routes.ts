@@ -177,7 +177,7 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         summary: 'Complete a payment session',
         description:
           'Force-marks the session `success`: only with external proof of payment. A terminal session is 400 ' +
-          '(`invalid_state`). A session paying an invoice first settles the invoice in the billing system for the ' +
+          '(`session_terminal`). A session paying an invoice first settles the invoice in the billing system for the ' +
           'session amount: if that fails (502 outage, 409 refused) the session stays as it was, and a retry with ' +
           'the same Idempotency-Key completes it without settling twice. Emits `payment.succeeded`, and ' +
           '`invoice.paid` when the invoice is now fully paid.',

@@ -1,4 +1,5 @@
 import type { BillingAdapter, Invoice } from '../../billing/index.js';
+import { action } from '../../core/actions.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError, notFound } from '../../core/errors.js';
 import {
@@ -49,8 +50,11 @@ export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPla
     throw new AppError('conflict', 'The subscription ends at its period end; it does not renew');
   if (deps.clock.now().getTime() < sub.currentPeriodEnd.getTime())
     throw new AppError(
-      'conflict',
+      'subscription_not_due',
       `The subscription is not due for renewal until ${sub.currentPeriodEnd.toISOString()}`,
+      undefined,
+      undefined,
+      [action('self', 'GET', `/subscriptions/${sub.id}`, 'read')],
     );
   const pending = sub.pendingChange;
   const interval: BillingInterval = pending?.billingInterval ?? sub.billingInterval;

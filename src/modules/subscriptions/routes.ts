@@ -276,7 +276,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         operationId: 'renewSubscription',
         summary: 'Renew a subscription into its next period',
         description:
-          'Once `currentPeriodEnd` has passed (409 before; the scheduler does this on its own): applies a pending ' +
+          'Once `currentPeriodEnd` has passed (409 `subscription_not_due` before; the scheduler does this on its own): applies a pending ' +
           'change, starts the next period, invoices it (billing-linked subscriptions) and opens a payment session for ' +
           'it (`payment.session_created`). 409 for a cancelled or pending-cancellation subscription. Event ' +
           '`subscription.renewed`; audit `subscription.renew`.',

@@ -571,7 +571,7 @@ export interface paths {
         put?: never;
         /**
          * Add a product to a cart
-         * @description Adds `quantity` (default 1) of an active product priced in the cart’s currency. Adding a product that is already in the cart MERGES: that line’s quantity grows by `quantity` (at most 100000 units a line) and it is re-priced for the new quantity (tiers apply to the whole line); no second line is made. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). 400 `validation_failed` naming `productId` for an unknown or inactive product (rule `exists` or `active`) or one in another currency (rule `currency`). 404 unknown cart. A `checked_out` cart (an order was created from it) cannot change: 409 `conflict`. Send an Idempotency-Key so a retry cannot add the quantity twice.
+         * @description Adds `quantity` (default 1) of an active product priced in the cart’s currency. Adding a product that is already in the cart MERGES: that line’s quantity grows by `quantity` (at most 100000 units a line) and it is re-priced for the new quantity (tiers apply to the whole line); no second line is made. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). 400 `validation_failed` naming `productId` for an unknown or inactive product (rule `exists` or `active`) or one in another currency (rule `currency`). 404 unknown cart. A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`. Send an Idempotency-Key so a retry cannot add the quantity twice.
          */
         post: operations["addCartItem"];
         delete?: never;
@@ -592,7 +592,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a line from a cart
-         * @description Removes the whole line (all its units) and re-prices the rest. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). A promotion code that no longer applies (e.g. the total fell below its minimum) stays on the cart with `applies: false`, discount 0 and the `reason`. 404 unknown cart or item. A `checked_out` cart (an order was created from it) cannot change: 409 `conflict`.
+         * @description Removes the whole line (all its units) and re-prices the rest. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). A promotion code that no longer applies (e.g. the total fell below its minimum) stays on the cart with `applies: false`, discount 0 and the `reason`. 404 unknown cart or item. A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`.
          */
         delete: operations["removeCartItem"];
         options?: never;
@@ -611,12 +611,12 @@ export interface paths {
         put?: never;
         /**
          * Apply a promotion code to a cart
-         * @description Puts a promotion code on the cart (one code per cart: it replaces any other). The code applies to the sum of the line totals after offers, never below 0. 400 `validation_failed` naming `code`, with the rule saying why: `unknown` (no such code), `inactive`, `not_started`, `expired`, `exhausted` (usage limit reached), `minimum_not_met` (cart total after offers below the code’s minimum), `currency_mismatch` (an amount code in another currency). Once applied, the code stays on the cart through later changes; when it stops applying it shows `applies: false` and the reason. Its use is counted when the order is created. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). 404 unknown cart. A `checked_out` cart (an order was created from it) cannot change: 409 `conflict`.
+         * @description Puts a promotion code on the cart (one code per cart: it replaces any other). The code applies to the sum of the line totals after offers, never below 0. 400 `validation_failed` naming `code`, with the rule saying why: `unknown` (no such code), `inactive`, `not_started`, `expired`, `exhausted` (usage limit reached), `minimum_not_met` (cart total after offers below the code’s minimum), `currency_mismatch` (an amount code in another currency). Once applied, the code stays on the cart through later changes; when it stops applying it shows `applies: false` and the reason. Its use is counted when the order is created. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). 404 unknown cart. A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`.
          */
         post: operations["applyCartPromo"];
         /**
          * Remove the promotion code from a cart
-         * @description Takes the promotion code off the cart and re-prices it without the code. A cart without a code is returned unchanged (200). 404 unknown cart. A `checked_out` cart (an order was created from it) cannot change: 409 `conflict`.
+         * @description Takes the promotion code off the cart and re-prices it without the code. A cart without a code is returned unchanged (200). 404 unknown cart. A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`.
          */
         delete: operations["removeCartPromo"];
         options?: never;
@@ -1023,7 +1023,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a payment session
-         * @description Force-marks the session `success`: only with external proof of payment. A terminal session is 400 (`invalid_state`). A session paying an invoice first settles the invoice in the billing system for the session amount: if that fails (502 outage, 409 refused) the session stays as it was, and a retry with the same Idempotency-Key completes it without settling twice. Emits `payment.succeeded`, and `invoice.paid` when the invoice is now fully paid.
+         * @description Force-marks the session `success`: only with external proof of payment. A terminal session is 400 (`session_terminal`). A session paying an invoice first settles the invoice in the billing system for the session amount: if that fails (502 outage, 409 refused) the session stays as it was, and a retry with the same Idempotency-Key completes it without settling twice. Emits `payment.succeeded`, and `invoice.paid` when the invoice is now fully paid.
          */
         post: operations["completePaymentSession"];
         delete?: never;
@@ -1571,7 +1571,7 @@ export interface paths {
         put?: never;
         /**
          * Renew a subscription into its next period
-         * @description Once `currentPeriodEnd` has passed (409 before; the scheduler does this on its own): applies a pending change, starts the next period, invoices it (billing-linked subscriptions) and opens a payment session for it (`payment.session_created`). 409 for a cancelled or pending-cancellation subscription. Event `subscription.renewed`; audit `subscription.renew`.
+         * @description Once `currentPeriodEnd` has passed (409 `subscription_not_due` before; the scheduler does this on its own): applies a pending change, starts the next period, invoices it (billing-linked subscriptions) and opens a payment session for it (`payment.session_created`). 409 for a cancelled or pending-cancellation subscription. Event `subscription.renewed`; audit `subscription.renew`.
          */
         post: operations["renewSubscription"];
         delete?: never;
@@ -1673,8 +1673,12 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_state" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
+            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
             details?: components["schemas"]["ErrorDetail"][];
+            /** @description When to retry, in seconds: the Retry-After header, in the body. */
+            retryAfterSeconds?: number;
+            /** @description How to recover, where there is a way (e.g. `createCart` for a checked-out cart). */
+            nextActions?: components["schemas"]["NextAction"][];
             /** @description Echoed in the X-Request-Id header; quote it when reporting a problem. */
             requestId: string;
         };
@@ -13563,9 +13567,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The paying account. */
+                    /** @description The paying account. With an invoice: the invoice’s billing account, or a local account (id) linked to it by `externalId`, which is stored as the billing account; any other account is 400. Without an invoice: any account reference. */
                     accountId: string;
-                    /** @description Amount in minor units, > 0. */
+                    /** @description Amount in minor units, > 0. With an invoice: at most its balance (else 400); less is a partial payment. */
                     amountCents: number;
                     /** @description ISO 4217, 3 upper-case letters. */
                     currency: string;
@@ -13771,9 +13775,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The paying account. */
+                    /** @description The paying account. With an invoice: the invoice’s billing account, or a local account (id) linked to it by `externalId`, which is stored as the billing account; any other account is 400. Without an invoice: any account reference. */
                     accountId: string;
-                    /** @description Amount in minor units, > 0. */
+                    /** @description Amount in minor units, > 0. With an invoice: at most its balance (else 400); less is a partial payment. */
                     amountCents: number;
                     /** @description ISO 4217, 3 upper-case letters. */
                     currency: string;

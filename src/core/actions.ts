@@ -1,0 +1,28 @@
+import type { Scope } from './scopes.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/**
+ * An operation an agent can take next, before the caller's permission is known: in a resource's
+ * `nextActions`, and in an error body where a recovery exists (create a new cart, read the
+ * session). The HTTP edge turns it into a `NextAction` for the calling key.
+ */
+export interface ActionSpec {
+  rel: string;
+  method: HttpMethod;
+  /** Path under /api/v1, e.g. `/accounts/123`; the envelope prefixes it. */
+  path: string;
+  requiredScope: Scope | null;
+}
+
+export const action = (
+  rel: string,
+  method: HttpMethod,
+  path: string,
+  requiredScope: Scope | null,
+): ActionSpec => ({
+  rel,
+  method,
+  path,
+  requiredScope,
+});
