@@ -48,23 +48,19 @@ export interface PostgresOptions {
 /**
  * bigint (int8) columns as numbers, like PGlite: every amount and quantity we store is a bigint
  * bounded far inside the exact range of a double (MAX_TOTAL_CENTS), so raw reads and Drizzle's
- * agree on both drivers. A value beyond that range stays exact as a BigInt.
+ * agree on both drivers. A value beyond that range stays exact as a BigInt. Set on node-postgres'
+ * global parsers: Drizzle passes its own per-query parsers, which fall back to these.
  */
 const INT8 = 20;
-const parseInt8 = (text: string) => {
+pg.types.setTypeParser(INT8, (text: string) => {
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : BigInt(text);
-};
-const typeParser = ((oid: number, format?: 'text' | 'binary') =>
-  oid === INT8 && format !== 'binary'
-    ? parseInt8
-    : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser;
+});
 
 export function openPostgres({ url, poolSize = 10, waitMs = 5_000, logger }: PostgresOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    types: { getTypeParser: typeParser },
     connectionTimeoutMillis: waitMs,
     idleTimeoutMillis: 30_000,
     statement_timeout: 30_000,

@@ -187,6 +187,8 @@ export class Intent<P = unknown> {
     resources?: (value: T) => EffectRecord['resources'],
   ): Promise<BillingResult<T>> {
     const effect = this.effect(step);
+    // What an earlier attempt of this step (same key) may have done, before this one.
+    const earlier = effect.outcome;
     try {
       const result = await call(this.keyFor(step));
       if (result.ok) {
@@ -200,9 +202,12 @@ export class Intent<P = unknown> {
       }
       return result;
     } catch (err) {
-      // An outage known to have sent nothing changed nothing; any other may have taken effect.
-      effect.outcome =
-        err instanceof BillingUnavailableError && err.effect === 'none' ? 'not_applied' : 'unknown';
+      // An outage known to have sent nothing changed nothing now; any other may have taken effect.
+      // Nothing sent now says nothing of an earlier attempt that may have applied (found by the
+      // model-based test: a retry failing before the call hid a change the first attempt made).
+      const sentNothing = err instanceof BillingUnavailableError && err.effect === 'none';
+      const earlierMayHaveApplied = earlier === 'applied' || earlier === 'unknown';
+      effect.outcome = sentNothing && !earlierMayHaveApplied ? 'not_applied' : 'unknown';
       effect.error = message(err);
       throw err;
     }

@@ -71,12 +71,12 @@ describe('billing adapter down', () => {
     [
       'payInvoice',
       `/api/v1/invoices/${w.invoice}/pay`,
-      { accountId: 'acct_1', amountCents: 100, currency: 'USD' },
+      { accountId: w.billingAccount, amountCents: 100, currency: 'USD' },
     ],
     [
       'createPaymentSession',
       '/api/v1/payments',
-      { accountId: 'acct_1', amountCents: 100, currency: 'USD', invoiceId: w.invoice },
+      { accountId: w.billingAccount, amountCents: 100, currency: 'USD', invoiceId: w.invoice },
     ],
     // A billing account id is read through the adapter (a local account is not).
     ['getAccount', `/api/v1/accounts/${w.billingAccount}`, undefined],
