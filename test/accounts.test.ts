@@ -277,9 +277,18 @@ describe('accounts', () => {
           ]);
         }
       }
-      const empty = await call('PATCH', `/accounts/${account.id}`, tenant.keys.commerce, {});
-      expect(empty.statusCode).toBe(400);
-      expect(errorBody(empty).details?.[0]).toMatchObject({ rule: 'minProperties' });
+      // SPEC.md: every field is optional. `{}` (or the values it has) is 200 with the account unchanged,
+      // and records nothing: no audit entry, no event, the same updatedAt.
+      const current = (await call('GET', `/accounts/${account.id}`, tenant.keys.read)).json().data;
+      const auditBefore = (await auditEntries(`resourceId=${account.id}`)).length;
+      const eventsBefore = (await listEvents(t.deps.db, tenant.tenantId, 'account.updated')).length;
+      for (const patch of [{}, { name: current.name }]) {
+        const res = await call('PATCH', `/accounts/${account.id}`, tenant.keys.commerce, patch);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().data).toEqual(current);
+      }
+      expect(await auditEntries(`resourceId=${account.id}`)).toHaveLength(auditBefore);
+      expect(await listEvents(t.deps.db, tenant.tenantId, 'account.updated')).toHaveLength(eventsBefore);
       const got = (await call('GET', `/accounts/${account.id}`, tenant.keys.read)).json().data;
       expect(got.externalId).toBe('ext-1');
       expect(got.industry).toBe(s(100, 'i'));

@@ -32,11 +32,14 @@ export function updateAccount(
     if (!result) throw notFound('Account');
     const { updatedAt: _b, ...before } = result.before;
     const { updatedAt: _a, ...after } = result.after;
+    const changed = diffChanges(before, after);
+    // A change that did not happen records nothing.
+    if (Object.keys(changed.after).length === 0) return result.after;
     await u.audit({
       action: 'account.update',
       resourceType: 'account',
       resourceId: result.after.id,
-      details: diffChanges(before, after),
+      details: changed,
     });
     await u.emit('account.updated', result.after);
     return result.after;

@@ -82,7 +82,8 @@ export const AccountUpdate = Type.Object(
   {
     additionalProperties: false,
     examples: [{ phone: '+1 555 0100', website: 'https://initech.example' }],
-    minProperties: 1,
+    description:
+      'Every field is optional (SPEC.md): `{}`, or values equal to the current ones, changes nothing and answers 200 with the account as it is (no audit entry, no event).',
   },
 );
 

@@ -87,6 +87,11 @@ export async function updateAccountRow(
   // Locked so the audit diff's `before` is the row this update replaces, even under concurrent PATCHes.
   const before = await organization(tx, tenantId, id, true);
   if (!before) return undefined;
+  // Nothing to change (`{}`, or the values it has): the row, and its updatedAt, stay as they are.
+  const changes = Object.entries(patch).filter(
+    ([field, value]) => value !== undefined && value !== before[field as keyof typeof before],
+  );
+  if (changes.length === 0) return { before: presentAccount(before), after: presentAccount(before) };
   const after = await repo.update(tx, tenantId, before.id, { ...patch, updatedAt: now });
   return after && { before: presentAccount(before), after: presentAccount(after) };
 }
