@@ -7,8 +7,9 @@ import type { Deps } from './deps.js';
 import { registerApiReference } from './http/api-reference.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerRequestGate } from './http/gate.js';
-import { registerOpenApi } from './http/openapi.js';
+import { registerOpenApi, SERVICE_NAME } from './http/openapi.js';
 import { registerIdempotentReplay } from './http/operation.js';
+import { registerProtectedResource } from './http/protected-resource.js';
 import { requestIdFor } from './http/request-id.js';
 import { RouteRegistry, registerRouteRegistry } from './http/route-registry.js';
 import { registerTextGuard } from './http/text-guard.js';
@@ -143,6 +144,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerSubscriptionRoutes(app, deps);
   registerPreviewRoutes(app, deps);
   registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
+  registerProtectedResource(app, { publicBaseUrl: deps.config.publicBaseUrl, name: SERVICE_NAME });
   registerApiReference(app);
   options.extraRoutes?.(app);
 

@@ -102,6 +102,46 @@ describe('manifest and capabilities', () => {
     ]);
   });
 
+  it('tells a client without a key how to authenticate: WWW-Authenticate, protected-resource metadata, an index', async () => {
+    const base = t.deps.config.publicBaseUrl;
+    const metadataUrl = `${base}/.well-known/oauth-protected-resource`;
+    // An MCP host probing without a key gets a 401 that points at the metadata.
+    const mcp = await t.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(mcp.statusCode).toBe(401);
+    expect(mcp.headers['www-authenticate']).toBe(
+      `Bearer realm="commerce-agent-api", resource_metadata="${metadataUrl}"`,
+    );
+    // Any other 401 says the same.
+    const rest = await t.app.inject({ method: 'GET', url: '/api/v1/manifest' });
+    expect(rest.statusCode).toBe(401);
+    expect(rest.headers['www-authenticate']).toContain('resource_metadata=');
+    const metadata = await t.app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource' });
+    expect(metadata.statusCode).toBe(200);
+    expect(metadata.json()).toMatchObject({
+      resource: base,
+      authorization_servers: [],
+      bearer_methods_supported: ['header'],
+      scopes_supported: ['read', 'commerce', 'admin'],
+      resource_documentation: `${base}/docs`,
+    });
+    const index = await t.app.inject({ method: 'GET', url: '/' });
+    expect(index.statusCode).toBe(200);
+    expect(index.json()).toMatchObject({
+      api: `${base}/api/v1`,
+      openapi: `${base}/api/v1/openapi.json`,
+      docs: `${base}/docs`,
+      mcp: `${base}/mcp`,
+      oauthProtectedResource: metadataUrl,
+    });
+    // A 200 carries no challenge.
+    expect(index.headers['www-authenticate']).toBeUndefined();
+  });
+
   it('health and readiness need no key', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
