@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { AppError } from './core/errors.js';
 import type { Deps } from './deps.js';
+import { registerActionOperations } from './http/action-operations.js';
 import { registerApiReference } from './http/api-reference.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerRequestGate } from './http/gate.js';
@@ -109,6 +110,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   const registry = new RouteRegistry();
   registerRouteRegistry(app, registry);
   registerErrorHandling(app);
+  registerActionOperations(app, () => registry.publicOperations);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });

@@ -89,7 +89,7 @@ describe('manifest and capabilities', () => {
       url: '/api/v1/manifest',
       headers: bearer(tenant.keys.read),
     });
-    expect(res.json().nextActions).toEqual([
+    expect(res.json().nextActions).toMatchObject([
       { rel: 'manifest', method: 'GET', href: '/api/v1/manifest', requiredScope: 'read', allowed: true },
       {
         rel: 'capabilities',

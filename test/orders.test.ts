@@ -276,6 +276,8 @@ describe('orders', () => {
         href: `/api/v1/invoices/${order.invoiceId}/pay`,
         requiredScope: 'commerce',
         allowed: true,
+        operationId: 'payInvoice',
+        arguments: { id: order.invoiceId, accountId: billingId, currency: 'USD' },
       });
       const invoices = (await get(`/accounts/${org.id}/invoices`, shop.keys.read)).json().data;
       expect(invoices).toEqual([

@@ -73,16 +73,16 @@ describe('shipping options', () => {
         updatedAt: created.createdAt,
       });
       expect(Number.isNaN(Date.parse(created.createdAt))).toBe(false);
-      expect(res.json().nextActions).toEqual(adminActions(created.id));
+      expect(res.json().nextActions).toMatchObject(adminActions(created.id));
 
       const got = await admin('GET', `/${created.id}`);
       expect(got.statusCode).toBe(200);
-      expect(got.json()).toEqual({ data: created, nextActions: adminActions(created.id) });
+      expect(got.json()).toMatchObject({ data: created, nextActions: adminActions(created.id) });
 
       const list = await admin('GET');
       expect(list.statusCode).toBe(200);
       expect(list.json().data).toContainEqual(created);
-      expect(list.json().nextActions).toEqual([
+      expect(list.json().nextActions).toMatchObject([
         { rel: 'create', method: 'POST', href: ADMIN_PATH, requiredScope: 'admin', allowed: true },
       ]);
 
@@ -414,7 +414,7 @@ describe('shipping options', () => {
     it('lists active options, cheapest first then by name, with hints, for a read key', async () => {
       const res = await list();
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({
+      expect(res.json()).toMatchObject({
         data: [options.budget, options.economy, options.euPost, options.express],
         nextActions: [
           { rel: 'catalog', method: 'GET', href: '/api/v1/catalog', requiredScope: 'read', allowed: true },

@@ -13,6 +13,8 @@ export interface ActionSpec {
   /** Path under /api/v1, e.g. `/accounts/123`; the envelope prefixes it. */
   path: string;
   requiredScope: Scope | null;
+  /** Body fields the server already knows (path ids and query are added centrally). */
+  arguments?: Record<string, unknown>;
 }
 
 export const action = (
@@ -20,9 +22,11 @@ export const action = (
   method: HttpMethod,
   path: string,
   requiredScope: Scope | null,
+  args?: Record<string, unknown>,
 ): ActionSpec => ({
   rel,
   method,
   path,
   requiredScope,
+  ...(args ? { arguments: args } : {}),
 });

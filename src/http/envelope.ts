@@ -14,6 +14,9 @@ export interface NextAction {
   href: string;
   requiredScope: Scope | null;
   allowed: boolean;
+  /** Filled centrally from the registered routes (src/http/action-operations.ts). */
+  operationId?: string;
+  arguments?: Record<string, unknown>;
 }
 
 export const NextActionSchema = Type.Object(
@@ -23,6 +26,15 @@ export const NextActionSchema = Type.Object(
     href: Type.String({ description: 'Absolute path of the operation, under /api/v1.' }),
     requiredScope: Type.Union([ScopeSchema, Type.Null()], { description: 'Scope the operation needs.' }),
     allowed: Type.Boolean({ description: 'Whether the calling key holds `requiredScope`.' }),
+    operationId: Type.Optional(
+      Type.String({ description: 'The operation to call (also the MCP tool name), e.g. `payInvoice`.' }),
+    ),
+    arguments: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'Values the server already knows, ready to pass: path ids by parameter name (`id`), query values, and body fields such as `payInvoice`’s `accountId`, `amountCents` and `currency`.',
+      }),
+    ),
   },
   { $id: 'NextAction' },
 );
@@ -39,6 +51,7 @@ export function nextActionsFor(
     href: API_PREFIX + a.path,
     requiredScope: a.requiredScope,
     allowed: hasScope(scopes, a.requiredScope),
+    ...(a.arguments ? { arguments: { ...a.arguments } } : {}),
   }));
 }
 

@@ -96,6 +96,7 @@ export function idempotentRequest(request: FastifyRequest, ctx: RequestContext):
 
 /** Serialises with the route's response schema for `status`, exactly as a plain send would. */
 function serialize(reply: FastifyReply, status: number, body: unknown): string {
+  reply.server.completeActions(body);
   reply.code(status);
   return status === 204 ? '' : (reply.serialize(body) as string);
 }

@@ -33,7 +33,11 @@ function orderActions(
       ? [action('createSubscription', 'POST', '/subscriptions', 'commerce')]
       : order.invoiceId
         ? [
-            action('payInvoice', 'POST', `/invoices/${order.invoiceId}/pay`, 'commerce'),
+            // The account and currency are known here; the amount is the invoice's balance (GET it).
+            action('payInvoice', 'POST', `/invoices/${order.invoiceId}/pay`, 'commerce', {
+              ...(order.billingAccountId ? { accountId: order.billingAccountId } : {}),
+              currency: order.currency,
+            }),
             action('createPaymentSession', 'POST', '/payments', 'commerce'),
           ]
         : [action('createPaymentSession', 'POST', '/payments', 'commerce')];

@@ -36,7 +36,13 @@ export function subscriptionActions(s: SubscriptionApi, invoice: Invoice | null 
   const self = action('self', 'GET', `/subscriptions/${s.id}`, 'read');
   const pay =
     invoice && invoice.status === 'open'
-      ? [action('payInvoice', 'POST', `/invoices/${invoice.id}/pay`, 'commerce')]
+      ? [
+          action('payInvoice', 'POST', `/invoices/${invoice.id}/pay`, 'commerce', {
+            accountId: invoice.accountId,
+            amountCents: invoice.balanceCents,
+            currency: invoice.currency,
+          }),
+        ]
       : [];
   if (s.status === 'cancelled') return [self, ...pay];
   const base = `/subscriptions/${s.id}`;

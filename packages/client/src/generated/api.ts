@@ -1693,6 +1693,12 @@ export interface components {
             requiredScope: ("read" | "commerce" | "admin") | null;
             /** @description Whether the calling key holds `requiredScope`. */
             allowed: boolean;
+            /** @description The operation to call (also the MCP tool name), e.g. `payInvoice`. */
+            operationId?: string;
+            /** @description Values the server already knows, ready to pass: path ids by parameter name (`id`), query values, and body fields such as `payInvoice`’s `accountId`, `amountCents` and `currency`. */
+            arguments?: {
+                [key: string]: unknown;
+            };
         };
         Subscription: {
             /** Format: uuid */
@@ -2124,7 +2130,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -2253,7 +2264,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -2403,7 +2419,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -2578,7 +2599,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -2726,7 +2752,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -2899,7 +2930,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ],
                      *       "pagination": {
@@ -3055,7 +3091,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -3290,7 +3331,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -3488,7 +3534,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -3810,7 +3861,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -4004,7 +4060,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -4177,7 +4238,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -4347,7 +4413,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -4616,7 +4687,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -4791,7 +4867,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -4952,7 +5033,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -5116,7 +5202,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -5377,7 +5468,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -5552,7 +5648,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -5717,7 +5818,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -5885,7 +5991,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -6151,7 +6262,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -6322,7 +6438,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -6472,7 +6593,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -6629,7 +6755,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -6867,7 +6998,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -7034,7 +7170,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -7176,7 +7317,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -7333,7 +7479,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -7574,7 +7725,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -7953,7 +8109,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -9335,7 +9496,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -9860,7 +10026,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -10793,7 +10964,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -10920,7 +11096,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -11088,7 +11269,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -11284,7 +11470,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -11455,7 +11646,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -11602,7 +11798,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -11773,7 +11974,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ],
                      *       "pagination": {
@@ -11953,7 +12159,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -12147,7 +12358,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -12320,7 +12536,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -12480,7 +12701,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -12582,7 +12808,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -12721,7 +12952,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -12889,7 +13125,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -13134,7 +13375,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -13305,7 +13551,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -13459,7 +13710,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -14297,7 +14553,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -14405,7 +14666,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -14943,6 +15209,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Every field is optional (SPEC.md): `{}`, or values equal to the current ones, changes nothing and answers 200 with the account as it is (no audit entry, no event). */
         requestBody: {
             content: {
                 /**
@@ -15210,7 +15477,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -15365,7 +15637,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -15503,7 +15780,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -15638,7 +15920,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -15768,7 +16055,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -16010,7 +16302,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -16165,7 +16462,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -16378,7 +16680,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -16580,7 +16887,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -16764,7 +17076,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -16956,7 +17273,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -17157,7 +17479,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -17342,7 +17669,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -17512,7 +17844,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -17669,7 +18006,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -17830,7 +18172,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -18084,7 +18431,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -18258,7 +18610,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -18420,7 +18777,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -18584,7 +18946,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -18839,7 +19206,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -19017,7 +19389,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -19170,7 +19547,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -19338,7 +19720,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -19508,7 +19895,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -19662,7 +20054,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -19860,7 +20257,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -20054,7 +20456,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -20236,7 +20643,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -20456,7 +20868,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -20735,7 +21152,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -20969,7 +21391,12 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "string",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "string",
+                     *           "arguments": {
+                     *             "property1": null,
+                     *             "property2": null
+                     *           }
                      *         }
                      *       ]
                      *     }
