@@ -59,7 +59,7 @@ describe('audit log', () => {
       requestId: expect.any(String),
       createdAt: '2030-03-01T10:06:00.000Z',
     });
-    expect(newest.details).toEqual({
+    expect(newest.details).toMatchObject({
       before: { revokedAt: null },
       after: { revokedAt: '2030-03-01T10:06:00.000Z' },
     });

@@ -305,14 +305,16 @@ describe('carts', () => {
       }
       expect(res.statusCode).toBe(400);
       expect(errorBody(res)).toMatchObject({ code: 'validation_failed' });
-      expect(errorBody(res).details).toContainEqual({ field, rule, message: expect.stringContaining(field) });
+      expect(errorBody(res).details).toContainEqual(
+        expect.objectContaining({ field, rule, message: expect.stringContaining(field) }),
+      );
     });
 
     it('refuses another tenant’s account as organizationId', async () => {
       const theirs = (await call('POST', '/accounts', other.keys.commerce, { name: 'Theirs' })).json().data;
       const res = await call('POST', '/carts', tenant.keys.commerce, { organizationId: theirs.id });
       expect(res.statusCode).toBe(400);
-      expect(errorBody(res).details).toEqual([
+      expect(errorBody(res).details).toMatchObject([
         { field: 'organizationId', rule: 'exists', message: expect.stringContaining(theirs.id) },
       ]);
     });
@@ -375,7 +377,7 @@ describe('carts', () => {
       expect(defaulted.items[0]?.quantity).toBe(13);
       const over = await add(cart.id, usage.id, 100_000);
       expect(over.statusCode).toBe(400);
-      expect(errorBody(over).details).toEqual([
+      expect(errorBody(over).details).toMatchObject([
         { field: 'quantity', rule: 'maximum', message: expect.stringContaining('99987') },
       ]);
       expect((await read(cart.id)).items[0]?.quantity).toBe(13);
@@ -414,7 +416,7 @@ describe('carts', () => {
         const res = await add(cart.id, productId, 1);
         expect(res.statusCode, rule).toBe(400);
         expect(errorBody(res)).toMatchObject({ code: 'validation_failed' });
-        expect(errorBody(res).details).toEqual([
+        expect(errorBody(res).details).toMatchObject([
           { field: 'productId', rule, message: expect.stringContaining(productId) },
         ]);
       }

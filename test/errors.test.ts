@@ -35,11 +35,26 @@ describe('error bodies', () => {
     const body = errorBody(res);
     expect(Object.keys(body).sort()).toEqual([...ERROR_KEYS, 'details'].sort());
     expect(body.code).toBe('validation_failed');
-    expect(body.details).toEqual(
+    expect(body.details).toMatchObject(
       expect.arrayContaining([
-        { field: 'name', rule: 'maxLength', message: 'name must NOT have more than 100 characters' },
-        { field: 'scopes.0', rule: 'enum', message: 'scopes.0 must be one of: read, commerce, admin' },
-        { field: 'extra', rule: 'additionalProperties', message: 'extra is not a known field' },
+        {
+          field: 'name',
+          rule: 'maxLength',
+          argument: 'body.name',
+          message: 'name must NOT have more than 100 characters',
+        },
+        {
+          field: 'scopes.0',
+          rule: 'enum',
+          argument: 'body.scopes.0',
+          message: 'scopes.0 must be one of: read, commerce, admin',
+        },
+        {
+          field: 'extra',
+          rule: 'additionalProperties',
+          argument: 'body.extra',
+          message: 'extra is not a known field',
+        },
       ]),
     );
     expect(body.details).toHaveLength(3);
@@ -48,7 +63,7 @@ describe('error bodies', () => {
   it('400 names a missing required field', async () => {
     const res = await createKey({ name: 'k' });
     expect(res.statusCode).toBe(400);
-    expect(errorBody(res).details).toEqual([
+    expect(errorBody(res).details).toMatchObject([
       { field: 'scopes', rule: 'required', message: 'scopes is required' },
     ]);
   });
@@ -155,6 +170,38 @@ describe('error bodies', () => {
     expect(Object.keys(body).sort()).toEqual(['code', 'error', 'requestId']);
     expect(body.code).toBe('headers_too_large');
     expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('each detail also names the MCP tool argument the value came from', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/admin/api-keys',
+      headers: { ...bearer(tenant.keys.admin), 'idempotency-key': 'x'.repeat(300) },
+      payload: { name: 'k', scopes: ['read'] },
+    });
+    expect(errorBody(res).details?.[0]).toMatchObject({
+      field: 'header.idempotency-key',
+      argument: 'idempotencyKey',
+    });
+    const path = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/admin/api-keys/not-a-uuid',
+      headers: bearer(tenant.keys.admin),
+    });
+    expect(errorBody(path).details?.[0]).toMatchObject({ field: 'path.id', argument: 'id' });
+    const query = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/audit-logs?limit=0',
+      headers: bearer(tenant.keys.admin),
+    });
+    expect(errorBody(query).details?.[0]).toMatchObject({ field: 'query.limit', argument: 'limit' });
+    const body = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/admin/api-keys',
+      headers: bearer(tenant.keys.admin),
+      payload: { name: '', scopes: ['read'] },
+    });
+    expect(errorBody(body).details?.[0]).toMatchObject({ field: 'name', argument: 'body.name' });
   });
 
   it('404 not_found for an unknown route', async () => {

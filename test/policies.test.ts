@@ -162,7 +162,9 @@ describe('policies', () => {
       expect(again.statusCode).toBe(409);
       const err = errorBody(again);
       expect(err.code).toBe('conflict');
-      expect(err.details).toEqual([{ field: 'id', rule: 'unique', message: expect.stringContaining(id) }]);
+      expect(err.details).toMatchObject([
+        { field: 'id', rule: 'unique', message: expect.stringContaining(id) },
+      ]);
       expect((await call('GET', `/${id}`)).json().data.name).toBe('Partner ban');
 
       // Ids are per tenant: another tenant may use the same one, and learns nothing about ours.
@@ -299,7 +301,7 @@ describe('policies', () => {
       const entries = res.json().data as { action: string; resourceType: string; details: unknown }[];
       expect(entries.map((e) => e.action)).toEqual(['policy.delete', 'policy.update', 'policy.create']);
       expect(entries.every((e) => e.resourceType === 'policy')).toBe(true);
-      expect(entries[1]?.details).toEqual({
+      expect(entries[1]?.details).toMatchObject({
         before: { name: 'audited', active: true },
         after: { name: 'audited twice', active: false },
       });
@@ -517,7 +519,7 @@ describe('policies', () => {
       expect(err.status).toBe(403);
       expect(err.code).toBe('policy_blocked');
       expect(err.message).toBe('Blocked by policies "Over a million", "Blocked partner"');
-      expect(err.details).toEqual([
+      expect(err.details).toMatchObject([
         { field: 'policy', rule: s.ids[0], message: 'Over a million blocks this operation' },
         { field: 'policy', rule: s.ids[1], message: 'Blocked partner blocks this operation' },
       ]);

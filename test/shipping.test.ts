@@ -334,7 +334,7 @@ describe('shipping options', () => {
           actor: { keyId: own.keyIds.admin },
         });
       }
-      expect(entries[1]?.details).toEqual({
+      expect(entries[1]?.details).toMatchObject({
         before: { countries: ['US'] },
         after: { countries: ['US', 'MX'] },
       });

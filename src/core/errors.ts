@@ -40,6 +40,11 @@ export interface ErrorDetail {
   field?: string;
   /** The rule that failed, e.g. `maxLength`, `format`, `required`. */
   rule?: string;
+  /**
+   * The MCP tool argument holding the value at fault, named exactly as the tool's input schema
+   * names it (`id`, `since`, `body.items.0.quantity`, `idempotencyKey`); set on the error body.
+   */
+  argument?: string;
   message: string;
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { BillingUnavailableError } from '../billing/adapter.js';
-import { AppError, type ErrorCode } from '../core/errors.js';
+import { AppError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
 import { isDatabaseUnavailable, isPoolExhausted } from './db-errors.js';
 import { nextActionsFor } from './envelope.js';
 import type { TypedApp } from './types.js';
@@ -49,14 +49,32 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
 }
 
 /**
+ * The MCP tool argument a request location comes from (src/mcp/tools.ts: path and query
+ * parameters at the top level by name, the JSON body under `body`, the Idempotency-Key as
+ * `idempotencyKey`); none for other headers or the URL itself.
+ */
+function argumentOf(field: string): string | undefined {
+  if (field === 'header.idempotency-key') return 'idempotencyKey';
+  if (field.startsWith('header.') || field === 'path' || field === 'query') return undefined;
+  if (field.startsWith('path.') || field.startsWith('query.')) return field.slice(field.indexOf('.') + 1);
+  return field === 'body' ? 'body' : `body.${field}`;
+}
+
+const withArgument = (d: ErrorDetail): ErrorDetail => {
+  const argument = d.field ? argumentOf(d.field) : undefined;
+  return argument ? { ...d, argument } : d;
+};
+
+/**
  * The error body: message, code, details, the request id, and, where they exist, how long to
  * wait (`retryAfterSeconds`, as the Retry-After header says) and what to do instead (`nextActions`).
  */
 export function errorBody(error: AppError, request: FastifyRequest) {
+  const details = error.code === 'validation_failed' ? error.details?.map(withArgument) : error.details;
   return {
     error: error.message,
     code: error.code,
-    ...(error.details ? { details: error.details } : {}),
+    ...(details ? { details } : {}),
     ...(error.retryAfter !== undefined ? { retryAfterSeconds: error.retryAfter } : {}),
     ...(error.recovery?.length ? { nextActions: nextActionsFor(request.ctx, error.recovery) } : {}),
     requestId: request.id,

@@ -10,6 +10,12 @@ export const ErrorDetailSchema = Type.Object(
     rule: Type.Optional(
       Type.String({ description: 'The rule that failed, e.g. `maxLength`, `format`, `required`.' }),
     ),
+    argument: Type.Optional(
+      Type.String({
+        description:
+          'The same place as the MCP tool argument it came from, named as the tool names it: `id` for `path.id`, `since` for `query.since`, `body.name` for `name`, `idempotencyKey` for the header.',
+      }),
+    ),
     message: Type.String(),
   },
   { $id: 'ErrorDetail' },

@@ -1649,6 +1649,8 @@ export interface components {
             field?: string;
             /** @description The rule that failed, e.g. `maxLength`, `format`, `required`. */
             rule?: string;
+            /** @description The same place as the MCP tool argument it came from, named as the tool names it: `id` for `path.id`, `since` for `query.since`, `body.name` for `name`, `idempotencyKey` for the header. */
+            argument?: string;
             message: string;
         };
         /**
