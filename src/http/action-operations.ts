@@ -19,14 +19,19 @@ interface Pattern {
 const splitPath = (path: string) => path.split('/').filter((s) => s.length > 0);
 
 export class ActionOperations {
-  private readonly patterns: Pattern[];
+  /** Patterns by method and segment count: a lookup compares a handful, not every route. */
+  private readonly patterns = new Map<string, Pattern[]>();
 
   constructor(operations: readonly Operation[]) {
     const params = (p: Pattern) => p.segments.filter((s) => s.startsWith(':')).length;
     // A literal segment wins over a parameter (`/webhooks/event-types` before `/webhooks/:id`).
-    this.patterns = operations
+    const sorted = operations
       .map((op) => ({ method: op.method, operationId: op.operationId, segments: splitPath(op.url) }))
       .sort((a, b) => params(a) - params(b));
+    for (const p of sorted) {
+      const key = `${p.method} ${p.segments.length}`;
+      this.patterns.set(key, [...(this.patterns.get(key) ?? []), p]);
+    }
   }
 
   /** The operation `method href` calls, and the arguments its path and query carry. */
@@ -36,8 +41,7 @@ export class ActionOperations {
   ): { operationId: string; arguments: Record<string, unknown> } | undefined {
     const [path = '', query] = href.split('?', 2);
     const parts = splitPath(path);
-    for (const p of this.patterns) {
-      if (p.method !== method || p.segments.length !== parts.length) continue;
+    for (const p of this.patterns.get(`${method} ${parts.length}`) ?? []) {
       const args: Record<string, unknown> = {};
       const matches = p.segments.every((segment, i) => {
         const part = decodeURIComponent(parts[i] as string);
@@ -87,8 +91,9 @@ export function registerActionOperations(app: TypedApp, operations: () => readon
     resolver.complete(actions as NextAction[]);
   };
   app.decorate('completeActions', completeActions);
-  app.addHook('preSerialization', async (_request, _reply, payload) => {
+  // A callback hook, not an async one: no promise on every response.
+  app.addHook('preSerialization', (_request, _reply, payload, done) => {
     completeActions(payload);
-    return payload;
+    done(null, payload);
   });
 }

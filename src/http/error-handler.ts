@@ -45,6 +45,9 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
   // Also on errors the router raises before any hook runs.
   reply.header('X-Request-Id', request.id);
   if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
+  // RFC 6750/9728: a 401 says how to authenticate (src/http/protected-resource.ts).
+  if (error.status === 401 && reply.server.authChallenge)
+    reply.header('WWW-Authenticate', reply.server.authChallenge);
   return reply.code(error.status).send(errorBody(error, request));
 }
 

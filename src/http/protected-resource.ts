@@ -11,6 +11,13 @@ import type { TypedApp } from './types.js';
  * - `GET /`: a small index of where everything is.
  */
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The `WWW-Authenticate` value of a 401. */
+    authChallenge?: string;
+  }
+}
+
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 
 const Metadata = Type.Object({
@@ -44,11 +51,8 @@ export function registerProtectedResource(app: TypedApp, options: { publicBaseUr
   const metadataUrl = `${base}${PROTECTED_RESOURCE_PATH}`;
   const challenge = `Bearer realm="commerce-agent-api", resource_metadata="${metadataUrl}"`;
 
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (reply.statusCode === 401 && !reply.hasHeader('www-authenticate'))
-      reply.header('WWW-Authenticate', challenge);
-    return payload;
-  });
+  // Every 401 leaves through sendError, which adds this (no hook on every response).
+  app.decorate('authChallenge', challenge);
 
   app.get(
     PROTECTED_RESOURCE_PATH,
