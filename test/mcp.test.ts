@@ -99,6 +99,10 @@ describe('MCP server at /mcp (SDK client over HTTP)', () => {
       idempotentHint: true,
     });
     expect(byName.get('putBillingIntegration')?.annotations).toMatchObject({ idempotentHint: true });
+    // It force-marks a session paid: destructive, and its description asks for external proof.
+    const complete = byName.get('completePaymentSession');
+    expect(complete?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(complete?.description).toContain('external proof of payment');
   });
 
   it('refuses a request without a valid key with the REST 401 body', async () => {

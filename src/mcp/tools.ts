@@ -68,7 +68,9 @@ function isReadOnly(method: string, operationId: string): boolean {
 /** Operations that end or remove something: DELETE, and cancel/revoke/void style POSTs. */
 function isDestructive(method: string, operationId: string): boolean {
   return (
-    method === 'DELETE' || /^(cancel|revoke|delete|void|markBillingInvoiceUncollectible)/.test(operationId)
+    method === 'DELETE' ||
+    // completePaymentSession force-marks money as received: as hard to take back as a cancel.
+    /^(cancel|revoke|delete|void|markBillingInvoiceUncollectible|completePaymentSession$)/.test(operationId)
   );
 }
 
