@@ -1,8 +1,7 @@
 import { startBackgroundWork } from './background.js';
 import { ConfigError, loadConfig } from './config.js';
 import { loadKeyRing } from './core/key-ring.js';
-import { openPostgres } from './db/client.js';
-import { createDeps, createLogger } from './deps.js';
+import { createDeps, createLogger, openConfiguredDatabase } from './deps.js';
 
 /**
  * The background worker on its own (`npm run worker`): webhook delivery and the subscription
@@ -19,12 +18,7 @@ async function main() {
   }
   const keyRing = loadKeyRing(config);
   const logger = createLogger(config);
-  const database = openPostgres({
-    url: config.databaseUrl,
-    poolSize: config.dbPoolSize,
-    waitMs: config.dbPoolWaitMs,
-    logger,
-  });
+  const database = await openConfiguredDatabase(config, logger);
   await database.migrate();
   const deps = createDeps(config, database, logger, { keyRing });
   const stop = startBackgroundWork(deps);

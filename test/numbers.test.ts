@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BuiltinBilling } from '../src/billing/builtin/index.js';
+import type { BuiltinBilling } from '../src/billing/builtin/index.js';
 import { MAX_TOTAL_CENTS } from '../src/core/money.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
+import { linkedBillingAccount } from './support/billing-fixtures.js';
 import { adminPost, perSeat } from './support/catalog-fixtures.js';
 
 // "No 5xx from bad numbers": money and quantities are bigint columns; amounts past 2^31 are
@@ -29,12 +30,7 @@ describe('numbers past 2^31, and past what we hold', () => {
   beforeAll(async () => {
     t = await startApp();
     tenant = await createTestTenant(t.deps);
-    await call('PUT', '/admin/billing-integration', tenant.keys.admin, { adapter: 'builtin' });
-    engine = new BuiltinBilling(t.deps.db, t.deps.clock, tenant.tenantId);
-    billingId = (await engine.createAccount({ name: 'Big', currency: 'USD' })).id;
-    orgId = (
-      await call('POST', '/accounts', tenant.keys.commerce, { name: 'Big', externalId: billingId })
-    ).json().data.id;
+    ({ engine, billingId, orgId } = await linkedBillingAccount(t, tenant, 'Big'));
   });
   afterAll(() => t.app.close());
 
@@ -60,13 +56,17 @@ describe('numbers past 2^31, and past what we hold', () => {
     }
   });
 
-  it('a cart line at 1,000,000,000 x 3 is priced and checked out exactly', async () => {
-    const product = await adminPost(t, tenant, 'products', {
-      ...perSeat('Big one-time', BIG),
+  /** A one-time product at the largest unit price. */
+  const oneTimeAtMaximum = (name: string) =>
+    adminPost(t, tenant, 'products', {
+      ...perSeat(name, BIG),
       type: 'one_time',
       billingInterval: null,
       family: null,
     });
+
+  it('a cart line at 1,000,000,000 x 3 is priced and checked out exactly', async () => {
+    const product = await oneTimeAtMaximum('Big one-time');
     const cart = (await call('POST', '/carts', tenant.keys.commerce, { currency: 'USD' })).json().data;
     const added = await call('POST', `/carts/${cart.id}/items`, tenant.keys.commerce, {
       productId: product.id,
@@ -80,12 +80,7 @@ describe('numbers past 2^31, and past what we hold', () => {
   });
 
   it('a line or cart past the maximum is 400 naming quantity, and the cart is unchanged', async () => {
-    const product = await adminPost(t, tenant, 'products', {
-      ...perSeat('Huge one-time', BIG),
-      type: 'one_time',
-      billingInterval: null,
-      family: null,
-    });
+    const product = await oneTimeAtMaximum('Huge one-time');
     const cart = (await call('POST', '/carts', tenant.keys.commerce, { currency: 'USD' })).json().data;
     const tooMany = await call('POST', `/carts/${cart.id}/items`, tenant.keys.commerce, {
       productId: product.id,

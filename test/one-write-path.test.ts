@@ -1,10 +1,11 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invoice } from '../src/billing/adapter.js';
-import { BuiltinBilling } from '../src/billing/builtin/index.js';
+import type { BuiltinBilling } from '../src/billing/builtin/index.js';
 import { FaultController, withFaults } from '../src/billing/index.js';
 import { intents, reconcileIntents } from '../src/unit-of-work/index.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
+import { linkedBillingAccount } from './support/billing-fixtures.js';
 import { adminPost, perSeat } from './support/catalog-fixtures.js';
 
 // The four defects of "One write path", each reproduced as it was found (races and faults
@@ -32,13 +33,8 @@ describe('one write path: money agrees across the billing boundary', () => {
   beforeAll(async () => {
     t = await startApp({ wrapBilling: (a) => withFaults(a, faults) });
     tenant = await createTestTenant(t.deps);
-    await call('PUT', '/admin/billing-integration', tenant.keys.admin, { adapter: 'builtin' });
+    ({ engine, billingId, orgId } = await linkedBillingAccount(t, tenant));
     await call('PUT', '/admin/payment-provider', tenant.keys.admin, { provider: 'sandbox' });
-    engine = new BuiltinBilling(t.deps.db, t.deps.clock, tenant.tenantId);
-    billingId = (await engine.createAccount({ name: 'Acme', currency: 'USD' })).id;
-    orgId = (
-      await call('POST', '/accounts', tenant.keys.commerce, { name: 'Acme', externalId: billingId })
-    ).json().data.id;
   });
   afterAll(() => t.app.close());
 

@@ -70,42 +70,33 @@ export class KeyRing {
   /** Throws when the ciphertext is malformed, names a key the ring lacks, or does not authenticate. */
   open(purpose: SealPurpose, ciphertext: string): string {
     const parts = ciphertext.split('.');
-    if (parts[0] === 'v1' && parts.length === 4) return this.openLegacy(parts);
-    const [prefix, id, iv, tag, data, ...rest] = parts;
-    if (
-      prefix !== PREFIX ||
-      !id ||
-      iv === undefined ||
-      tag === undefined ||
-      data === undefined ||
-      rest.length
-    )
-      throw new Error('Malformed ciphertext');
+    if (parts[0] === 'v1' && parts.length === 4) {
+      const [, iv, tag, data] = parts as [string, string, string, string];
+      return decrypt(this.key(LEGACY_KEY_ID, 'legacy-format ciphertext'), iv, tag, data);
+    }
+    if (parts.length !== 5 || parts[0] !== PREFIX || !parts[1]) throw new Error('Malformed ciphertext');
+    const [, id, iv, tag, data] = parts as [string, string, string, string, string];
+    return decrypt(this.key(id, 'ciphertext'), iv, tag, data, `${purpose}:${id}`);
+  }
+
+  private key(id: string, what: string): Buffer {
     const key = this.byId.get(id);
-    if (!key) throw new Error(`Ciphertext sealed under key "${id}", which is not in the key ring`);
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-    decipher.setAAD(Buffer.from(`${purpose}:${id}`));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString(
-      'utf8',
-    );
+    if (!key) throw new Error(`A ${what} sealed under key "${id}", which is not in the key ring`);
+    return key;
   }
 
   /** Whether `ciphertext` is sealed by this ring's current key (else `rotate` re-seals it). */
   isCurrent(ciphertext: string): boolean {
     return ciphertext.startsWith(`${PREFIX}.${this.currentId}.`);
   }
+}
 
-  private openLegacy([, iv, tag, data]: string[]): string {
-    const key = this.byId.get(LEGACY_KEY_ID);
-    if (!key) throw new Error('Ciphertext in the legacy format, and the key ring has no "legacy" key');
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv as string, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag as string, 'base64url'));
-    return Buffer.concat([
-      decipher.update(Buffer.from(data as string, 'base64url')),
-      decipher.final(),
-    ]).toString('utf8');
-  }
+/** AES-256-GCM of base64url parts; `aad` is the authenticated data (none in the legacy format). */
+function decrypt(key: Buffer, iv: string, tag: string, data: string, aad?: string): string {
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  if (aad !== undefined) decipher.setAAD(Buffer.from(aad));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
 }
 
 /** Whether a stored value is a ciphertext of the ring (either format), not a value kept in clear. */

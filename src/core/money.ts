@@ -36,9 +36,6 @@ export const MAX_AMOUNT_CENTS = 1_000_000_000;
  */
 export const MAX_TOTAL_CENTS = 10_000_000_000_000;
 
-/** The largest quantity of one line, subscription or invoice line. */
-export const MAX_QUANTITY = 1_000_000;
-
 const tooLarge = (field: string, value: number) =>
   validationFailed(
     field,

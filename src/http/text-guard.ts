@@ -10,8 +10,6 @@ import { validationFailed } from '../core/errors.js';
 // Idempotency-Key header.
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const badText = (s: string) => s.includes('\u0000') || LONE_SURROGATE.test(s);
-
 /** What is wrong with `s`, said plainly (undefined: nothing). */
 function whatIsWrong(s: string): string | undefined {
   if (s.includes('\u0000')) return 'must not contain U+0000 (NUL)';
@@ -19,6 +17,8 @@ function whatIsWrong(s: string): string | undefined {
     return 'must be valid Unicode: it holds a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair)';
   return undefined;
 }
+
+const badText = (s: string) => whatIsWrong(s) !== undefined;
 
 /**
  * The location of the first string (value or key) holding U+0000 or a lone surrogate in
@@ -55,7 +55,7 @@ export function badTextLocation(request: FastifyRequest): { field: string; probl
         // Body fields are named without a prefix, as in schema validation errors.
         findBadText(request.body, ''));
   if (!found) return undefined;
-  return { field: found.at || 'body', problem: whatIsWrong(found.text) ?? 'is not valid text' };
+  return { field: found.at || 'body', problem: whatIsWrong(found.text) as string };
 }
 
 export function registerTextGuard(app: FastifyInstance) {

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_AMOUNT_CENTS } from '../../core/money.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
@@ -65,7 +66,7 @@ export const IssueInvoiceBody = Type.Object(
         {
           description: Type.String({ minLength: 1, maxLength: 500 }),
           quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-          unitAmountCents: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
+          unitAmountCents: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS }),
         },
         { additionalProperties: false },
       ),

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_AMOUNT_CENTS } from '../../core/money.js';
 import { StringEnum } from '../../core/schema.js';
 import {
   Cents,
@@ -80,7 +81,7 @@ const DiscountFields = {
     Type.Union([Type.Integer({ minimum: 1, maximum: 100 }), Type.Null()], { description: 'For `percent`.' }),
   ),
   amountOffCents: Type.Optional(
-    Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), Type.Null()], {
+    Type.Union([Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS }), Type.Null()], {
       description: 'For `amount`.',
     }),
   ),

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_AMOUNT_CENTS } from '../../core/money.js';
 import { StringEnum } from '../../core/schema.js';
 
 // Schema parts every catalog resource shares.
@@ -7,7 +8,7 @@ export const Timestamp = Type.String({ format: 'date-time' });
 export const Uuid = Type.String({ format: 'uuid' });
 export const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, e.g. `USD`.' });
 export const Cents = (description: string) =>
-  Type.Integer({ minimum: 0, maximum: 1_000_000_000, description });
+  Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description });
 /** Optional client-chosen id on create (for seed files and retries); 409 when taken. */
 export const ClientId = Type.Optional(
   Type.String({

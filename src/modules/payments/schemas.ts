@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_AMOUNT_CENTS } from '../../core/money.js';
 import { StringEnum } from '../../core/schema.js';
 import { PAYMENT_STATUSES } from './tables.js';
 
@@ -12,7 +13,7 @@ const sessionFields = {
   }),
   amountCents: Type.Integer({
     minimum: 1,
-    maximum: 1_000_000_000,
+    maximum: MAX_AMOUNT_CENTS,
     description:
       'Amount in minor units, > 0. With an invoice: at most its balance (else 400); less is a partial payment.',
   }),

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { MAX_AMOUNT_CENTS } from '../../core/money.js';
 import { StringEnum } from '../../core/schema.js';
 
 /** Payment providers this deployment can receive events from; `sandbox` is the built-in engine's. */
@@ -28,7 +29,7 @@ export const ProviderEventSchema = Type.Object(
         amountCents: Type.Optional(
           Type.Integer({
             minimum: 0,
-            maximum: 1_000_000_000,
+            maximum: MAX_AMOUNT_CENTS,
             description:
               'Amount the provider moved, minor units; must equal the session amount when present.',
           }),

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_AMOUNT_CENTS } from '../../core/money.js';
 
 const MAX_DAYS = 365;
 
@@ -24,7 +25,7 @@ const fields = {
   name: Type.String({ minLength: 1, maxLength: 255 }),
   amountCents: Type.Integer({
     minimum: 0,
-    maximum: 1_000_000_000,
+    maximum: MAX_AMOUNT_CENTS,
     description: 'Price in minor units of `currency` (0 = free shipping).',
   }),
   currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, upper case, e.g. `USD`.' }),
