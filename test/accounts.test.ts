@@ -19,6 +19,8 @@ interface Action {
   href: string;
   requiredScope: string | null;
   allowed: boolean;
+  reason?: string;
+  arguments?: Record<string, unknown>;
 }
 
 describe('accounts', () => {
@@ -63,37 +65,40 @@ describe('accounts', () => {
       details: { before: Json; after: Json } | null;
     }[];
 
-  const localActions = (id: string, allowedWrite: boolean): Action[] => [
-    { rel: 'self', method: 'GET', href: `/api/v1/accounts/${id}`, requiredScope: 'read', allowed: true },
-    {
-      rel: 'update',
-      method: 'PATCH',
-      href: `/api/v1/accounts/${id}`,
-      requiredScope: 'commerce',
-      allowed: allowedWrite,
-    },
-    {
-      rel: 'invoices',
+  // The tenant has no billing integration: the billing sub-lists SPEC.md requires stay listed,
+  // refused with the reason (they could only answer 404).
+  const NO_BILLING = 'This tenant has no active billing integration, so the account has no billing data.';
+  const localActions = (id: string, allowedWrite: boolean): Action[] => {
+    const billing = (rel: string, path: string) => ({
+      rel,
       method: 'GET',
-      href: `/api/v1/accounts/${id}/invoices`,
+      href: `/api/v1/accounts/${id}/${path}`,
       requiredScope: 'read',
-      allowed: true,
-    },
-    {
-      rel: 'subscriptions',
-      method: 'GET',
-      href: `/api/v1/accounts/${id}/subscriptions`,
-      requiredScope: 'read',
-      allowed: true,
-    },
-    {
-      rel: 'paymentMethods',
-      method: 'GET',
-      href: `/api/v1/accounts/${id}/payment-methods`,
-      requiredScope: 'read',
-      allowed: true,
-    },
-  ];
+      allowed: false,
+      reason: NO_BILLING,
+    });
+    return [
+      { rel: 'self', method: 'GET', href: `/api/v1/accounts/${id}`, requiredScope: 'read', allowed: true },
+      {
+        rel: 'update',
+        method: 'PATCH',
+        href: `/api/v1/accounts/${id}`,
+        requiredScope: 'commerce',
+        allowed: allowedWrite,
+      },
+      {
+        rel: 'createCart',
+        method: 'POST',
+        href: '/api/v1/carts',
+        requiredScope: 'commerce',
+        allowed: allowedWrite,
+        arguments: { organizationId: id },
+      },
+      billing('invoices', 'invoices'),
+      billing('subscriptions', 'subscriptions'),
+      billing('paymentMethods', 'payment-methods'),
+    ];
+  };
 
   describe('create and read', () => {
     it('creates an account with every field: 201, the account, nextActions, read back', async () => {

@@ -99,6 +99,15 @@ describe('manifest and capabilities', () => {
         allowed: true,
       },
       { rel: 'openapi', method: 'GET', href: '/api/v1/openapi.json', requiredScope: null, allowed: true },
+      // Where the typical flow starts; a read key is told why it may not create.
+      { rel: 'catalog', method: 'GET', href: '/api/v1/catalog', operationId: 'getCatalog', allowed: true },
+      {
+        rel: 'createAccount',
+        operationId: 'createAccount',
+        allowed: false,
+        reason: 'The API key lacks the "commerce" scope.',
+      },
+      { rel: 'createCart', operationId: 'createCart', allowed: false },
     ]);
   });
 

@@ -40,19 +40,19 @@ describe('error bodies', () => {
         {
           field: 'name',
           rule: 'maxLength',
-          argument: 'body.name',
+          argument: 'name',
           message: 'name must NOT have more than 100 characters',
         },
         {
           field: 'scopes.0',
           rule: 'enum',
-          argument: 'body.scopes.0',
+          argument: 'scopes.0',
           message: 'scopes.0 must be one of: read, commerce, admin',
         },
         {
           field: 'extra',
           rule: 'additionalProperties',
-          argument: 'body.extra',
+          argument: 'extra',
           message: 'extra is not a known field',
         },
       ]),
@@ -201,7 +201,7 @@ describe('error bodies', () => {
       headers: bearer(tenant.keys.admin),
       payload: { name: '', scopes: ['read'] },
     });
-    expect(errorBody(body).details?.[0]).toMatchObject({ field: 'name', argument: 'body.name' });
+    expect(errorBody(body).details?.[0]).toMatchObject({ field: 'name', argument: 'name' });
   });
 
   it('404 not_found for an unknown route', async () => {

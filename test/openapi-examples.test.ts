@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TYPICAL_FLOW } from '../src/http/openapi.js';
+import { TYPICAL_FLOW } from '../src/core/agent-guide.js';
 import { startApp, type TestApp } from './harness.js';
 
 type Media = { schema?: unknown; example?: unknown; examples?: Record<string, { value: unknown }> };

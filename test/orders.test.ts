@@ -279,7 +279,7 @@ describe('orders', () => {
         requiredScope: 'commerce',
         allowed: true,
         operationId: 'payInvoice',
-        arguments: { id: order.invoiceId, accountId: billingId, currency: 'USD' },
+        arguments: { id: order.invoiceId, accountId: billingId, amountCents: 7500, currency: 'USD' },
       });
       const invoices = (await get(`/accounts/${org.id}/invoices`, shop.keys.read)).json().data;
       expect(invoices).toEqual([

@@ -205,6 +205,13 @@ describe('GET /pricing/resolve and GET /catalog', () => {
         requiredScope: 'read',
         allowed: true,
       },
+      {
+        rel: 'createAccount',
+        method: 'POST',
+        href: '/api/v1/accounts',
+        requiredScope: 'commerce',
+        allowed: false,
+      },
       { rel: 'createCart', method: 'POST', href: '/api/v1/carts', requiredScope: 'commerce', allowed: false },
     ]);
   });

@@ -15,7 +15,18 @@ export interface ActionSpec {
   requiredScope: Scope | null;
   /** Body fields the server already knows (path ids and query are added centrally). */
   arguments?: Record<string, unknown>;
+  /**
+   * Why the action cannot succeed in the resource's current state. Only for the rels SPEC.md
+   * requires a resource to list: any other action that cannot succeed is simply not offered.
+   */
+  unavailable?: string;
 }
+
+/** A required rel that cannot succeed now: listed with `allowed: false` and this reason. */
+export const unavailable = (spec: ActionSpec, reason: string): ActionSpec => ({
+  ...spec,
+  unavailable: reason,
+});
 
 export const action = (
   rel: string,

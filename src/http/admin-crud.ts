@@ -16,8 +16,6 @@ import { errorResponses } from './errors.js';
 import { type Presented, respond } from './operation.js';
 import type { TypedApp } from './types.js';
 
-const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
-
 /** `ShippingOption` -> `shipping option`: names as words, for summaries and messages. */
 const words = (pascal: string) => pascal.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 
@@ -35,6 +33,7 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
   const tags = [spec.tag];
   const lower = words(spec.name);
   const lowerPlural = words(spec.plural);
+  const idParams = Type.Object({ id: Type.String({ format: 'uuid', description: `Id of the ${lower}.` }) });
   const actions = (id: string) => [
     action('self', 'GET', `${spec.path}/${id}`, 'admin'),
     action('update', 'PATCH', `${spec.path}/${id}`, 'admin'),
@@ -97,7 +96,7 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
         summary: `Get a ${lower}`,
         description: `One ${lower} of this tenant; 404 when the id is not one of this tenant's.`,
         tags,
-        params: IdParams,
+        params: idParams,
         response: { 200: Envelope(spec.schema, `The ${lower}.`), ...errorResponses(404) },
       },
     },
@@ -118,7 +117,7 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
         summary: `Update a ${lower}`,
         description: `Changes the given fields of a ${lower}; omitted fields stay as they are. The audit entry records a before/after diff of the changed fields.`,
         tags,
-        params: IdParams,
+        params: idParams,
         body: spec.updateBody,
         response: { 200: Envelope(spec.schema, `The updated ${lower}.`), ...errorResponses(404, 409) },
       },
@@ -144,7 +143,7 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
         summary: `Delete a ${lower}`,
         description: `Deletes a ${lower}. Something other resources still refer to is not deleted: 409, and the error lists them.`,
         tags,
-        params: IdParams,
+        params: idParams,
         response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...errorResponses(404, 409) },
       },
     },

@@ -6,7 +6,7 @@ import type { RequestContext } from './context.js';
 
 export const API_PREFIX = '/api/v1';
 
-export { type ActionSpec, action, type HttpMethod } from '../core/actions.js';
+export { type ActionSpec, action, type HttpMethod, unavailable } from '../core/actions.js';
 
 export interface NextAction {
   rel: string;
@@ -14,6 +14,8 @@ export interface NextAction {
   href: string;
   requiredScope: Scope | null;
   allowed: boolean;
+  /** Why `allowed` is false: the key lacks the scope, or the resource's state rules it out. */
+  reason?: string;
   /** Filled centrally from the registered routes (src/http/action-operations.ts). */
   operationId?: string;
   arguments?: Record<string, unknown>;
@@ -25,7 +27,15 @@ export const NextActionSchema = Type.Object(
     method: StringEnum(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']),
     href: Type.String({ description: 'Absolute path of the operation, under /api/v1.' }),
     requiredScope: Type.Union([ScopeSchema, Type.Null()], { description: 'Scope the operation needs.' }),
-    allowed: Type.Boolean({ description: 'Whether the calling key holds `requiredScope`.' }),
+    allowed: Type.Boolean({
+      description:
+        'Whether the call can succeed now: the calling key holds `requiredScope` and the resource’s state allows it.',
+    }),
+    reason: Type.Optional(
+      Type.String({
+        description: 'Why `allowed` is false, e.g. the scope it needs or the link that is missing.',
+      }),
+    ),
     operationId: Type.Optional(
       Type.String({ description: 'The operation to call (also the MCP tool name), e.g. `payInvoice`.' }),
     ),
@@ -45,14 +55,20 @@ export function nextActionsFor(
   actions: readonly ActionSpec[],
 ): NextAction[] {
   const scopes = ctx?.scopes ?? [];
-  return actions.map((a) => ({
-    rel: a.rel,
-    method: a.method,
-    href: API_PREFIX + a.path,
-    requiredScope: a.requiredScope,
-    allowed: hasScope(scopes, a.requiredScope),
-    ...(a.arguments ? { arguments: { ...a.arguments } } : {}),
-  }));
+  return actions.map((a) => {
+    const permitted = hasScope(scopes, a.requiredScope);
+    const reason =
+      a.unavailable ?? (permitted ? undefined : `The API key lacks the "${a.requiredScope}" scope.`);
+    return {
+      rel: a.rel,
+      method: a.method,
+      href: API_PREFIX + a.path,
+      requiredScope: a.requiredScope,
+      allowed: permitted && a.unavailable === undefined,
+      ...(reason ? { reason } : {}),
+      ...(a.arguments ? { arguments: { ...a.arguments } } : {}),
+    };
+  });
 }
 
 /** Builds the `{ data, nextActions }` body every resource response uses. */

@@ -52,15 +52,16 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
 }
 
 /**
- * The MCP tool argument a request location comes from (src/mcp/tools.ts: path and query
- * parameters at the top level by name, the JSON body under `body`, the Idempotency-Key as
- * `idempotencyKey`); none for other headers or the URL itself.
+ * The MCP tool argument a request location comes from (src/mcp/tools.ts: path, query and body
+ * fields at the top level by name, the Idempotency-Key as `idempotencyKey`); none for other
+ * headers, the URL itself or the body as a whole.
  */
 function argumentOf(field: string): string | undefined {
   if (field === 'header.idempotency-key') return 'idempotencyKey';
   if (field.startsWith('header.') || field === 'path' || field === 'query') return undefined;
   if (field.startsWith('path.') || field.startsWith('query.')) return field.slice(field.indexOf('.') + 1);
-  return field === 'body' ? 'body' : `body.${field}`;
+  // Body fields are top-level tool arguments too (nested ones keep their path below it).
+  return field === 'body' ? undefined : field;
 }
 
 const withArgument = (d: ErrorDetail): ErrorDetail => {

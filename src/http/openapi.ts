@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { Config } from '../config.js';
+import { scopeSummaries, TYPICAL_FLOW, TYPICAL_FLOW_DESCRIPTION } from '../core/agent-guide.js';
 import { NextActionSchema } from './envelope.js';
 import { ErrorBodySchema, ErrorDetailSchema } from './errors.js';
 import {
@@ -26,18 +27,6 @@ stable \`code\`. Writes accept an \`Idempotency-Key\` header. Every response car
 /** Shared schemas, registered once and referenced by `$ref` from routes and the document. */
 export const SHARED_SCHEMAS = [ErrorDetailSchema, ErrorBodySchema, NextActionSchema];
 
-/** The typical flow of SPEC.md section 1, as the operations an agent calls in order. */
-export const TYPICAL_FLOW = [
-  'getManifest',
-  'getCatalog',
-  'createAccount',
-  'createCart',
-  'addCartItem',
-  'createOrder',
-  'payInvoice',
-  'completePaymentSession',
-] as const;
-
 /**
  * `x-agent`: what an agent needs before its first call, in one place at the top of the document
  * (the MCP endpoint, how to authenticate, what each scope allows, rate tiers, idempotency rules,
@@ -50,9 +39,12 @@ export function agentInfo(config: Pick<Config, 'publicBaseUrl'>) {
       transport: 'streamable-http',
       description:
         'Model Context Protocol server (stateless Streamable HTTP, JSON responses). One tool per operationId of this ' +
-        'document, listed only when the key may call it; a tool call runs the REST operation and returns its ' +
-        '`{ data, nextActions }` envelope as structured content, or `isError` with the error body. Write tools take an ' +
-        'optional `idempotencyKey`. Resources: `commerce://catalog`, `commerce://openapi.json`.',
+        'document (except the two that return this document), listed only when the key may call it. A tool takes ' +
+        'flat arguments: path, query and body fields at the top level (a body field named like a path or query ' +
+        'parameter is `body_<name>`), plus `idempotencyKey` on writes; unknown arguments are refused before ' +
+        'anything runs. A call runs the REST operation and returns its `{ data, nextActions }` envelope as ' +
+        'structured content (each tool declares its output schema), or `isError` with the error body. ' +
+        'Resources: `commerce://catalog`, `commerce://openapi.json`.',
     },
     auth: {
       scheme: 'bearer',
@@ -63,14 +55,8 @@ export function agentInfo(config: Pick<Config, 'publicBaseUrl'>) {
         'documents need no key. 401 `unauthorized`: missing, malformed, unknown or revoked key; 403 `forbidden`: ' +
         'the key lacks the scope in `x-required-scope`.',
     },
-    scopes: {
-      read: 'Reads, previews and pricing resolve: catalog, accounts, carts, orders, payments, subscriptions, invoices, discovery.',
-      commerce:
-        'read, plus writes on accounts, carts, orders, payments and payment methods, invoice payment and subscriptions.',
-      admin:
-        'commerce, plus API keys, catalog administration, policies, shipping, billing and payment-provider integration, ' +
-        'tenant settings, webhook subscriptions and the audit log.',
-    },
+    // Filled from the operations when the document is built (`withScopeSummaries`).
+    scopes: {},
     scopeOrder: ['read', 'commerce', 'admin'],
     rateLimits: {
       windowSeconds: RATE_LIMIT_WINDOW_SECONDS,
@@ -93,11 +79,15 @@ export function agentInfo(config: Pick<Config, 'publicBaseUrl'>) {
         '400 and 5xx answers are not stored, so a retry runs again.',
     },
     typicalFlow: TYPICAL_FLOW,
-    typicalFlowDescription:
-      'Discover (manifest, catalog), create or find the account, build a cart, create the order from it (cartId), then ' +
-      'pay the invoice the order returns (payInvoice, or createPaymentSession) and complete the payment session. ' +
-      'Subscription products go through createSubscription after the order. At each step, follow `nextActions`.',
+    typicalFlowDescription: TYPICAL_FLOW_DESCRIPTION,
   };
+}
+
+/** `x-agent.scopes`, read off the document's own operations. */
+function withScopeSummaries<T extends { paths?: unknown }>(document: T): T {
+  const agent = (document as { 'x-agent'?: { scopes?: unknown } })['x-agent'];
+  if (agent) agent.scopes = scopeSummaries((document.paths ?? {}) as Parameters<typeof scopeSummaries>[0]);
+  return document;
 }
 
 /** Generates the OpenAPI 3.1 document from the route schemas; internal routes are hidden. */
@@ -122,7 +112,7 @@ export async function registerOpenApi(app: TypedApp, config: Config) {
     },
     transformObject: (document) =>
       'openapiObject' in document
-        ? addSampledResponseExamples(document.openapiObject)
+        ? withScopeSummaries(addSampledResponseExamples(document.openapiObject, app.completeActions))
         : document.swaggerObject,
     transform: ({ schema, url, route }) => {
       const config = route.config ?? {};

@@ -46,6 +46,19 @@ export class RouteRegistry {
   readonly internalRoutes: { method: string; url: string }[] = [];
 }
 
+/**
+ * A body whose fields are all optional may be left out: no body reads as `{}` (a POST that only
+ * acts, like completing a payment session, may carry an optional field such as `proof`).
+ */
+function allowAbsentBody(route: RouteOptions) {
+  const hooks = route.preValidation;
+  const absentAsEmpty: NonNullable<RouteOptions['preValidation']> = (request, _reply, done) => {
+    request.body ??= {};
+    done();
+  };
+  route.preValidation = [absentAsEmpty, ...(hooks ? (Array.isArray(hooks) ? hooks : [hooks]) : [])];
+}
+
 function fail(route: RouteOptions, what: string): never {
   throw new Error(`Route ${String(route.method)} ${route.url}: ${what}`);
 }
@@ -113,6 +126,7 @@ export function registerRouteRegistry(app: TypedApp, registry: RouteRegistry) {
     if (write) schema.headers = schema.headers ?? IdempotencyHeaders;
     addStandardErrors(schema, config.scope, write, method);
     route.schema = schema;
+    if (schema.body && !(schema.body as { required?: unknown[] }).required?.length) allowAbsentBody(route);
     registry.publicOperations.push({
       method,
       url: route.url,

@@ -85,3 +85,12 @@ export function validationDetails(part: string, errors: readonly AjvLikeError[])
 export function compileBodyValidator(schema: object) {
   return bodyAjv.compile(schema);
 }
+
+// Tool arguments are JSON as sent: typed strictly, and never given defaults (the operation
+// applies its own, and a stored idempotent request must hash what the caller sent).
+const argumentAjv = makeAjv({ coerceTypes: false, useDefaults: false });
+
+/** A validator for the arguments of an MCP tool call, against the tool's input schema. */
+export function compileArgumentValidator(schema: object) {
+  return argumentAjv.compile(schema);
+}

@@ -5,12 +5,13 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { renderAgentGuide, scopeSummaries } from '../core/agent-guide.js';
 import { hasScope } from '../core/scopes.js';
 import { requireCtx } from '../http/auth.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../http/openapi.js';
 import type { TypedApp } from '../http/types.js';
+import { compileArgumentValidator, validationDetails } from '../http/validation.js';
 import {
-  BODY_ARGUMENT,
   IDEMPOTENCY_KEY_ARGUMENT,
   type OpenApiDocumentLike,
   type ToolDefinition,
@@ -39,11 +40,15 @@ export const MCP_RESOURCES = [
   },
 ] as const;
 
-const INSTRUCTIONS = `Tools are the REST operations of the Commerce Agent API, one per operationId; you see only those your API key's scopes allow.
-Results are the REST envelope { data, nextActions }: follow nextActions (rel -> the tool with that operation) instead of guessing ids.
-Errors come back with isError and the REST error body { error, code, details, requestId }.
-Write tools take an optional idempotencyKey: reuse the same key when you retry the same change.
-Typical flow: createAccount, createCart, addCartItem, createOrder, createPaymentSession (or payInvoice), completePaymentSession.`;
+const PREAMBLE = `Tools are the REST operations of the Commerce Agent API, one per operationId; you see only those your API key's scopes allow.
+Arguments are flat: path, query and body fields side by side at the top level (a body field named like a path or query parameter is body_<name>). Unknown or misplaced arguments are refused before anything runs.
+Results are the REST envelope { data, nextActions }. Each next action names the tool (operationId) and the arguments the server already knows: call it with those, adding only what you decide. An action with allowed: false says why in reason.
+Errors come back with isError and the REST error body { error, code, details, requestId }; details[].argument names the argument at fault, and nextActions (when present) say how to recover.`;
+
+/** The server's instructions: the preamble, then the agent guide (flow, scopes, shared rules). */
+export function mcpInstructions(doc: OpenApiDocumentLike): string {
+  return `${PREAMBLE}\n\n${renderAgentGuide(scopeSummaries(doc.paths))}`;
+}
 
 interface Call {
   status: number;
@@ -59,9 +64,15 @@ interface Call {
  */
 export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: string }) {
   let tools: ToolDefinition[] | undefined;
+  let instructions: string | undefined;
+  const document = () => app.swagger() as unknown as OpenApiDocumentLike;
   const allTools = () => {
-    tools ??= toolsFromOpenApi(app.swagger() as unknown as OpenApiDocumentLike);
+    tools ??= toolsFromOpenApi(document());
     return tools;
+  };
+  const serverInstructions = () => {
+    instructions ??= mcpInstructions(document());
+    return instructions;
   };
 
   const inject = async (
@@ -106,22 +117,14 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
         requestId: request.id,
       });
     }
-    const missing = tool.pathParams.filter((p) => args[p] === undefined || args[p] === '');
-    if (missing.length) {
-      const details = missing.map((field) => ({ field, rule: 'required', message: `${field} is required` }));
-      return errorResult({
-        error: `Missing ${missing.join(', ')}`,
-        code: 'validation_failed',
-        details,
-        requestId: request.id,
-      });
-    }
+    const refused = refuseArguments(tool, args, request.id);
+    if (refused) return refused;
     const key = args[IDEMPOTENCY_KEY_ARGUMENT];
     const res = await inject(
       request,
       tool.method,
       toolUrl(tool, args),
-      tool.hasBody ? (args[BODY_ARGUMENT] ?? (tool.write ? {} : undefined)) : undefined,
+      tool.hasBody ? bodyOf(tool, args) : undefined,
       tool.write && typeof key === 'string' ? key : undefined,
     );
     const meta = {
@@ -145,7 +148,10 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
     const ctx = requireCtx(request);
     const server = new Server(
       { name: SERVICE_NAME, version: SERVICE_VERSION },
-      { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+      {
+        capabilities: { tools: {}, resources: {} },
+        instructions: serverInstructions(),
+      },
     );
     server.setRequestHandler('tools/list', async () => ({
       tools: allTools()
@@ -155,6 +161,7 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
           title: t.title,
           description: t.description,
           inputSchema: t.inputSchema,
+          outputSchema: t.outputSchema,
           annotations: t.annotations,
         })),
     }));
@@ -214,6 +221,48 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
       .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST only' }, id: null });
   app.get(MCP_PATH, routeOptions, notAllowed);
   app.delete(MCP_PATH, routeOptions, notAllowed);
+}
+
+const argumentValidators = new WeakMap<ToolDefinition, ReturnType<typeof compileArgumentValidator>>();
+
+/**
+ * Checks a call's arguments against the tool's input schema before anything runs: an unknown
+ * argument (a body wrapped in `body`, a misspelt field) or a wrong type is an error result that
+ * names it, never a request with the argument dropped.
+ */
+function refuseArguments(
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  requestId: string,
+): CallToolResult | undefined {
+  let validate = argumentValidators.get(tool);
+  if (!validate) {
+    validate = compileArgumentValidator(tool.inputSchema);
+    argumentValidators.set(tool, validate);
+  }
+  if (validate(args)) return undefined;
+  const known = Object.keys(tool.inputSchema.properties as object).join(', ') || 'none';
+  const details = validationDetails('body', validate.errors ?? []).map((d) => ({
+    ...d,
+    argument: d.field,
+    ...(d.rule === 'additionalProperties'
+      ? { message: `${d.field} is not an argument of ${tool.name} (its arguments: ${known})` }
+      : {}),
+  }));
+  return errorResult({
+    error: `Invalid arguments for ${tool.name}: ${details.map((d) => d.message).join('; ')}`,
+    code: 'validation_failed',
+    details,
+    requestId,
+  });
+}
+
+/** The JSON body a tool call sends: its body arguments under their field names. */
+function bodyOf(tool: ToolDefinition, args: Record<string, unknown>): Record<string, unknown> | undefined {
+  const body: Record<string, unknown> = {};
+  for (const [argument, field] of tool.bodyFields)
+    if (args[argument] !== undefined) body[field] = args[argument];
+  return Object.keys(body).length > 0 || tool.write ? body : undefined;
 }
 
 function errorResult(body: unknown): CallToolResult {

@@ -1,3 +1,4 @@
+import { ruleReference, SHARED_RULES } from '../core/agent-guide.js';
 import type { Scope } from '../core/scopes.js';
 
 /**
@@ -21,6 +22,7 @@ interface OpenApiOperation {
   description?: string;
   parameters?: OpenApiParameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
+  responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
   'x-required-scope'?: Scope | null;
 }
 
@@ -29,12 +31,12 @@ export interface OpenApiDocumentLike {
   components?: { schemas?: Record<string, JsonSchema> };
 }
 
+/** MCP tool hints; a hint equal to the protocol's default (false, but destructive true) is left out. */
 export interface ToolAnnotations {
-  title: string;
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
+  readOnlyHint?: true;
+  destructiveHint?: boolean;
+  idempotentHint?: true;
+  openWorldHint: false;
 }
 
 export interface ToolDefinition {
@@ -42,6 +44,7 @@ export interface ToolDefinition {
   title: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
+  outputSchema: JsonSchema & { type: 'object' };
   annotations: ToolAnnotations;
   /** Where the tool call goes. */
   method: string;
@@ -50,6 +53,8 @@ export interface ToolDefinition {
   scope: Scope | null;
   pathParams: string[];
   queryParams: string[];
+  /** Body fields by argument name (the field's own name, or `body_<name>` on a collision). */
+  bodyFields: Map<string, string>;
   hasBody: boolean;
   write: boolean;
 }
@@ -58,7 +63,9 @@ const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 export const IDEMPOTENCY_KEY_ARGUMENT = 'idempotencyKey';
-export const BODY_ARGUMENT = 'body';
+
+/** Operations that are not tools: they return the whole OpenAPI document (over 1 MB). */
+const NOT_TOOLS = new Set(['getOpenApiDocument', 'getAgentToolsDocument']);
 
 /** Reads and previews: computing a preview changes nothing. */
 function isReadOnly(method: string, operationId: string): boolean {
@@ -77,6 +84,16 @@ function isDestructive(method: string, operationId: string): boolean {
 /** Repeating the same call has no further effect: reads, previews, PUT and DELETE. */
 function isIdempotent(method: string, operationId: string): boolean {
   return isReadOnly(method, operationId) || method === 'PUT' || method === 'DELETE';
+}
+
+function annotationsOf(method: string, operationId: string): ToolAnnotations {
+  const readOnly = isReadOnly(method, operationId);
+  return {
+    // Destructive is the protocol's default for a tool that writes, and means nothing for a read.
+    ...(readOnly ? { readOnlyHint: true } : { destructiveHint: isDestructive(method, operationId) }),
+    ...(isIdempotent(method, operationId) ? { idempotentHint: true } : {}),
+    openWorldHint: false,
+  };
 }
 
 /** Inlines `#/components/schemas/...` references, so each tool's input schema stands alone. */
@@ -99,74 +116,138 @@ function inlineRefs(schema: unknown, doc: OpenApiDocumentLike, depth = 0): unkno
   return out;
 }
 
+const IDEMPOTENCY_KEY_SCHEMA = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  description: 'Sent as Idempotency-Key. See “Idempotency” in the instructions.',
+};
+
+/**
+ * What the instructions state for every tool (strict arguments, idempotency keys), or what only
+ * an HTTP client can use (response caching), is left out of each tool's description.
+ */
+const STATED_ONCE = [
+  / ?Unknown (fields|query parameters) are rejected[^.]*\./g,
+  / ?Send an Idempotency-Key to retry safely\./g,
+  / ?Cacheable (for )?60 s(econds)?\./g,
+  /; cacheable 60 s\./g,
+];
+
+/** Where a rule shared by several tools is stated once, a description points to it. */
+function withSharedRulesNamed(text: string): string {
+  let out = text;
+  for (const phrase of STATED_ONCE) out = out.replace(phrase, (m) => (m.startsWith(';') ? '.' : ''));
+  for (const rule of SHARED_RULES) out = out.split(rule.text).join(ruleReference(rule));
+  return out;
+}
+
+/** The same for every description inside a schema (arguments and their fields). */
+function withSharedRulesInSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withSharedRulesInSchema);
+  if (!schema || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [
+      k,
+      k === 'description' && typeof v === 'string' ? withSharedRulesNamed(v) : withSharedRulesInSchema(v),
+    ]),
+  );
+}
+
+/** The arguments of one operation: path, query and body fields side by side, at the top level. */
+function toolArguments(op: OpenApiOperation, doc: OpenApiDocumentLike, write: boolean) {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  const pathParams: string[] = [];
+  const queryParams: string[] = [];
+  const bodyFields = new Map<string, string>();
+  for (const p of op.parameters ?? []) {
+    if (p.in !== 'path' && p.in !== 'query') continue;
+    properties[p.name] = inlineRefs(
+      { ...(p.schema ?? { type: 'string' }), ...(p.description ? { description: p.description } : {}) },
+      doc,
+    );
+    (p.in === 'path' ? pathParams : queryParams).push(p.name);
+    if (p.required || p.in === 'path') required.push(p.name);
+  }
+  const bodySchema = op.requestBody?.content?.['application/json']?.schema;
+  const body = bodySchema ? (inlineRefs(bodySchema, doc) as JsonSchema) : undefined;
+  const bodyRequired = new Set((body?.required as string[] | undefined) ?? []);
+  for (const [field, schema] of Object.entries((body?.properties ?? {}) as Record<string, unknown>)) {
+    // The rare body field named like a path or query parameter keeps its place with a prefix.
+    const name = field in properties || field === IDEMPOTENCY_KEY_ARGUMENT ? `body_${field}` : field;
+    properties[name] = schema;
+    bodyFields.set(name, field);
+    if (bodyRequired.has(field)) required.push(name);
+  }
+  if (write) properties[IDEMPOTENCY_KEY_ARGUMENT] = IDEMPOTENCY_KEY_SCHEMA;
+  return {
+    inputSchema: {
+      type: 'object' as const,
+      properties: withSharedRulesInSchema(properties) as Record<string, unknown>,
+      ...(required.length ? { required } : {}),
+      additionalProperties: false,
+    },
+    pathParams,
+    queryParams,
+    bodyFields,
+    hasBody: Boolean(body),
+  };
+}
+
+/**
+ * The shape of a result, outlined: the envelope's members and their types. The fields of `data`
+ * are described in the OpenAPI document; naming them here would make the listing of every tool
+ * longer than an agent's budget for it (tools/list stays under 60 KB for the commerce key).
+ */
+function outline(schema: JsonSchema, depth: number): JsonSchema {
+  if (Array.isArray(schema.anyOf))
+    return { anyOf: (schema.anyOf as JsonSchema[]).map((b) => outline(b, depth)) };
+  const { type, properties, required } = schema;
+  if (type !== 'object' || depth <= 0 || !properties) return type === undefined ? {} : { type };
+  return {
+    type,
+    properties: Object.fromEntries(
+      Object.entries(properties as Record<string, JsonSchema>).map(([k, v]) => [k, outline(v, depth - 1)]),
+    ),
+    ...(Array.isArray(required) && required.length ? { required } : {}),
+  };
+}
+
+const NO_CONTENT_OUTPUT = { type: 'object' as const, properties: { data: { type: 'null' } } };
+
+/** The output schema: the first 2xx JSON response, outlined; `{ data: null }` for a 204. */
+function toolOutput(op: OpenApiOperation, doc: OpenApiDocumentLike): JsonSchema & { type: 'object' } {
+  const success = Object.entries(op.responses ?? {})
+    .filter(([status]) => /^2\d\d$/.test(status))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([, response]) => response.content?.['application/json']?.schema)
+    .find((schema) => schema !== undefined);
+  if (!success) return NO_CONTENT_OUTPUT;
+  const shape = outline(inlineRefs(success, doc) as JsonSchema, 1);
+  return shape.type === 'object' ? (shape as JsonSchema & { type: 'object' }) : NO_CONTENT_OUTPUT;
+}
+
 export function toolsFromOpenApi(doc: OpenApiDocumentLike): ToolDefinition[] {
   const tools: ToolDefinition[] = [];
   for (const [path, operations] of Object.entries(doc.paths)) {
     for (const lower of HTTP_METHODS) {
       const op = operations[lower];
-      if (!op?.operationId) continue;
+      if (!op?.operationId || NOT_TOOLS.has(op.operationId)) continue;
       const method = lower.toUpperCase();
-      const properties: Record<string, unknown> = {};
-      const required: string[] = [];
-      const pathParams: string[] = [];
-      const queryParams: string[] = [];
-      for (const p of op.parameters ?? []) {
-        if (p.in !== 'path' && p.in !== 'query') continue;
-        properties[p.name] = inlineRefs(
-          { ...(p.schema ?? { type: 'string' }), ...(p.description ? { description: p.description } : {}) },
-          doc,
-        );
-        if (p.in === 'path') pathParams.push(p.name);
-        else queryParams.push(p.name);
-        if (p.required || p.in === 'path') required.push(p.name);
-      }
-      const bodySchema = op.requestBody?.content?.['application/json']?.schema;
-      if (bodySchema) {
-        properties[BODY_ARGUMENT] = {
-          ...(inlineRefs(bodySchema, doc) as JsonSchema),
-          description: 'The JSON request body.',
-        };
-        if (op.requestBody?.required) required.push(BODY_ARGUMENT);
-      }
       const write = WRITE_METHODS.has(method);
-      if (write) {
-        properties[IDEMPOTENCY_KEY_ARGUMENT] = {
-          type: 'string',
-          minLength: 1,
-          maxLength: 255,
-          description:
-            'Sent as the Idempotency-Key header: a retry with the same key and arguments within 24 h returns ' +
-            'the first result without running the operation again. Use a fresh random value per intended change.',
-        };
-      }
       const summary = op.summary ?? op.operationId;
-      const scope = op['x-required-scope'] ?? null;
       tools.push({
         name: op.operationId,
         title: summary,
-        description:
-          `${summary}. ${op.description ?? ''}`.trim() +
-          `\n\nREST: ${method} ${path}` +
-          (scope ? `; needs the "${scope}" scope.` : '; no authentication.'),
-        inputSchema: {
-          type: 'object',
-          properties,
-          ...(required.length ? { required } : {}),
-          additionalProperties: false,
-        },
-        annotations: {
-          title: summary,
-          readOnlyHint: isReadOnly(method, op.operationId),
-          destructiveHint: isDestructive(method, op.operationId),
-          idempotentHint: isIdempotent(method, op.operationId),
-          openWorldHint: false,
-        },
+        // The title carries the summary; the description adds what it does not say.
+        description: withSharedRulesNamed(op.description ?? summary),
+        ...toolArguments(op, doc, write && !isReadOnly(method, op.operationId)),
+        outputSchema: toolOutput(op, doc),
+        annotations: annotationsOf(method, op.operationId),
         method,
         path,
-        scope,
-        pathParams,
-        queryParams,
-        hasBody: Boolean(bodySchema),
+        scope: op['x-required-scope'] ?? null,
         write,
       });
     }

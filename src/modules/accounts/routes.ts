@@ -10,11 +10,12 @@ import {
   presentBillingSubscription,
   presentInvoice,
 } from '../../billing/schemas.js';
+import { ACCOUNT_IDS, BILLING_SUB_LISTS } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
-import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
+import { type ActionSpec, action, Envelope, envelope, unavailable } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import { accountCreatedExample, accountUpdatedExample } from '../../http/examples.js';
 import { type Presented, respond } from '../../http/operation.js';
@@ -33,29 +34,38 @@ import { type AccountApi, billingAccountFor, resolveAccount } from './service.js
 const TAGS = ['Accounts'];
 const BASE = '/api/v1/accounts';
 
-const ID_RULES =
-  'An account id is either an internal organization id (a UUID, returned by POST /accounts) or a ' +
-  'billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses ' +
-  '`ba_` followed by 20 characters [0-9a-z]).';
+const ID_RULES = ACCOUNT_IDS.text;
+const SUB_LIST_RULES = BILLING_SUB_LISTS.text;
 
-const SUB_LIST_RULES =
-  'The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 ' +
-  '(whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, ' +
-  'or 404 when the account has no `externalId` or it is not a billing account id (a local account without a ' +
-  'billing id has no billing data); a billing-system account id -> that account (404 if the billing system ' +
-  'does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` ' +
-  '(invalid billing account id format). Data is read live from the billing system, never stored here; ' +
-  'an outage of the billing system is 502 `billing_unavailable` (retry later).';
+/** Why a tenant-owned account has no billing data to list, or undefined when it has. */
+function missingBillingLink(adapter: BillingAdapter | null, externalId: string | null): string | undefined {
+  if (!adapter) return 'This tenant has no active billing integration, so the account has no billing data.';
+  if (externalId === null)
+    return 'No billing account is linked: the account has no externalId (set at creation).';
+  if (!adapter.isAccountId(externalId))
+    return 'No billing account is linked: the account’s externalId is not a billing account id.';
+  return undefined;
+}
 
-/** What a tenant-owned account links to; `update` only where the account is ours to change. */
-function accountActions(id: string, tenantOwned: boolean): ActionSpec[] {
+/**
+ * What an account links to: `update` only where the account is ours to change, a cart for it,
+ * and the billing sub-lists SPEC.md requires, with `allowed: false` and the reason when no billing
+ * account is linked (they could only answer 404).
+ */
+function accountActions(id: string, tenantOwned: boolean, noBilling?: string): ActionSpec[] {
   const path = `/accounts/${encodeURIComponent(id)}`;
+  const billing = (spec: ActionSpec) => (noBilling ? unavailable(spec, noBilling) : spec);
   return [
     action('self', 'GET', path, 'read'),
-    ...(tenantOwned ? [action('update', 'PATCH', path, 'commerce')] : []),
-    action('invoices', 'GET', `${path}/invoices`, 'read'),
-    action('subscriptions', 'GET', `${path}/subscriptions`, 'read'),
-    action('paymentMethods', 'GET', `${path}/payment-methods`, 'read'),
+    ...(tenantOwned
+      ? [
+          action('update', 'PATCH', path, 'commerce'),
+          action('createCart', 'POST', '/carts', 'commerce', { organizationId: id }),
+        ]
+      : []),
+    billing(action('invoices', 'GET', `${path}/invoices`, 'read')),
+    billing(action('subscriptions', 'GET', `${path}/subscriptions`, 'read')),
+    billing(action('paymentMethods', 'GET', `${path}/payment-methods`, 'read')),
   ];
 }
 
@@ -102,10 +112,14 @@ function registerSubList<T>(app: TypedApp, deps: Deps, spec: SubList<T>) {
 
 /** A tenant-owned account in its envelope. */
 const accountResponse =
-  (status: number) =>
+  (status: number, adapter: BillingAdapter | null) =>
   (account: AccountApi, ctx: RequestContext): Presented => ({
     status,
-    body: envelope(ctx, account, accountActions(account.id, true)),
+    body: envelope(
+      ctx,
+      account,
+      accountActions(account.id, true, missingBillingLink(adapter, account.externalId)),
+    ),
   });
 
 export function registerAccountRoutes(app: TypedApp, deps: Deps) {
@@ -133,7 +147,7 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
         request,
         reply,
         (ctx, key) => createAccount(deps, ctx, request.body, key),
-        accountResponse(201),
+        accountResponse(201, await deps.billing.forTenant(deps.db, requireCtx(request).tenantId)),
       ),
   );
 
@@ -163,7 +177,9 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
       const resolved = await resolveAccount(deps, ctx.tenantId, request.params.id);
       if (!resolved) throw notFound('Account');
       if (resolved.source === 'local') {
-        return envelope(ctx, resolved.account, accountActions(resolved.account.id, true));
+        const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
+        const noBilling = missingBillingLink(adapter, resolved.account.externalId);
+        return envelope(ctx, resolved.account, accountActions(resolved.account.id, true, noBilling));
       }
       return envelope(
         ctx,
@@ -197,12 +213,13 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
     },
     async (request, reply) => {
       const input = { accountId: request.params.id, changes: request.body };
+      const adapter = await deps.billing.forTenant(deps.db, requireCtx(request).tenantId);
       return respond(
         deps,
         request,
         reply,
         (ctx, key) => updateAccount(deps, ctx, input, key),
-        accountResponse(200),
+        accountResponse(200, adapter),
       );
     },
   );

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { BillingAccountSchema } from '../../billing/schemas.js';
+import { ACCOUNT_IDS } from '../../core/agent-guide.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
@@ -91,8 +92,6 @@ export const AccountIdParams = Type.Object({
   id: Type.String({
     minLength: 1,
     maxLength: 255,
-    description:
-      'An internal organization id (UUID), or a billing-system account id in the active billing adapter’s ' +
-      'format (`ba_` + 20 characters [0-9a-z] with the built-in engine).',
+    description: ACCOUNT_IDS.text,
   }),
 });

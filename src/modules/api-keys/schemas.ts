@@ -33,7 +33,12 @@ export const CreatedApiKeySchema = Type.Intersect([
 export const CreateApiKeyBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, description: 'A label, e.g. "checkout agent".' }),
-    scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, uniqueItems: true }),
+    scopes: Type.Array(ScopeSchema, {
+      minItems: 1,
+      maxItems: 3,
+      uniqueItems: true,
+      description: 'What the key may do: `read`, `commerce` (includes read) or `admin` (includes both).',
+    }),
     rateTier: Type.Optional(RateTierSchema),
   },
   {

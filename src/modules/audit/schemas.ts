@@ -26,8 +26,16 @@ export const AuditQuerySchema = Type.Object(
     action: Type.Optional(
       Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the action.' }),
     ),
-    resourceType: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    resourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    resourceType: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Only entries about this kind of resource, e.g. `order`.',
+      }),
+    ),
+    resourceId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'Only entries about this resource id.' }),
+    ),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; entries at or after.' })),
     until: Type.Optional(
       Type.String({ format: 'date-time', description: 'ISO 8601; entries at or before.' }),
@@ -37,8 +45,17 @@ export const AuditQuerySchema = Type.Object(
         description: 'By creation time; `-` is newest first (default).',
       }),
     ),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Entries per page (default 50).' }),
+    ),
+    offset: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 10_000_000,
+        default: 0,
+        description: 'Entries to skip (default 0).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

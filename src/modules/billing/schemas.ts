@@ -43,9 +43,11 @@ const Contact = Type.Object(
 
 export const CreateBillingAccountBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 255 }),
-    currency: Type.String({ pattern: '^[A-Z]{3}$' }),
-    contacts: Type.Optional(Type.Array(Contact, { maxItems: 20 })),
+    name: Type.String({ minLength: 1, maxLength: 255, description: 'The customer’s name.' }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code its invoices are in.' }),
+    contacts: Type.Optional(
+      Type.Array(Contact, { maxItems: 20, description: 'Billing contacts (up to 20).' }),
+    ),
   },
   {
     additionalProperties: false,
@@ -70,7 +72,7 @@ export const IssueInvoiceBody = Type.Object(
         },
         { additionalProperties: false },
       ),
-      { minItems: 1, maxItems: 100 },
+      { minItems: 1, maxItems: 100, description: 'What the invoice charges: 1-100 lines.' },
     ),
     dueDate: Type.Optional(
       Type.String({ format: 'date', description: 'Default: invoice date + payment terms.' }),
@@ -89,11 +91,27 @@ export const IssueInvoiceBody = Type.Object(
 
 export const AddPaymentMethodBody = Type.Object(
   {
-    type: Type.Optional(Type.String({ minLength: 1, maxLength: 50, default: 'card' })),
-    cardType: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 50 }), Type.Null()])),
-    lastFour: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', default: '0000' })),
-    expirationMonth: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 12 }), Type.Null()])),
-    expirationYear: Type.Optional(Type.Union([Type.Integer({ minimum: 2000, maximum: 2200 }), Type.Null()])),
+    type: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 50, default: 'card', description: 'Default `card`.' }),
+    ),
+    cardType: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 50 }), Type.Null()], {
+        description: 'Card brand, e.g. `visa`.',
+      }),
+    ),
+    lastFour: Type.Optional(
+      Type.String({ pattern: '^[0-9]{4}$', default: '0000', description: 'Last four digits of the card.' }),
+    ),
+    expirationMonth: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 12 }), Type.Null()], {
+        description: 'Expiry month, 1-12.',
+      }),
+    ),
+    expirationYear: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 2000, maximum: 2200 }), Type.Null()], {
+        description: 'Expiry year.',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -103,5 +121,9 @@ export const AddPaymentMethodBody = Type.Object(
   },
 );
 
-export const AccountIdParams = Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 64 }) });
-export const InvoiceIdParams = Type.Object({ invoiceId: Type.String({ minLength: 1, maxLength: 255 }) });
+export const AccountIdParams = Type.Object({
+  accountId: Type.String({ minLength: 1, maxLength: 64, description: 'The billing-system account id.' }),
+});
+export const InvoiceIdParams = Type.Object({
+  invoiceId: Type.String({ minLength: 1, maxLength: 255, description: 'The billing-system invoice id.' }),
+});

@@ -1,3 +1,4 @@
+import { CART_CHECKED_OUT, CART_PRICING } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
@@ -21,29 +22,22 @@ import { type CartApi, getCart } from './service.js';
 const TAGS = ['Carts'];
 const BASE = '/api/v1/carts';
 
-const PRICING =
-  'Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as ' +
-  'GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; ' +
-  'the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, ' +
-  '`discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). ' +
-  'Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and ' +
-  'the cart then have `requiresQuote: true`).';
+const PRICING = CART_PRICING.text;
+const CHECKED_OUT = CART_CHECKED_OUT.text;
 
-const CHECKED_OUT =
-  'A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`.';
-
-/** What a cart links to; only `self` once it is checked out. */
+/** What a cart links to: only `self` once it is checked out, `checkout` once it holds items. */
 function cartActions(cart: CartApi): ActionSpec[] {
   const path = `/carts/${cart.id}`;
   const self = action('self', 'GET', path, 'read');
-  if (cart.status !== 'active') return [self];
+  if (cart.status !== 'active') return [self, action('createCart', 'POST', '/carts', 'commerce')];
   return [
     self,
     action('addItem', 'POST', `${path}/items`, 'commerce'),
     action('applyPromo', 'POST', `${path}/promo`, 'commerce'),
     ...(cart.promo ? [action('removePromo', 'DELETE', `${path}/promo`, 'commerce')] : []),
-    // The order body carries the cart: { "cartId": "<this cart's id>" }.
-    action('checkout', 'POST', '/orders', 'commerce'),
+    ...(cart.items.length > 0
+      ? [action('checkout', 'POST', '/orders', 'commerce', { cartId: cart.id })]
+      : []),
   ];
 }
 
@@ -64,12 +58,9 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createCart',
         summary: 'Create a cart',
         description:
-          'Starts an empty `active` cart (totals 0, no items, no promo). Every field is optional: `currency` ' +
-          '(default `USD`) fixes which products can be added; `customerContext` (segment, locale, partner) ' +
-          'selects the price rules and offers used for every line, as in GET /pricing/resolve; `sessionId` is ' +
-          'your session or conversation id (generated when absent); `contactId`/`organizationId` name the buyer ' +
-          '(`organizationId` must be one of this tenant’s accounts, else 400). Next: add items with the ' +
-          '`addItem` action, then the `checkout` action (POST /orders with the body `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.',
+          'Starts an empty `active` cart (totals 0, no items, no promo); every field is optional (each says what ' +
+          'it does). Next: add items with the `addItem` action, then the `checkout` action (POST /orders with the ' +
+          'body `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.',
         tags: TAGS,
         body: CartCreate,
         response: { 201: Envelope(CartSchema, 'The new, empty cart.', cartCreatedExample) },

@@ -18,16 +18,20 @@ export const PlanLinkSchema = Type.Object({
 
 const planLinkFields = {
   id: ClientId,
-  sourceProductId: Type.String({ format: 'uuid' }),
+  sourceProductId: Type.String({ format: 'uuid', description: 'The plan a subscription moves from.' }),
   sourceChargeId: Type.String({ format: 'uuid', description: 'A charge of the source product.' }),
-  targetProductId: Type.String({ format: 'uuid' }),
+  targetProductId: Type.String({ format: 'uuid', description: 'The plan a subscription moves to.' }),
   targetChargeId: Type.String({ format: 'uuid', description: 'A charge of the target product.' }),
   targetField: Type.String({
     minLength: 1,
     maxLength: 100,
     description: 'What the link carries over on a plan change, e.g. `quantity` or `unitPriceCents`.',
   }),
-  explanation: Type.String({ minLength: 1, maxLength: 1000 }),
+  explanation: Type.String({
+    minLength: 1,
+    maxLength: 1000,
+    description: 'Why the link exists, shown in plan-change previews.',
+  }),
 };
 
 export const PlanLinkCreate = Type.Object(planLinkFields, {
@@ -72,13 +76,21 @@ export const PlanChangeRuleSchema = Type.Object({
 
 const planChangeRuleFields = {
   id: ClientId,
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'Name of the rule.' }),
   family: OptionalText(100, 'Family the rule covers (with an optional direction); or give a product pair.'),
-  fromProductId: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
-  toProductId: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
-  direction: Type.Optional(Type.Union([StringEnum(DIRECTIONS), Type.Null()])),
-  changeTiming: StringEnum(['immediate', 'end_of_period']),
-  prorationType: StringEnum(['prorated', 'none', 'full_credit']),
+  fromProductId: Type.Optional(
+    Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The plan changed from.' }),
+  ),
+  toProductId: Type.Optional(
+    Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The plan changed to.' }),
+  ),
+  direction: Type.Optional(
+    Type.Union([StringEnum(DIRECTIONS), Type.Null()], { description: 'The direction the rule covers.' }),
+  ),
+  changeTiming: StringEnum(['immediate', 'end_of_period'], { description: 'When a change takes effect.' }),
+  prorationType: StringEnum(['prorated', 'none', 'full_credit'], {
+    description: 'What an immediate change credits and charges for the rest of the period.',
+  }),
 };
 
 export const PlanChangeRuleCreate = Type.Object(planChangeRuleFields, {

@@ -40,6 +40,7 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps) {
       cacheablePerKey(reply);
       return envelope(ctx, items, [
         ...items.map((p) => action('resolvePrice', 'GET', `/pricing/resolve?productId=${p.id}`, 'read')),
+        action('createAccount', 'POST', '/accounts', 'commerce'),
         action('createCart', 'POST', '/carts', 'commerce'),
       ]);
     },

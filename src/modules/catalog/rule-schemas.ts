@@ -40,12 +40,14 @@ export const PriceRuleSchema = Type.Object({
 export const PriceRuleCreate = Type.Object(
   {
     id: ClientId,
-    name: Type.String({ minLength: 1, maxLength: 255 }),
-    productId: Type.String({ format: 'uuid' }),
+    name: Type.String({ minLength: 1, maxLength: 255, description: 'Name of the price rule.' }),
+    productId: Type.String({ format: 'uuid', description: 'The product whose charge the rule prices.' }),
     chargeId: Type.String({ format: 'uuid', description: 'A modeled charge of the product.' }),
     ...DimensionFields,
-    chargeModel: Type.Optional(Type.Union([ChargeModelSchema, Type.Null()])),
-    tiers: TiersSchema,
+    chargeModel: Type.Optional(
+      Type.Union([ChargeModelSchema, Type.Null()], { description: 'Price model; default the charge’s own.' }),
+    ),
+    tiers: { ...TiersSchema, description: 'The rule’s tiers, replacing the charge’s.' },
   },
   {
     additionalProperties: false,
@@ -63,10 +65,16 @@ export const PriceRuleCreate = Type.Object(
 
 export const PriceRuleUpdate = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'Name of the price rule.' }),
+    ),
     ...DimensionFields,
-    chargeModel: Type.Optional(Type.Union([ChargeModelSchema, Type.Null()])),
-    tiers: Type.Optional(TiersSchema),
+    chargeModel: Type.Optional(
+      Type.Union([ChargeModelSchema, Type.Null()], {
+        description: 'Price model; null for the charge’s own.',
+      }),
+    ),
+    tiers: Type.Optional({ ...TiersSchema, description: 'The rule’s tiers, replacing the charge’s.' }),
   },
   {
     additionalProperties: false,
@@ -76,7 +84,9 @@ export const PriceRuleUpdate = Type.Object(
 );
 
 const DiscountFields = {
-  discountType: StringEnum(['percent', 'amount']),
+  discountType: StringEnum(['percent', 'amount'], {
+    description: '`percent` takes `percentOff`; `amount` takes `amountOffCents`.',
+  }),
   percentOff: Type.Optional(
     Type.Union([Type.Integer({ minimum: 1, maximum: 100 }), Type.Null()], { description: 'For `percent`.' }),
   ),
@@ -105,8 +115,8 @@ export const OfferSchema = Type.Object({
 
 const offerFields = {
   id: ClientId,
-  name: Type.String({ minLength: 1, maxLength: 255 }),
-  productId: Type.String({ format: 'uuid' }),
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'Name of the offer.' }),
+  productId: Type.String({ format: 'uuid', description: 'The product the offer discounts.' }),
   ...DiscountFields,
   segment: DimensionFields.segment,
   partner: DimensionFields.partner,
@@ -116,7 +126,7 @@ const offerFields = {
       description: 'End (exclusive); null = open.',
     }),
   ),
-  active: Type.Optional(Type.Boolean()),
+  active: Type.Optional(Type.Boolean({ description: 'Inactive offers do not apply (default true).' })),
 };
 
 export const OfferCreate = Type.Object(offerFields, {
@@ -167,21 +177,30 @@ export const PromotionSchema = Type.Object({
 
 const promotionFields = {
   id: ClientId,
-  code: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  code: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: '^[A-Za-z0-9_-]+$',
+    description: 'The code buyers enter; stored upper-case, matched case-insensitively.',
+  }),
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'Name of the promotion.' }),
   ...DiscountFields,
   currency: Type.Optional(
     Type.Union([Currency, Type.Null()], { description: 'Required for `amount` promotions.' }),
   ),
   minSubtotalCents: Type.Optional(Cents('Cart subtotal needed for the code to apply (default 0).')),
   startsAt: Type.Optional(Type.String({ format: 'date-time', description: 'Default: now.' })),
-  endsAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  endsAt: Type.Optional(
+    Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'End (exclusive); null = open.',
+    }),
+  ),
   usageLimit: Type.Optional(
     Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
       description: 'Orders it may be used on; null = no limit.',
     }),
   ),
-  active: Type.Optional(Type.Boolean()),
+  active: Type.Optional(Type.Boolean({ description: 'Inactive codes are refused (default true).' })),
 };
 
 export const PromotionCreate = Type.Object(promotionFields, {

@@ -70,20 +70,32 @@ export const ProductSchema = Type.Object({
 
 const productFields = {
   id: ClientId,
-  name: Type.String({ minLength: 1, maxLength: 255 }),
-  description: OptionalText(2000),
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'Product name shown in the catalog.' }),
+  description: OptionalText(2000, 'Longer text for the catalog (up to 2000 characters).'),
   type: StringEnum(PRODUCT_TYPES, {
     description: '`subscription` products need a `billingInterval`; `one_time` products must not have one.',
   }),
   family: OptionalText(100, 'Plan family, for plan changes.'),
-  rank: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000 }), Type.Null()])),
-  billingInterval: Type.Optional(Type.Union([StringEnum(['month', 'year']), Type.Null()])),
+  rank: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000 }), Type.Null()], {
+      description: 'Order within the family: higher is an upgrade, lower a downgrade.',
+    }),
+  ),
+  billingInterval: Type.Optional(
+    Type.Union([StringEnum(['month', 'year']), Type.Null()], {
+      description: 'Length of one billing period; required for `subscription` and `add_on` products.',
+    }),
+  ),
   currency: Currency,
   active: Type.Optional(
     Type.Boolean({ description: 'Inactive products are hidden from the catalog (default true).' }),
   ),
   entitlements: Type.Optional(EntitlementsSchema),
-  charges: Type.Array(ChargeInput, { minItems: 1, maxItems: 20 }),
+  charges: Type.Array(ChargeInput, {
+    minItems: 1,
+    maxItems: 20,
+    description: 'How the product is priced: 1-20 charges, each a price model with tiers.',
+  }),
 };
 
 export const ProductCreate = Type.Object(productFields, {

@@ -32,10 +32,14 @@ function allowAnyOrigin(reply: FastifyReply) {
   reply.header('Access-Control-Max-Age', '86400');
 }
 
+/** Discovery links to itself, then to where the typical flow starts (catalog, account, cart). */
 const discoveryActions = [
   action('manifest', 'GET', '/manifest', 'read'),
   action('capabilities', 'GET', '/capabilities', 'read'),
   action('openapi', 'GET', '/openapi.json', null),
+  action('catalog', 'GET', '/catalog', 'read'),
+  action('createAccount', 'POST', '/accounts', 'commerce'),
+  action('createCart', 'POST', '/carts', 'commerce'),
 ];
 
 export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: RouteRegistry) {

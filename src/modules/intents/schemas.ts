@@ -91,4 +91,6 @@ export const IntentListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const IntentParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const IntentParams = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'The intent id, from GET /admin/intents.' }),
+});

@@ -26,6 +26,14 @@ export interface CreatedOrder {
   hasSubscription: boolean;
   /** A journey purchase provisioned subscriptions with it. */
   provisioned: boolean;
+  /** The invoice issued for its one-time lines, as issued (what is left to pay). */
+  invoice?: InvoiceState;
+}
+
+/** What an order's next actions need to know of its invoice. */
+export interface InvoiceState {
+  status: Invoice['status'];
+  balanceCents: number;
 }
 
 const journeyPrefix = (i: number) => `journey-${i}-`;
@@ -62,6 +70,7 @@ async function writeOrder(u: WriteSet, plan: OrderPlan, invoice: Invoice | null)
     rulesApplied: plan.rulesApplied,
     hasSubscription: plan.hasSubscription,
     provisioned: plan.journey.length > 0,
+    ...(invoice ? { invoice: { status: invoice.status, balanceCents: invoice.balanceCents } } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import { errorResponses } from '../../http/errors.js';
 import { orderCreatedExample, orderExample, orderUpdatedExample } from '../../http/examples.js';
 import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
-import { type CreatedOrder, createOrder } from './create.js';
+import { type CreatedOrder, createOrder, type InvoiceState } from './create.js';
 import {
   CreatedOrderSchema,
   CreateOrderBody,
@@ -22,25 +22,46 @@ import { updateOrderFields } from './update.js';
 
 const TAGS = ['Orders'];
 
+/**
+ * How an order is paid, when there is something to pay: its invoice's balance (nothing once the
+ * invoice is paid or void), or else a payment session for the total of an owned, non-zero order
+ * (a draft, without an owner, is not paid).
+ * `invoice` is undefined when the billing system could not be read: the payment is offered
+ * without the amount.
+ */
+function paymentActions(order: OrderApi, invoice: InvoiceState | undefined): ActionSpec[] {
+  if (order.invoiceId) {
+    if (invoice && (invoice.status !== 'open' || invoice.balanceCents <= 0)) return [];
+    return [
+      action('payInvoice', 'POST', `/invoices/${order.invoiceId}/pay`, 'commerce', {
+        ...(order.billingAccountId ? { accountId: order.billingAccountId } : {}),
+        ...(invoice ? { amountCents: invoice.balanceCents } : {}),
+        currency: order.currency,
+      }),
+    ];
+  }
+  // A draft (no owner) or an order of nothing has no one to pay or nothing to pay.
+  if (order.totalCents <= 0 || (!order.organizationId && !order.contactId)) return [];
+  return [
+    action('createPaymentSession', 'POST', '/payments', 'commerce', {
+      ...(order.organizationId ? { accountId: order.organizationId } : {}),
+      amountCents: order.totalCents,
+      currency: order.currency,
+    }),
+  ];
+}
+
 function orderActions(
-  order: OrderApi & { items: { productId: string }[] },
-  hasSubscription: boolean,
+  order: OrderApi,
+  invoice: InvoiceState | undefined,
+  hasSubscription = false,
   provisioned = false,
 ): ActionSpec[] {
   const next: ActionSpec[] = provisioned
     ? [action('subscriptions', 'GET', `/subscriptions?orderId=${order.id}`, 'read')]
     : hasSubscription
       ? [action('createSubscription', 'POST', '/subscriptions', 'commerce')]
-      : order.invoiceId
-        ? [
-            // The account and currency are known here; the amount is the invoice's balance (GET it).
-            action('payInvoice', 'POST', `/invoices/${order.invoiceId}/pay`, 'commerce', {
-              ...(order.billingAccountId ? { accountId: order.billingAccountId } : {}),
-              currency: order.currency,
-            }),
-            action('createPaymentSession', 'POST', '/payments', 'commerce'),
-          ]
-        : [action('createPaymentSession', 'POST', '/payments', 'commerce')];
+      : paymentActions(order, invoice);
   return [
     action('self', 'GET', `/orders/${order.id}`, 'read'),
     action('update', 'PATCH', `/orders/${order.id}`, 'commerce'),
@@ -48,10 +69,22 @@ function orderActions(
   ];
 }
 
+/** The order's invoice as the billing system has it now; undefined when there is none or it cannot be read. */
+async function invoiceStateOf(
+  deps: Deps,
+  tenantId: string,
+  order: OrderApi,
+): Promise<InvoiceState | undefined> {
+  if (!order.invoiceId) return undefined;
+  const adapter = await deps.billing.forTenant(deps.db, tenantId);
+  const read = adapter ? await adapter.getInvoice(order.invoiceId) : undefined;
+  return read?.ok ? { status: read.value.status, balanceCents: read.value.balanceCents } : undefined;
+}
+
 /** The order in its envelope, with what comes next. */
-const orderResponse = (order: OrderApi, ctx: RequestContext): Presented => ({
+const orderResponse = (order: OrderApi, ctx: RequestContext, invoice?: InvoiceState): Presented => ({
   status: 200,
-  body: envelope(ctx, order, orderActions(order, false)),
+  body: envelope(ctx, order, orderActions(order, invoice)),
 });
 
 /** A new order with `rulesApplied` (returned on create only). */
@@ -60,7 +93,7 @@ const createdOrderResponse = (created: CreatedOrder, ctx: RequestContext): Prese
   body: envelope(
     ctx,
     { ...created.order, rulesApplied: created.rulesApplied },
-    orderActions(created.order, created.hasSubscription, created.provisioned),
+    orderActions(created.order, created.invoice, created.hasSubscription, created.provisioned),
   ),
 });
 
@@ -142,7 +175,7 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       const row = await getOrder(deps.db, ctx.tenantId, request.params.id);
       if (!row) throw notFound('Order');
       const order = presentOrder(row);
-      return envelope(ctx, order, orderActions(order, false));
+      return envelope(ctx, order, orderActions(order, await invoiceStateOf(deps, ctx.tenantId, order)));
     },
   );
 
@@ -169,12 +202,16 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
     },
     async (request, reply) => {
       const input = { orderId: request.params.id, changes: request.body };
-      return respond(
+      // An update leaves the invoice as it is: read before, so the presenter needs no billing call.
+      const tenantId = requireCtx(request).tenantId;
+      const before = await getOrder(deps.db, tenantId, input.orderId);
+      const invoice = before ? await invoiceStateOf(deps, tenantId, presentOrder(before)) : undefined;
+      return respond<OrderApi>(
         deps,
         request,
         reply,
         (ctx, key) => updateOrderFields(deps, ctx, input, key),
-        orderResponse,
+        (order, ctx) => orderResponse(order, ctx, invoice),
       );
     },
   );

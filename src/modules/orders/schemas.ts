@@ -52,7 +52,9 @@ export const CreateOrderBody = Type.Object(
     ),
     currency: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'Default USD.' })),
     customerContext: Type.Optional(CustomerContextSchema),
-    journeyId: Type.Optional(Type.String({ format: 'uuid' })),
+    journeyId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Your id for the buyer journey this order belongs to.' }),
+    ),
     cartId: Type.Optional(
       Type.String({ format: 'uuid', description: 'Convert this active cart: it becomes checked_out.' }),
     ),
@@ -190,11 +192,21 @@ export const CreatedOrderSchema = Type.Intersect([
 
 export const OrderListQuery = Type.Object(
   {
-    contactId: Type.Optional(Type.String({ format: 'uuid' })),
-    organizationId: Type.Optional(Type.String({ format: 'uuid' })),
-    status: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    contactId: Type.Optional(Type.String({ format: 'uuid', description: 'Only orders of this contact.' })),
+    organizationId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Only orders of this account (organization).' }),
+    ),
+    status: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 50,
+        description: 'Only orders in this status, e.g. `pending`.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
-export const OrderParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const OrderParams = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'The order id (UUID), from POST /orders.' }),
+});

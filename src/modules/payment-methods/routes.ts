@@ -44,11 +44,9 @@ export function registerPaymentMethodRoutes(app: TypedApp, deps: Deps) {
         summary: 'Add a payment-method reference',
         description:
           'Stores a local reference to a payment method held by the payment provider (no card number is ever ' +
-          'sent or kept): type, brand, last four digits and expiry. Only `accountId` is required (400 naming ' +
-          'it when missing); `type` defaults to `card` and `lastFour` to `0000`. The account’s first reference ' +
-          'becomes its default (`isDefault: true`); later ones do not until set with the `setDefault` action. ' +
-          'The reference is listed by GET /accounts/{accountId}/payment-methods with `source: "local"`. ' +
-          'Unknown fields are rejected (400 naming the field).',
+          'sent or kept): type, brand, last four digits and expiry; only `accountId` is required. The account’s ' +
+          'first reference becomes its default (`isDefault: true`); later ones do not until set with the ' +
+          '`setDefault` action. Listed by GET /accounts/{accountId}/payment-methods with `source: "local"`.',
         tags: TAGS,
         body: CreatePaymentMethodBody,
         response: { 201: Envelope(PaymentMethodSchema, 'The stored reference.') },

@@ -88,13 +88,13 @@ const alreadyTerminal = (sessionId: string) =>
 
 /**
  * POST /payments/{id}/complete: force-marks the session `success` (with external proof of
- * payment), settling the invoice it pays first. Terminal already: 400 invalid_state; the billing
+ * payment, whose reference `proof` the audit entry keeps), settling the invoice it pays first. Terminal already: 400 invalid_state; the billing
  * system refuses the settlement: 409 and the session stays as it was.
  */
 export async function completeSession(
   deps: ServiceDeps,
   ctx: OperationContext,
-  input: { sessionId: string },
+  input: { sessionId: string; proof?: string | undefined },
   key: OperationKey<SettleOutcome>,
 ): Promise<SettleOutcome> {
   const outcome = await settleSession(deps, ctx, key, {
@@ -104,7 +104,11 @@ export async function completeSession(
       action: 'payment.complete',
       resourceType: 'payment_session',
       resourceId: input.sessionId,
-      details: { before: { status: 'pending' }, after: { status: 'success' } },
+      details: {
+        before: { status: 'pending' },
+        after: { status: 'success' },
+        ...(input.proof !== undefined ? { proof: input.proof } : {}),
+      },
     },
   });
   if (outcome.kind === 'terminal') throw alreadyTerminal(input.sessionId);

@@ -10,6 +10,7 @@ import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
 import { completeSession, createSession } from './operations.js';
 import {
+  CompleteSessionBody,
   CreatePaymentBody,
   InvoiceParams,
   PayInvoiceBody,
@@ -33,7 +34,8 @@ function sessionActions(s: PaymentSessionApi): ActionSpec[] {
   return [
     action('self', 'GET', `/payments/${s.id}`, 'read'),
     ...(isTerminal(s.status) ? [] : [action('complete', 'POST', `/payments/${s.id}/complete`, 'commerce')]),
-    action('accountInvoices', 'GET', `/accounts/${s.accountId}/invoices`, 'read'),
+    // Only a session paying an invoice is known to have a billing account to list invoices of.
+    ...(s.invoiceId ? [action('accountInvoices', 'GET', `/accounts/${s.accountId}/invoices`, 'read')] : []),
   ];
 }
 
@@ -180,9 +182,11 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
           '(`session_terminal`). A session paying an invoice first settles the invoice in the billing system for the ' +
           'session amount: if that fails (502 outage, 409 refused) the session stays as it was, and a retry with ' +
           'the same Idempotency-Key completes it without settling twice. Emits `payment.succeeded`, and ' +
-          '`invoice.paid` when the invoice is now fully paid.',
+          '`invoice.paid` when the invoice is now fully paid. Pass `proof` (your reference to that proof) to keep ' +
+          'it in the audit entry.',
         tags: TAGS,
         params: SessionParams,
+        body: CompleteSessionBody,
         response: {
           200: Envelope(PaymentSessionSchema, 'The completed session.', paymentSessionCompletedExample),
           ...errorResponses(404, 502),
@@ -190,7 +194,7 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
       },
     },
     async (request, reply) => {
-      const input = { sessionId: request.params.id };
+      const input = { sessionId: request.params.id, proof: request.body?.proof };
       return respond<SettleOutcome>(
         deps,
         request,

@@ -70,11 +70,36 @@ export const PaymentSessionSchema = Type.Object({
 
 export const PaymentListQuery = Type.Object(
   {
-    accountId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    status: Type.Optional(StringEnum(PAYMENT_STATUSES)),
+    accountId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'Only sessions of this paying account.' }),
+    ),
+    status: Type.Optional(StringEnum(PAYMENT_STATUSES, { description: 'Only sessions in this status.' })),
   },
   { additionalProperties: false },
 );
 
-export const SessionParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
-export const InvoiceParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) });
+export const CompleteSessionBody = Type.Object(
+  {
+    proof: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description:
+          'Your reference to the external proof of payment (a bank transfer reference, a receipt URL); kept in ' +
+          'the audit entry `payment.complete`.',
+      }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ proof: 'bank transfer ref 2026-11-25-0042' }] },
+);
+
+export const SessionParams = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'The payment session id (UUID).' }),
+});
+export const InvoiceParams = Type.Object({
+  id: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: 'The billing-system invoice id, e.g. `in_...`.',
+  }),
+});

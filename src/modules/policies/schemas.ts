@@ -54,7 +54,11 @@ export const PolicySchema = Type.Object({
 });
 
 const policyFields = {
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: 'Name of the policy, shown when it blocks.',
+  }),
   type: PolicyTypeSchema,
   condition: ConditionSchema,
   effect: PolicyEffectSchema,

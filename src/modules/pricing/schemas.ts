@@ -11,7 +11,14 @@ export const ResolveQuery = Type.Object(
     partner: Type.Optional(
       Type.String({ minLength: 1, maxLength: 255, description: 'Partner the sale goes through.' }),
     ),
-    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+    quantity: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000,
+        default: 1,
+        description: 'Units to price (default 1).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -76,8 +76,11 @@ export const IssuedProviderIntegrationSchema = Type.Object({
 
 export const SimulateBody = Type.Object(
   {
-    paymentSessionId: Type.String({ format: 'uuid' }),
-    outcome: StringEnum(['succeeded', 'failed']),
+    paymentSessionId: Type.String({
+      format: 'uuid',
+      description: 'The session the simulated provider reports on.',
+    }),
+    outcome: StringEnum(['succeeded', 'failed'], { description: 'What the provider reports.' }),
     failureReason: Type.Optional(
       Type.String({ minLength: 1, maxLength: 1000, description: 'For `failed`; default `card_declined`.' }),
     ),

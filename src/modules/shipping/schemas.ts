@@ -22,7 +22,7 @@ export const ShippingOptionSchema = Type.Object({
 });
 
 const fields = {
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'Shown to the buyer, e.g. `Standard`.' }),
   amountCents: Type.Integer({
     minimum: 0,
     maximum: MAX_AMOUNT_CENTS,

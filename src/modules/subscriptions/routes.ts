@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Invoice } from '../../billing/index.js';
+import type { Clock } from '../../clock.js';
 import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
@@ -32,7 +33,15 @@ import {
 
 const TAGS = ['Subscriptions'];
 
-export function subscriptionActions(s: SubscriptionApi, invoice: Invoice | null = null): ActionSpec[] {
+/**
+ * What a subscription offers next, in its state now: previews carry the subscription, a pending
+ * cancellation can still be made immediate, and renew appears once the period has ended.
+ */
+export function subscriptionActions(
+  s: SubscriptionApi,
+  now: Date,
+  invoice: Invoice | null = null,
+): ActionSpec[] {
   const self = action('self', 'GET', `/subscriptions/${s.id}`, 'read');
   const pay =
     invoice && invoice.status === 'open'
@@ -57,32 +66,39 @@ export function subscriptionActions(s: SubscriptionApi, invoice: Invoice | null 
           ...(s.parentSubscriptionId
             ? []
             : [
-                action('previewPlanChange', 'POST', '/preview/plan-change', 'read'),
-                action('previewAddOn', 'POST', '/preview/add-on', 'read'),
+                action('previewPlanChange', 'POST', '/preview/plan-change', 'read', { subscriptionId: s.id }),
+                action('previewAddOn', 'POST', '/preview/add-on', 'read', { subscriptionId: s.id }),
               ]),
         ];
   return [
     self,
     ...changes,
-    action('cancel', 'POST', `${base}/cancel`, 'commerce'),
-    action('previewCancellation', 'POST', '/preview/cancellation', 'read'),
-    action('renew', 'POST', `${base}/renew`, 'commerce'),
+    // Already ending at the period end: only an immediate cancellation is left to ask for.
+    s.status === 'pending_cancellation'
+      ? action('cancel', 'POST', `${base}/cancel`, 'commerce', { timing: 'immediate' })
+      : action('cancel', 'POST', `${base}/cancel`, 'commerce'),
+    action('previewCancellation', 'POST', '/preview/cancellation', 'read', { subscriptionId: s.id }),
+    ...(s.status !== 'pending_cancellation' && Date.parse(s.currentPeriodEnd) <= now.getTime()
+      ? [action('renew', 'POST', `${base}/renew`, 'commerce')]
+      : []),
     ...pay,
   ];
 }
 
 /** The subscription in its envelope, offering to pay the invoice the operation issued. */
 const subscriptionResponse =
-  (status: number) =>
+  (status: number, clock: Clock) =>
   (result: { subscription: SubscriptionRow; invoice: Invoice | null }, ctx: RequestContext): Presented => {
     const sub = presentSubscription(result.subscription);
-    return { status, body: envelope(ctx, sub, subscriptionActions(sub, result.invoice)) };
+    return { status, body: envelope(ctx, sub, subscriptionActions(sub, clock.now(), result.invoice)) };
   };
 /** The subscription in its envelope, after an operation that issued no invoice to pay. */
-const subscriptionRowResponse = (row: SubscriptionRow, ctx: RequestContext): Presented => {
-  const sub = presentSubscription(row);
-  return { status: 200, body: envelope(ctx, sub, subscriptionActions(sub)) };
-};
+const subscriptionRowResponse =
+  (clock: Clock) =>
+  (row: SubscriptionRow, ctx: RequestContext): Presented => {
+    const sub = presentSubscription(row);
+    return { status: 200, body: envelope(ctx, sub, subscriptionActions(sub, clock.now())) };
+  };
 
 const OPERATION_ERRORS = errorResponses(404, 502);
 
@@ -141,7 +157,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         request,
         reply,
         (ctx, key) => createSubscription(deps, ctx, input, key),
-        subscriptionResponse(201),
+        subscriptionResponse(201, deps.clock),
       );
     },
   );
@@ -166,7 +182,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
       const row = await getSubscription(deps.db, ctx.tenantId, request.params.id);
       if (!row) throw notFound('Subscription');
       const sub = presentSubscription(row);
-      return envelope(ctx, sub, subscriptionActions(sub));
+      return envelope(ctx, sub, subscriptionActions(sub, deps.clock.now()));
     },
   );
 
@@ -202,7 +218,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         request,
         reply,
         (ctx, key) => changeSubscription(deps, ctx, input, key),
-        subscriptionResponse(200),
+        subscriptionResponse(200, deps.clock),
       );
     },
   );
@@ -239,7 +255,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         request,
         reply,
         (ctx, key) => changeSubscription(deps, ctx, input, key),
-        subscriptionResponse(200),
+        subscriptionResponse(200, deps.clock),
       );
     },
   );
@@ -270,7 +286,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
       const input = { subscriptionId: request.params.id, ...request.body };
       const cancel = (ctx: RequestContext, key: OperationKey<SubscriptionRow>) =>
         cancelSubscription(deps, ctx, input, key);
-      return respond(deps, request, reply, cancel, subscriptionRowResponse);
+      return respond(deps, request, reply, cancel, subscriptionRowResponse(deps.clock));
     },
   );
 
@@ -298,7 +314,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
       const input = { subscriptionId: request.params.id };
       const renew = (ctx: RequestContext, key: OperationKey<SubscriptionRow>) =>
         renewSubscription(deps, ctx, input, key);
-      return respond(deps, request, reply, renew, subscriptionRowResponse);
+      return respond(deps, request, reply, renew, subscriptionRowResponse(deps.clock));
     },
   );
 }

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PREVIEW_IDS } from '../../core/agent-guide.js';
 import { StringEnum } from '../../core/schema.js';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -22,10 +23,7 @@ const Interval = StringEnum(['month', 'year']);
 const PREVIEW_ID = Type.String({
   minLength: 1,
   maxLength: 2000,
-  description:
-    'From a preview of this very change (`POST /preview/...`): the change then runs at exactly the previewed ' +
-    'figures and effective date, or is 409 when the subscription or its prices changed since; 400 once expired ' +
-    '(15 minutes).',
+  description: PREVIEW_IDS.text,
 });
 
 const PreviewStamp = {
@@ -92,7 +90,9 @@ export const SubscriptionSchema = Type.Object(
   { $id: 'Subscription' },
 );
 
-export const SubscriptionParams = Type.Object({ id: Uuid }, { additionalProperties: false });
+const SubscriptionId = Type.String({ format: 'uuid', description: 'The subscription id (UUID).' });
+
+export const SubscriptionParams = Type.Object({ id: SubscriptionId }, { additionalProperties: false });
 
 export const SubscriptionListQuery = Type.Object(
   {
@@ -104,8 +104,12 @@ export const SubscriptionListQuery = Type.Object(
         description: 'An organization id or a billing-system account id.',
       }),
     ),
-    orderId: Type.Optional(Uuid),
-    parentSubscriptionId: Type.Optional(Uuid),
+    orderId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Only subscriptions made from this order.' }),
+    ),
+    parentSubscriptionId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Only the add-ons of this subscription.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -116,7 +120,14 @@ export const CreateSubscriptionBody = Type.Object(
       format: 'uuid',
       description: 'A `subscription` product, or an `add_on` product with `parentSubscriptionId`.',
     }),
-    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+    quantity: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100_000,
+        default: 1,
+        description: 'Units, e.g. seats (default 1).',
+      }),
+    ),
     contactId: Type.Optional(Type.String({ format: 'uuid', description: 'Individual owner.' })),
     organizationId: Type.Optional(
       Type.String({ format: 'uuid', description: 'B2B owner: an account (organization) of this tenant.' }),
@@ -176,7 +187,7 @@ export const ChangePlanBody = Type.Object(
 
 export const ChangeQuantityBody = Type.Object(
   {
-    quantity: Type.Integer({ minimum: 1, maximum: 100_000 }),
+    quantity: Type.Integer({ minimum: 1, maximum: 100_000, description: 'The new number of units.' }),
     timing: Type.Optional({ ...Timing, description: 'Overrides the plan-change rule’s timing.' }),
   },
   { additionalProperties: false, examples: [{ quantity: 12 }] },
@@ -222,8 +233,8 @@ const ProrationSchema = Type.Union(
 
 export const PlanChangePreviewBody = Type.Object(
   {
-    subscriptionId: Uuid,
-    targetProductId: Uuid,
+    subscriptionId: SubscriptionId,
+    targetProductId: Type.String({ format: 'uuid', description: 'The plan to move to.' }),
     timing: Type.Optional({ ...Timing, description: 'Preview with this timing instead of the rule’s.' }),
   },
   {
@@ -290,9 +301,16 @@ export const PlanChangePreviewSchema = Type.Object({
 
 export const AddOnPreviewBody = Type.Object(
   {
-    subscriptionId: Uuid,
-    addOnProductId: Uuid,
-    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+    subscriptionId: SubscriptionId,
+    addOnProductId: Type.String({ format: 'uuid', description: 'The `add_on` product to buy.' }),
+    quantity: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100_000,
+        default: 1,
+        description: 'Units of the add-on (default 1).',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -341,7 +359,7 @@ export const AddOnPreviewSchema = Type.Object({
 
 export const CancellationPreviewBody = Type.Object(
   {
-    subscriptionId: Uuid,
+    subscriptionId: SubscriptionId,
     timing: Type.Optional({ ...Timing, description: 'Default `end_of_period`.' }),
   },
   {

@@ -19,8 +19,10 @@ const SettingsSchema = Type.Object({
 
 const PatchSettings = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    usageMetering: Type.Optional(Type.Boolean()),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'The tenant’s display name.' }),
+    ),
+    usageMetering: Type.Optional(Type.Boolean({ description: 'Record usage events for metered charges.' })),
   },
   { additionalProperties: false, examples: [{ usageMetering: true }], minProperties: 1 },
 );

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { WEBHOOK_DELIVERIES } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../events/event-types.js';
@@ -71,11 +72,7 @@ const rotatedResponse = (rotated: RotatedSecret, ctx: RequestContext): Presented
 });
 const noContent = (): Presented => ({ status: 204, body: undefined });
 
-const SIGNING =
-  'Each delivery is a POST of `{ id, event, timestamp, tenantId, data }` signed in `X-Webhook-Signature: ' +
-  'sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` and in the Standard Webhooks headers ' +
-  '(`webhook-id`, `webhook-timestamp`, `webhook-signature`), so their libraries verify it as well. A 2xx ' +
-  'within 10 s is success; otherwise it is retried (5 attempts, 2/4/8/16 s apart) and then dead-lettered.';
+const SIGNING = WEBHOOK_DELIVERIES.text;
 
 export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
   registerDeliveryRoutes(app, deps);
@@ -111,9 +108,8 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         description:
           'Creates an active subscription delivering the given event types (or `*` for all) to an HTTPS URL, and ' +
           `returns its signing secret: shown only in this response. ${SIGNING} Only events emitted after ` +
-          'creation are delivered. 400 (validation_failed, naming `url` or `events`) when the URL is not ' +
-          'HTTPS (rule `https`), has credentials, or resolves to a non-public address (rule `public_target`), ' +
-          'or when `events` is empty, has duplicates or names unknown types (listed in the message).',
+          'creation are delivered. 400 `validation_failed` naming `url` or `events` when either breaks the rules ' +
+          'its description states (unknown event types are listed in the message).',
         tags: TAGS,
         body: CreateWebhookBody,
         response: { 201: Envelope(CreatedWebhookSchema, 'The new subscription, with its secret.') },

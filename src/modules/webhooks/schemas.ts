@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { WEBHOOK_TARGETS } from '../../core/agent-guide.js';
 import { StringEnum } from '../../core/schema.js';
 import { DELIVERY_STATUSES } from './tables.js';
 import { WEBHOOK_URL_MAX_LENGTH } from './url-safety.js';
@@ -11,10 +12,7 @@ export const SECRET_OVERLAP_HOURS = 24;
 const Url = Type.String({
   minLength: 1,
   maxLength: WEBHOOK_URL_MAX_LENGTH,
-  description:
-    'Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, ' +
-    'whose host resolves only to public addresses (loopback, private, link-local and reserved ones are ' +
-    'refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`).',
+  description: WEBHOOK_TARGETS.text,
 });
 
 const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {

@@ -531,7 +531,7 @@ export interface paths {
         put?: never;
         /**
          * Create a cart
-         * @description Starts an empty `active` cart (totals 0, no items, no promo). Every field is optional: `currency` (default `USD`) fixes which products can be added; `customerContext` (segment, locale, partner) selects the price rules and offers used for every line, as in GET /pricing/resolve; `sessionId` is your session or conversation id (generated when absent); `contactId`/`organizationId` name the buyer (`organizationId` must be one of this tenant’s accounts, else 400). Next: add items with the `addItem` action, then the `checkout` action (POST /orders with the body `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.
+         * @description Starts an empty `active` cart (totals 0, no items, no promo); every field is optional (each says what it does). Next: add items with the `addItem` action, then the `checkout` action (POST /orders with the body `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.
          */
         post: operations["createCart"];
         delete?: never;
@@ -727,7 +727,7 @@ export interface paths {
         put?: never;
         /**
          * Add a payment-method reference
-         * @description Stores a local reference to a payment method held by the payment provider (no card number is ever sent or kept): type, brand, last four digits and expiry. Only `accountId` is required (400 naming it when missing); `type` defaults to `card` and `lastFour` to `0000`. The account’s first reference becomes its default (`isDefault: true`); later ones do not until set with the `setDefault` action. The reference is listed by GET /accounts/{accountId}/payment-methods with `source: "local"`. Unknown fields are rejected (400 naming the field).
+         * @description Stores a local reference to a payment method held by the payment provider (no card number is ever sent or kept): type, brand, last four digits and expiry; only `accountId` is required. The account’s first reference becomes its default (`isDefault: true`); later ones do not until set with the `setDefault` action. Listed by GET /accounts/{accountId}/payment-methods with `source: "local"`.
          */
         post: operations["createPaymentMethod"];
         delete?: never;
@@ -891,7 +891,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to events
-         * @description Creates an active subscription delivering the given event types (or `*` for all) to an HTTPS URL, and returns its signing secret: shown only in this response. Each delivery is a POST of `{ id, event, timestamp, tenantId, data }` signed in `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` and in the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), so their libraries verify it as well. A 2xx within 10 s is success; otherwise it is retried (5 attempts, 2/4/8/16 s apart) and then dead-lettered. Only events emitted after creation are delivered. 400 (validation_failed, naming `url` or `events`) when the URL is not HTTPS (rule `https`), has credentials, or resolves to a non-public address (rule `public_target`), or when `events` is empty, has duplicates or names unknown types (listed in the message).
+         * @description Creates an active subscription delivering the given event types (or `*` for all) to an HTTPS URL, and returns its signing secret: shown only in this response. Each delivery is a POST of `{ id, event, timestamp, tenantId, data }` signed in `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` and in the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), so their libraries verify it as well. A 2xx within 10 s is success; otherwise it is retried (5 attempts, 2/4/8/16 s apart) and then dead-lettered. Only events emitted after creation are delivered. 400 `validation_failed` naming `url` or `events` when either breaks the rules its description states (unknown event types are listed in the message).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1023,7 +1023,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a payment session
-         * @description Force-marks the session `success`: only with external proof of payment. A terminal session is 400 (`session_terminal`). A session paying an invoice first settles the invoice in the billing system for the session amount: if that fails (502 outage, 409 refused) the session stays as it was, and a retry with the same Idempotency-Key completes it without settling twice. Emits `payment.succeeded`, and `invoice.paid` when the invoice is now fully paid.
+         * @description Force-marks the session `success`: only with external proof of payment. A terminal session is 400 (`session_terminal`). A session paying an invoice first settles the invoice in the billing system for the session amount: if that fails (502 outage, 409 refused) the session stays as it was, and a retry with the same Idempotency-Key completes it without settling twice. Emits `payment.succeeded`, and `invoice.paid` when the invoice is now fully paid. Pass `proof` (your reference to that proof) to keep it in the audit entry.
          */
         post: operations["completePaymentSession"];
         delete?: never;
@@ -1693,8 +1693,10 @@ export interface components {
             href: string;
             /** @description Scope the operation needs. */
             requiredScope: ("read" | "commerce" | "admin") | null;
-            /** @description Whether the calling key holds `requiredScope`. */
+            /** @description Whether the call can succeed now: the calling key holds `requiredScope` and the resource’s state allows it. */
             allowed: boolean;
+            /** @description Why `allowed` is false, e.g. the scope it needs or the link that is missing. */
+            reason?: string;
             /** @description The operation to call (also the MCP tool name), e.g. `payInvoice`. */
             operationId?: string;
             /** @description Values the server already knows, ready to pass: path ids by parameter name (`id`), query values, and body fields such as `payInvoice`’s `accountId`, `amountCents` and `currency`. */
@@ -1967,21 +1969,27 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/manifest",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getManifest",
+                     *           "arguments": {}
                      *         },
                      *         {
                      *           "rel": "capabilities",
                      *           "method": "GET",
                      *           "href": "/api/v1/capabilities",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getCapabilities",
+                     *           "arguments": {}
                      *         },
                      *         {
                      *           "rel": "openapi",
                      *           "method": "GET",
                      *           "href": "/api/v1/openapi.json",
                      *           "requiredScope": null,
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getOpenApiDocument",
+                     *           "arguments": {}
                      *         }
                      *       ]
                      *     }
@@ -2126,20 +2134,7 @@ export interface operations {
                      *         },
                      *         "environment": "production"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -2260,20 +2255,7 @@ export interface operations {
                      *           "revokedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -2381,6 +2363,7 @@ export interface operations {
                 "application/json": {
                     /** @description A label, e.g. "checkout agent". */
                     name: string;
+                    /** @description What the key may do: `read`, `commerce` (includes read) or `admin` (includes both). */
                     scopes: ("read" | "commerce" | "admin")[];
                     /**
                      * @description Requests per rolling 60 s: standard 60, premium 300, unlimited 10,000.
@@ -2415,20 +2398,7 @@ export interface operations {
                      *         "revokedAt": "2019-08-24T14:15:22Z",
                      *         "key": "string"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -2595,20 +2565,7 @@ export interface operations {
                      *         "lastUsedAt": "2019-08-24T14:15:22Z",
                      *         "revokedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -2748,20 +2705,7 @@ export interface operations {
                      *         "lastUsedAt": "2019-08-24T14:15:22Z",
                      *         "revokedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -2886,7 +2830,9 @@ export interface operations {
             query?: {
                 /** @description Case-insensitive substring of the action. */
                 action?: string;
+                /** @description Only entries about this kind of resource, e.g. `order`. */
                 resourceType?: string;
+                /** @description Only entries about this resource id. */
                 resourceId?: string;
                 /** @description ISO 8601; entries at or after. */
                 since?: string;
@@ -2894,7 +2840,9 @@ export interface operations {
                 until?: string;
                 /** @description By creation time; `-` is newest first (default). */
                 sort?: "createdAt" | "-createdAt";
+                /** @description Entries per page (default 50). */
                 limit?: number;
+                /** @description Entries to skip (default 0). */
                 offset?: number;
             };
             header?: never;
@@ -2926,20 +2874,7 @@ export interface operations {
                      *           "createdAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ],
+                     *       "nextActions": [],
                      *       "pagination": {
                      *         "total": 0,
                      *         "limit": 0,
@@ -3087,20 +3022,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -3238,7 +3160,9 @@ export interface operations {
                      * @description Optional id to create the resource under; 409 if it is taken.
                      */
                     id?: string;
+                    /** @description Product name shown in the catalog. */
                     name: string;
+                    /** @description Longer text for the catalog (up to 2000 characters). */
                     description?: string | null;
                     /**
                      * @description `subscription` products need a `billingInterval`; `one_time` products must not have one.
@@ -3247,7 +3171,9 @@ export interface operations {
                     type: "one_time" | "subscription" | "add_on";
                     /** @description Plan family, for plan changes. */
                     family?: string | null;
+                    /** @description Order within the family: higher is an upgrade, lower a downgrade. */
                     rank?: number | null;
+                    /** @description Length of one billing period; required for `subscription` and `add_on` products. */
                     billingInterval?: ("month" | "year") | null;
                     /** @description ISO 4217 code, e.g. `USD`. */
                     currency: string;
@@ -3257,6 +3183,7 @@ export interface operations {
                     entitlements?: {
                         [key: string]: boolean | number | null;
                     };
+                    /** @description How the product is priced: 1-20 charges, each a price model with tiers. */
                     charges: {
                         /**
                          * Format: uuid
@@ -3327,20 +3254,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -3484,6 +3398,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the product. */
                 id: string;
             };
             cookie?: never;
@@ -3530,20 +3445,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -3660,6 +3562,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the product. */
                 id: string;
             };
             cookie?: never;
@@ -3755,6 +3658,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description Id of the product. */
                 id: string;
             };
             cookie?: never;
@@ -3768,7 +3672,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Product name shown in the catalog. */
                     name?: string;
+                    /** @description Longer text for the catalog (up to 2000 characters). */
                     description?: string | null;
                     /**
                      * @description `subscription` products need a `billingInterval`; `one_time` products must not have one.
@@ -3777,7 +3683,9 @@ export interface operations {
                     type?: "one_time" | "subscription" | "add_on";
                     /** @description Plan family, for plan changes. */
                     family?: string | null;
+                    /** @description Order within the family: higher is an upgrade, lower a downgrade. */
                     rank?: number | null;
+                    /** @description Length of one billing period; required for `subscription` and `add_on` products. */
                     billingInterval?: ("month" | "year") | null;
                     /** @description ISO 4217 code, e.g. `USD`. */
                     currency?: string;
@@ -3787,6 +3695,7 @@ export interface operations {
                     entitlements?: {
                         [key: string]: boolean | number | null;
                     };
+                    /** @description How the product is priced: 1-20 charges, each a price model with tiers. */
                     charges?: {
                         /**
                          * Format: uuid
@@ -3857,20 +3766,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -4056,20 +3952,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -4180,8 +4063,12 @@ export interface operations {
                      * @description Optional id to create the resource under; 409 if it is taken.
                      */
                     id?: string;
+                    /** @description Name of the price rule. */
                     name: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The product whose charge the rule prices.
+                     */
                     productId: string;
                     /**
                      * Format: uuid
@@ -4194,7 +4081,9 @@ export interface operations {
                     locale?: string | null;
                     /** @description Partner this applies to; null = any. */
                     partner?: string | null;
+                    /** @description Price model; default the charge’s own. */
                     chargeModel?: ("flat_fee" | "per_unit" | "tiered" | "volume") | null;
+                    /** @description The rule’s tiers, replacing the charge’s. */
                     tiers: {
                         /** @description Inclusive upper bound in units; null for the last, unbounded tier. */
                         upTo: number | null;
@@ -4234,20 +4123,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -4376,6 +4252,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the price rule. */
                 id: string;
             };
             cookie?: never;
@@ -4409,20 +4286,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -4524,6 +4388,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the price rule. */
                 id: string;
             };
             cookie?: never;
@@ -4619,6 +4484,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description Id of the price rule. */
                 id: string;
             };
             cookie?: never;
@@ -4636,6 +4502,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Name of the price rule. */
                     name?: string;
                     /** @description Customer segment this applies to; null = any. */
                     segment?: string | null;
@@ -4643,7 +4510,9 @@ export interface operations {
                     locale?: string | null;
                     /** @description Partner this applies to; null = any. */
                     partner?: string | null;
+                    /** @description Price model; null for the charge’s own. */
                     chargeModel?: ("flat_fee" | "per_unit" | "tiered" | "volume") | null;
+                    /** @description The rule’s tiers, replacing the charge’s. */
                     tiers?: {
                         /** @description Inclusive upper bound in units; null for the last, unbounded tier. */
                         upTo: number | null;
@@ -4683,20 +4552,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -4863,20 +4719,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -4981,10 +4824,17 @@ export interface operations {
                      * @description Optional id to create the resource under; 409 if it is taken.
                      */
                     id?: string;
+                    /** @description Name of the offer. */
                     name: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The product the offer discounts.
+                     */
                     productId: string;
-                    /** @enum {string} */
+                    /**
+                     * @description `percent` takes `percentOff`; `amount` takes `amountOffCents`.
+                     * @enum {string}
+                     */
                     discountType: "percent" | "amount";
                     /** @description For `percent`. */
                     percentOff?: number | null;
@@ -5001,6 +4851,7 @@ export interface operations {
                     startsAt: string;
                     /** @description End (exclusive); null = open. */
                     endsAt?: string | null;
+                    /** @description Inactive offers do not apply (default true). */
                     active?: boolean;
                 };
             };
@@ -5029,20 +4880,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -5169,6 +5007,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the offer. */
                 id: string;
             };
             cookie?: never;
@@ -5198,20 +5037,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -5311,6 +5137,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the offer. */
                 id: string;
             };
             cookie?: never;
@@ -5406,6 +5233,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description Id of the offer. */
                 id: string;
             };
             cookie?: never;
@@ -5418,8 +5246,12 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Name of the offer. */
                     name?: string;
-                    /** @enum {string} */
+                    /**
+                     * @description `percent` takes `percentOff`; `amount` takes `amountOffCents`.
+                     * @enum {string}
+                     */
                     discountType?: "percent" | "amount";
                     /** @description For `percent`. */
                     percentOff?: number | null;
@@ -5436,6 +5268,7 @@ export interface operations {
                     startsAt?: string;
                     /** @description End (exclusive); null = open. */
                     endsAt?: string | null;
+                    /** @description Inactive offers do not apply (default true). */
                     active?: boolean;
                 };
             };
@@ -5464,20 +5297,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -5644,20 +5464,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -5764,9 +5571,14 @@ export interface operations {
                      * @description Optional id to create the resource under; 409 if it is taken.
                      */
                     id?: string;
+                    /** @description The code buyers enter; stored upper-case, matched case-insensitively. */
                     code: string;
+                    /** @description Name of the promotion. */
                     name: string;
-                    /** @enum {string} */
+                    /**
+                     * @description `percent` takes `percentOff`; `amount` takes `amountOffCents`.
+                     * @enum {string}
+                     */
                     discountType: "percent" | "amount";
                     /** @description For `percent`. */
                     percentOff?: number | null;
@@ -5781,9 +5593,11 @@ export interface operations {
                      * @description Default: now.
                      */
                     startsAt?: string;
+                    /** @description End (exclusive); null = open. */
                     endsAt?: string | null;
                     /** @description Orders it may be used on; null = no limit. */
                     usageLimit?: number | null;
+                    /** @description Inactive codes are refused (default true). */
                     active?: boolean;
                 };
             };
@@ -5814,20 +5628,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -5956,6 +5757,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the promotion. */
                 id: string;
             };
             cookie?: never;
@@ -5987,20 +5789,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -6102,6 +5891,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the promotion. */
                 id: string;
             };
             cookie?: never;
@@ -6197,6 +5987,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description Id of the promotion. */
                 id: string;
             };
             cookie?: never;
@@ -6209,8 +6000,12 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Name of the promotion. */
                     name?: string;
-                    /** @enum {string} */
+                    /**
+                     * @description `percent` takes `percentOff`; `amount` takes `amountOffCents`.
+                     * @enum {string}
+                     */
                     discountType?: "percent" | "amount";
                     /** @description For `percent`. */
                     percentOff?: number | null;
@@ -6225,9 +6020,11 @@ export interface operations {
                      * @description Default: now.
                      */
                     startsAt?: string;
+                    /** @description End (exclusive); null = open. */
                     endsAt?: string | null;
                     /** @description Orders it may be used on; null = no limit. */
                     usageLimit?: number | null;
+                    /** @description Inactive codes are refused (default true). */
                     active?: boolean;
                 };
             };
@@ -6258,20 +6055,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -6434,20 +6218,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -6549,14 +6320,20 @@ export interface operations {
                      * @description Optional id to create the resource under; 409 if it is taken.
                      */
                     id?: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The plan a subscription moves from.
+                     */
                     sourceProductId: string;
                     /**
                      * Format: uuid
                      * @description A charge of the source product.
                      */
                     sourceChargeId: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The plan a subscription moves to.
+                     */
                     targetProductId: string;
                     /**
                      * Format: uuid
@@ -6565,6 +6342,7 @@ export interface operations {
                     targetChargeId: string;
                     /** @description What the link carries over on a plan change, e.g. `quantity` or `unitPriceCents`. */
                     targetField: string;
+                    /** @description Why the link exists, shown in plan-change previews. */
                     explanation: string;
                 };
             };
@@ -6589,20 +6367,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -6726,6 +6491,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the plan link. */
                 id: string;
             };
             cookie?: never;
@@ -6751,20 +6517,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -6861,6 +6614,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the plan link. */
                 id: string;
             };
             cookie?: never;
@@ -6956,6 +6710,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description Id of the plan link. */
                 id: string;
             };
             cookie?: never;
@@ -6970,6 +6725,7 @@ export interface operations {
                 "application/json": {
                     /** @description What the link carries over on a plan change, e.g. `quantity` or `unitPriceCents`. */
                     targetField?: string;
+                    /** @description Why the link exists, shown in plan-change previews. */
                     explanation?: string;
                 };
             };
@@ -6994,20 +6750,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -7166,20 +6909,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -7279,15 +7009,25 @@ export interface operations {
                      * @description Optional id to create the resource under; 409 if it is taken.
                      */
                     id?: string;
+                    /** @description Name of the rule. */
                     name: string;
                     /** @description Family the rule covers (with an optional direction); or give a product pair. */
                     family?: string | null;
+                    /** @description The plan changed from. */
                     fromProductId?: string | null;
+                    /** @description The plan changed to. */
                     toProductId?: string | null;
+                    /** @description The direction the rule covers. */
                     direction?: ("upgrade" | "downgrade" | "lateral") | null;
-                    /** @enum {string} */
+                    /**
+                     * @description When a change takes effect.
+                     * @enum {string}
+                     */
                     changeTiming: "immediate" | "end_of_period";
-                    /** @enum {string} */
+                    /**
+                     * @description What an immediate change credits and charges for the rest of the period.
+                     * @enum {string}
+                     */
                     prorationType: "prorated" | "none" | "full_credit";
                 };
             };
@@ -7313,20 +7053,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -7449,6 +7176,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the plan change rule. */
                 id: string;
             };
             cookie?: never;
@@ -7475,20 +7203,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -7584,6 +7299,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the plan change rule. */
                 id: string;
             };
             cookie?: never;
@@ -7679,6 +7395,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description Id of the plan change rule. */
                 id: string;
             };
             cookie?: never;
@@ -7691,11 +7408,19 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Name of the rule. */
                     name?: string;
+                    /** @description The direction the rule covers. */
                     direction?: ("upgrade" | "downgrade" | "lateral") | null;
-                    /** @enum {string} */
+                    /**
+                     * @description When a change takes effect.
+                     * @enum {string}
+                     */
                     changeTiming?: "immediate" | "end_of_period";
-                    /** @enum {string} */
+                    /**
+                     * @description What an immediate change credits and charges for the rest of the period.
+                     * @enum {string}
+                     */
                     prorationType?: "prorated" | "none" | "full_credit";
                 };
             };
@@ -7721,20 +7446,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -7915,14 +7627,20 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/pricing/resolve?productId=0190b000-0000-7000-8000-000000000003",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "resolvePrice",
+                     *           "arguments": {
+                     *             "productId": "0190b000-0000-7000-8000-000000000003"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "createCart",
                      *           "method": "POST",
                      *           "href": "/api/v1/carts",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "createCart",
+                     *           "arguments": {}
                      *         }
                      *       ]
                      *     }
@@ -8029,6 +7747,7 @@ export interface operations {
                 locale?: string;
                 /** @description Partner the sale goes through. */
                 partner?: string;
+                /** @description Units to price (default 1). */
                 quantity?: number;
             };
             header?: never;
@@ -8105,20 +7824,7 @@ export interface operations {
                      *         ],
                      *         "requiresQuote": true
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -8339,28 +8045,42 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getCart",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "addItem",
                      *           "method": "POST",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/items",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "addCartItem",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "applyPromo",
                      *           "method": "POST",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/promo",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "applyCartPromo",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "checkout",
                      *           "method": "POST",
                      *           "href": "/api/v1/orders",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "createOrder",
+                     *           "arguments": {}
                      *         }
                      *       ]
                      *     }
@@ -8623,28 +8343,42 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getCart",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "addItem",
                      *           "method": "POST",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/items",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "addCartItem",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "applyPromo",
                      *           "method": "POST",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/promo",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "applyCartPromo",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "checkout",
                      *           "method": "POST",
                      *           "href": "/api/v1/orders",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "createOrder",
+                     *           "arguments": {}
                      *         }
                      *       ]
                      *     }
@@ -8904,28 +8638,42 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getCart",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "addItem",
                      *           "method": "POST",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/items",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "addCartItem",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "applyPromo",
                      *           "method": "POST",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/promo",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "applyCartPromo",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "checkout",
                      *           "method": "POST",
                      *           "href": "/api/v1/orders",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "createOrder",
+                     *           "arguments": {}
                      *         }
                      *       ]
                      *     }
@@ -9199,28 +8947,42 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getCart",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "addItem",
                      *           "method": "POST",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/items",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "addCartItem",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "applyPromo",
                      *           "method": "POST",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/promo",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "applyCartPromo",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "checkout",
                      *           "method": "POST",
                      *           "href": "/api/v1/orders",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "createOrder",
+                     *           "arguments": {}
                      *         }
                      *       ]
                      *     }
@@ -9492,20 +9254,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -9775,28 +9524,42 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getCart",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "addItem",
                      *           "method": "POST",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/items",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "addCartItem",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "applyPromo",
                      *           "method": "POST",
                      *           "href": "/api/v1/carts/0190b000-0000-7000-8000-000000000006/promo",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "applyCartPromo",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000006"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "checkout",
                      *           "method": "POST",
                      *           "href": "/api/v1/orders",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "createOrder",
+                     *           "arguments": {}
                      *         }
                      *       ]
                      *     }
@@ -9973,8 +9736,11 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
+                /** @description Only orders of this contact. */
                 contactId?: string;
+                /** @description Only orders of this account (organization). */
                 organizationId?: string;
+                /** @description Only orders in this status, e.g. `pending`. */
                 status?: string;
             };
             header?: never;
@@ -10022,20 +9788,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -10184,7 +9937,10 @@ export interface operations {
                         locale?: string | null;
                         partner?: string | null;
                     };
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description Your id for the buyer journey this order belongs to.
+                     */
                     journeyId?: string;
                     /**
                      * Format: uuid
@@ -10255,28 +10011,42 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/orders/0190b000-0000-7000-8000-000000000008",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getOrder",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000008"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "update",
                      *           "method": "PATCH",
                      *           "href": "/api/v1/orders/0190b000-0000-7000-8000-000000000008",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "updateOrder",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000008"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "payInvoice",
                      *           "method": "POST",
                      *           "href": "/api/v1/invoices/in_3h5j7l9n1q3s5u7w9y1a/pay",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "payInvoice",
+                     *           "arguments": {
+                     *             "id": "in_3h5j7l9n1q3s5u7w9y1a"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "createPaymentSession",
                      *           "method": "POST",
                      *           "href": "/api/v1/payments",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "createPaymentSession",
+                     *           "arguments": {}
                      *         }
                      *       ]
                      *     }
@@ -10476,6 +10246,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The order id (UUID), from POST /orders. */
                 id: string;
             };
             cookie?: never;
@@ -10529,28 +10300,42 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/orders/0190b000-0000-7000-8000-000000000008",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getOrder",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000008"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "update",
                      *           "method": "PATCH",
                      *           "href": "/api/v1/orders/0190b000-0000-7000-8000-000000000008",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "updateOrder",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000008"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "payInvoice",
                      *           "method": "POST",
                      *           "href": "/api/v1/invoices/in_3h5j7l9n1q3s5u7w9y1a/pay",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "payInvoice",
+                     *           "arguments": {
+                     *             "id": "in_3h5j7l9n1q3s5u7w9y1a"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "createPaymentSession",
                      *           "method": "POST",
                      *           "href": "/api/v1/payments",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "createPaymentSession",
+                     *           "arguments": {}
                      *         }
                      *       ]
                      *     }
@@ -10676,6 +10461,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The order id (UUID), from POST /orders. */
                 id: string;
             };
             cookie?: never;
@@ -10752,28 +10538,42 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/orders/0190b000-0000-7000-8000-000000000008",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getOrder",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000008"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "update",
                      *           "method": "PATCH",
                      *           "href": "/api/v1/orders/0190b000-0000-7000-8000-000000000008",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "updateOrder",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000008"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "payInvoice",
                      *           "method": "POST",
                      *           "href": "/api/v1/invoices/in_3h5j7l9n1q3s5u7w9y1a/pay",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "payInvoice",
+                     *           "arguments": {
+                     *             "id": "in_3h5j7l9n1q3s5u7w9y1a"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "createPaymentSession",
                      *           "method": "POST",
                      *           "href": "/api/v1/payments",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "createPaymentSession",
+                     *           "arguments": {}
                      *         }
                      *       ]
                      *     }
@@ -10960,20 +10760,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -11092,20 +10879,7 @@ export interface operations {
                      *         "updatedAt": "2019-08-24T14:15:22Z",
                      *         "secret": "string"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -11238,9 +11012,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The session the simulated provider reports on.
+                     */
                     paymentSessionId: string;
-                    /** @enum {string} */
+                    /**
+                     * @description What the provider reports.
+                     * @enum {string}
+                     */
                     outcome: "succeeded" | "failed";
                     /** @description For `failed`; default `card_declined`. */
                     failureReason?: string;
@@ -11265,20 +11045,7 @@ export interface operations {
                      *           "body": null
                      *         }
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -11466,20 +11233,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -11642,20 +11396,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -11794,20 +11535,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -11970,20 +11698,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ],
+                     *       "nextActions": [],
                      *       "pagination": {
                      *         "total": 0,
                      *         "limit": 0,
@@ -12155,20 +11870,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -12354,20 +12056,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -12532,20 +12221,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -12697,20 +12373,7 @@ export interface operations {
                      *           "description": "string"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -12804,20 +12467,7 @@ export interface operations {
                      *           "lastDeliveryStatus": "pending"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -12948,20 +12598,7 @@ export interface operations {
                      *         "lastDeliveryStatus": "pending",
                      *         "secret": "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -13121,20 +12758,7 @@ export interface operations {
                      *         "recentFailureCount": 0,
                      *         "lastDeliveryStatus": "pending"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -13371,20 +12995,7 @@ export interface operations {
                      *         "recentFailureCount": 0,
                      *         "lastDeliveryStatus": "pending"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -13547,20 +13158,7 @@ export interface operations {
                      *         "overlapHours": 24,
                      *         "previousSecretExpiresAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -13675,7 +13273,9 @@ export interface operations {
     listPaymentSessions: {
         parameters: {
             query?: {
+                /** @description Only sessions of this paying account. */
                 accountId?: string;
+                /** @description Only sessions in this status. */
                 status?: "pending" | "processing" | "success" | "failed" | "cancelled";
             };
             header?: never;
@@ -13706,20 +13306,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -13865,21 +13452,33 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/payments/0190b000-0000-7000-8000-000000000009",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getPaymentSession",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000009"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "complete",
                      *           "method": "POST",
                      *           "href": "/api/v1/payments/0190b000-0000-7000-8000-000000000009/complete",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "completePaymentSession",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000009"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "accountInvoices",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountInvoices",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -14019,6 +13618,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The billing-system invoice id, e.g. `in_...`. */
                 id: string;
             };
             cookie?: never;
@@ -14071,21 +13671,33 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/payments/0190b000-0000-7000-8000-000000000009",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getPaymentSession",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000009"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "complete",
                      *           "method": "POST",
                      *           "href": "/api/v1/payments/0190b000-0000-7000-8000-000000000009/complete",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "completePaymentSession",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000009"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "accountInvoices",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountInvoices",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -14222,6 +13834,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The payment session id (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -14254,14 +13867,22 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/payments/0190b000-0000-7000-8000-000000000009",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getPaymentSession",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000009"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "accountInvoices",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountInvoices",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -14365,11 +13986,24 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The payment session id (UUID). */
                 id: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "proof": "bank transfer ref 2026-11-25-0042"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Your reference to the external proof of payment (a bank transfer reference, a receipt URL); kept in the audit entry `payment.complete`. */
+                    proof?: string;
+                };
+            };
+        };
         responses: {
             /** @description The completed session. */
             200: {
@@ -14397,14 +14031,22 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/payments/0190b000-0000-7000-8000-000000000009",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getPaymentSession",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000009"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "accountInvoices",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountInvoices",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -14473,6 +14115,24 @@ export interface operations {
             };
             /** @description Conflicts with the current state of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14549,20 +14209,7 @@ export interface operations {
                      *         "name": "string",
                      *         "usageMetering": true
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -14643,7 +14290,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The tenant’s display name. */
                     name?: string;
+                    /** @description Record usage events for metered charges. */
                     usageMetering?: boolean;
                 };
             };
@@ -14662,20 +14311,7 @@ export interface operations {
                      *         "name": "string",
                      *         "usageMetering": true
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -14848,35 +14484,55 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getAccount",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "update",
                      *           "method": "PATCH",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "updateAccount",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "invoices",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountInvoices",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "subscriptions",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/subscriptions",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountSubscriptions",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "paymentMethods",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/payment-methods",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountPaymentMethods",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -15008,7 +14664,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An internal organization id (UUID), or a billing-system account id in the active billing adapter’s format (`ba_` + 20 characters [0-9a-z] with the built-in engine). */
+                /** @description An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). */
                 id: string;
             };
             cookie?: never;
@@ -15041,35 +14697,55 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getAccount",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "update",
                      *           "method": "PATCH",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "updateAccount",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "invoices",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountInvoices",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "subscriptions",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/subscriptions",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountSubscriptions",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "paymentMethods",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/payment-methods",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountPaymentMethods",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -15206,7 +14882,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description An internal organization id (UUID), or a billing-system account id in the active billing adapter’s format (`ba_` + 20 characters [0-9a-z] with the built-in engine). */
+                /** @description An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). */
                 id: string;
             };
             cookie?: never;
@@ -15264,35 +14940,55 @@ export interface operations {
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "getAccount",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "update",
                      *           "method": "PATCH",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005",
                      *           "requiredScope": "commerce",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "updateAccount",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "invoices",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountInvoices",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "subscriptions",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/subscriptions",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountSubscriptions",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         },
                      *         {
                      *           "rel": "paymentMethods",
                      *           "method": "GET",
                      *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/payment-methods",
                      *           "requiredScope": "read",
-                     *           "allowed": true
+                     *           "allowed": true,
+                     *           "operationId": "listAccountPaymentMethods",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -15433,7 +15129,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An internal organization id (UUID), or a billing-system account id in the active billing adapter’s format (`ba_` + 20 characters [0-9a-z] with the built-in engine). */
+                /** @description An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). */
                 id: string;
             };
             cookie?: never;
@@ -15473,20 +15169,7 @@ export interface operations {
                      *           ]
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -15604,7 +15287,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An internal organization id (UUID), or a billing-system account id in the active billing adapter’s format (`ba_` + 20 characters [0-9a-z] with the built-in engine). */
+                /** @description An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). */
                 id: string;
             };
             cookie?: never;
@@ -15633,20 +15316,7 @@ export interface operations {
                      *           "currentPeriodEnd": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -15749,7 +15419,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An internal organization id (UUID), or a billing-system account id in the active billing adapter’s format (`ba_` + 20 characters [0-9a-z] with the built-in engine). */
+                /** @description An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). */
                 id: string;
             };
             cookie?: never;
@@ -15776,20 +15446,7 @@ export interface operations {
                      *           "source": "billing"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -15916,20 +15573,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -16051,20 +15695,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -16298,20 +15929,7 @@ export interface operations {
                      *           ]
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -16423,8 +16041,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The customer’s name. */
                     name: string;
+                    /** @description ISO 4217 code its invoices are in. */
                     currency: string;
+                    /** @description Billing contacts (up to 20). */
                     contacts?: {
                         name?: string | null;
                         email?: string | null;
@@ -16458,20 +16079,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -16611,6 +16219,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The billing-system account id. */
                 accountId: string;
             };
             cookie?: never;
@@ -16630,6 +16239,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description What the invoice charges: 1-100 lines. */
                     lines: {
                         description: string;
                         /** @default 1 */
@@ -16676,20 +16286,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -16846,6 +16443,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The billing-system invoice id. */
                 invoiceId: string;
             };
             cookie?: never;
@@ -16883,20 +16481,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -17035,6 +16620,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The billing-system invoice id. */
                 invoiceId: string;
             };
             cookie?: never;
@@ -17072,20 +16658,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -17224,6 +16797,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The billing-system account id. */
                 accountId: string;
             };
             cookie?: never;
@@ -17240,12 +16814,21 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @default card */
+                    /**
+                     * @description Default `card`.
+                     * @default card
+                     */
                     type?: string;
+                    /** @description Card brand, e.g. `visa`. */
                     cardType?: string | null;
-                    /** @default 0000 */
+                    /**
+                     * @description Last four digits of the card.
+                     * @default 0000
+                     */
                     lastFour?: string;
+                    /** @description Expiry month, 1-12. */
                     expirationMonth?: number | null;
+                    /** @description Expiry year. */
                     expirationYear?: number | null;
                 };
             };
@@ -17269,20 +16852,7 @@ export interface operations {
                      *         "isDefault": true,
                      *         "source": "billing"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -17475,20 +17045,7 @@ export interface operations {
                      *           "closedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -17617,6 +17174,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The intent id, from GET /admin/intents. */
                 id: string;
             };
             cookie?: never;
@@ -17665,20 +17223,7 @@ export interface operations {
                      *         "updatedAt": "2019-08-24T14:15:22Z",
                      *         "closedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -17840,20 +17385,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -17965,6 +17497,7 @@ export interface operations {
                      * @description Client-chosen id (e.g. to load policies from a file); 409 when the tenant already has it.
                      */
                     id?: string;
+                    /** @description Name of the policy, shown when it blocks. */
                     name: string;
                     /**
                      * @description The operation the policy guards: order creation, order changes, or subscription plan changes.
@@ -18002,20 +17535,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -18144,6 +17664,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the policy. */
                 id: string;
             };
             cookie?: never;
@@ -18168,20 +17689,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -18283,6 +17791,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the policy. */
                 id: string;
             };
             cookie?: never;
@@ -18378,6 +17887,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description Id of the policy. */
                 id: string;
             };
             cookie?: never;
@@ -18390,6 +17900,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Name of the policy, shown when it blocks. */
                     name?: string;
                     /**
                      * @description The operation the policy guards: order creation, order changes, or subscription plan changes.
@@ -18427,20 +17938,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -18606,20 +18104,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -18728,6 +18213,7 @@ export interface operations {
                      * @description Choose the id yourself (e.g. to mirror another system); 409 if it is taken.
                      */
                     id?: string;
+                    /** @description Shown to the buyer, e.g. `Standard`. */
                     name: string;
                     /** @description Price in minor units of `currency` (0 = free shipping). */
                     amountCents: number;
@@ -18773,20 +18259,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -18914,6 +18387,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the shipping option. */
                 id: string;
             };
             cookie?: never;
@@ -18942,20 +18416,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -19056,6 +18517,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Id of the shipping option. */
                 id: string;
             };
             cookie?: never;
@@ -19151,6 +18613,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description Id of the shipping option. */
                 id: string;
             };
             cookie?: never;
@@ -19163,6 +18626,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Shown to the buyer, e.g. `Standard`. */
                     name?: string;
                     /** @description Price in minor units of `currency` (0 = free shipping). */
                     amountCents?: number;
@@ -19202,20 +18666,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -19385,20 +18836,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -19492,7 +18930,9 @@ export interface operations {
                 status?: "active" | "pending_change" | "pending_cancellation" | "cancelled";
                 /** @description An organization id or a billing-system account id. */
                 accountId?: string;
+                /** @description Only subscriptions made from this order. */
                 orderId?: string;
+                /** @description Only the add-ons of this subscription. */
                 parentSubscriptionId?: string;
             };
             header?: never;
@@ -19543,20 +18983,7 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -19640,7 +19067,10 @@ export interface operations {
                      * @description A `subscription` product, or an `add_on` product with `parentSubscriptionId`.
                      */
                     productId: string;
-                    /** @default 1 */
+                    /**
+                     * @description Units, e.g. seats (default 1).
+                     * @default 1
+                     */
                     quantity?: number;
                     /**
                      * Format: uuid
@@ -19716,20 +19146,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -19845,6 +19262,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The subscription id (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -19891,20 +19309,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -19987,6 +19392,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The subscription id (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -20050,20 +19456,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -20191,6 +19584,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The subscription id (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -20203,6 +19597,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The new number of units. */
                     quantity: number;
                     /**
                      * @description Overrides the plan-change rule’s timing.
@@ -20253,20 +19648,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -20394,6 +19776,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The subscription id (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -20452,20 +19835,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -20593,6 +19963,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The subscription id (UUID). */
                 id: string;
             };
             cookie?: never;
@@ -20639,20 +20010,7 @@ export interface operations {
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -20773,9 +20131,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The subscription id (UUID).
+                     */
                     subscriptionId: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The plan to move to.
+                     */
                     targetProductId: string;
                     /**
                      * @description Preview with this timing instead of the rule’s.
@@ -20864,20 +20228,7 @@ export interface operations {
                      *         "previewId": "string",
                      *         "expiresAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -21091,11 +20442,20 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The subscription id (UUID).
+                     */
                     subscriptionId: string;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The `add_on` product to buy.
+                     */
                     addOnProductId: string;
-                    /** @default 1 */
+                    /**
+                     * @description Units of the add-on (default 1).
+                     * @default 1
+                     */
                     quantity?: number;
                 };
             };
@@ -21148,20 +20508,7 @@ export interface operations {
                      *         "previewId": "string",
                      *         "expiresAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
@@ -21345,7 +20692,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description The subscription id (UUID).
+                     */
                     subscriptionId: string;
                     /**
                      * @description Default `end_of_period`.
@@ -21387,20 +20737,7 @@ export interface operations {
                      *         "previewId": "string",
                      *         "expiresAt": "2019-08-24T14:15:22Z"
                      *       },
-                     *       "nextActions": [
-                     *         {
-                     *           "rel": "string",
-                     *           "method": "GET",
-                     *           "href": "string",
-                     *           "requiredScope": "read",
-                     *           "allowed": true,
-                     *           "operationId": "string",
-                     *           "arguments": {
-                     *             "property1": null,
-                     *             "property2": null
-                     *           }
-                     *         }
-                     *       ]
+                     *       "nextActions": []
                      *     }
                      */
                     "application/json": {
