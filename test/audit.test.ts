@@ -106,10 +106,15 @@ describe('audit log', () => {
     expect(first.json().pagination).toEqual({ total: 7, limit: 3, offset: 0 });
     const next = first.json().nextActions.find((a: { rel: string }) => a.rel === 'next');
     expect(next).toMatchObject({ method: 'GET', requiredScope: 'admin', allowed: true });
+    // `next` goes on by cursor (stable while entries are added); `offset` still works.
+    expect(next.arguments).toMatchObject({ limit: 3, cursor: first.json().meta.nextCursor });
     const second = await t.app.inject({ method: 'GET', url: next.href, headers: bearer(tenant.keys.admin) });
-    expect(second.json().pagination).toEqual({ total: 7, limit: 3, offset: 3 });
+    expect(second.json().pagination).toEqual({ total: 7, limit: 3, offset: 0 });
     const ids = [...first.json().data, ...second.json().data].map((e: { id: string }) => e.id);
     expect(new Set(ids).size).toBe(6);
+    const byOffset = await list('?limit=3&offset=3');
+    expect(byOffset.json().data).toEqual(second.json().data);
+    expect((await list(`?limit=3&offset=3&cursor=${first.json().meta.nextCursor}`)).statusCode).toBe(400);
     const last = await list('?limit=3&offset=6');
     expect(last.json().data).toHaveLength(1);
     expect(last.json().nextActions.map((a: { rel: string }) => a.rel)).toEqual(['previous']);

@@ -434,8 +434,11 @@ describe('webhook delivery', () => {
       const page = await deliveries(hook.id, '?limit=2');
       expect(page.pagination).toEqual({ total: 3, limit: 2, offset: 0 });
       const next = page.nextActions.find((a: { rel: string }) => a.rel === 'next');
-      expect(next.href).toBe(`/api/v1/webhooks/${hook.id}/deliveries?limit=2&offset=2`);
-      const rest = await deliveries(hook.id, '?limit=2&offset=2');
+      expect(page.meta).toEqual({ limit: 2, nextCursor: expect.any(String) });
+      expect(next.href).toBe(`/api/v1/webhooks/${hook.id}/deliveries?limit=2&cursor=${page.meta.nextCursor}`);
+      const rest = await deliveries(hook.id, `?limit=2&cursor=${page.meta.nextCursor}`);
+      expect(rest.meta.nextCursor).toBeNull();
+      expect((await deliveries(hook.id, '?limit=2&offset=2')).data).toEqual(rest.data);
       const all = [...page.data, ...rest.data].map((d: { createdAt: string }) => d.createdAt);
       expect(all).toEqual([...all].sort().reverse());
       expect(new Set(all).size).toBe(3);

@@ -68,6 +68,21 @@ export const BILLING_SUB_LISTS: SharedRule = {
     'an outage of the billing system is 502 `billing_unavailable` (retry later).',
 };
 
+export const PAYING_ACCOUNTS: SharedRule = {
+  title: 'Paying accounts',
+  text:
+    'The paying account. With an invoice: the invoice’s billing account, or a local account (id) linked to it ' +
+    'by `externalId`, which is stored as the billing account; any other account is 400. Without an invoice: ' +
+    'any account reference.',
+};
+
+export const WEBHOOK_EVENTS: SharedRule = {
+  title: 'Webhook event lists',
+  text:
+    'Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type ' +
+    '(including types added later). Unknown types give 400 naming them.',
+};
+
 export const PREVIEW_IDS: SharedRule = {
   title: 'Preview ids',
   text:
@@ -107,8 +122,10 @@ export const SHARED_RULES: readonly SharedRule[] = [
   CART_CHECKED_OUT,
   ACCOUNT_IDS,
   BILLING_SUB_LISTS,
+  PAYING_ACCOUNTS,
   PREVIEW_IDS,
   WEBHOOK_TARGETS,
+  WEBHOOK_EVENTS,
   WEBHOOK_DELIVERIES,
   LIST_PAGING,
 ];

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { LIST_PAGING } from '../core/agent-guide.js';
 import { notFound } from '../core/errors.js';
 import type { KeyRing } from '../core/key-ring.js';
 import {
@@ -14,6 +15,7 @@ import type { RequestContext } from './context.js';
 import { action, Envelope, envelope } from './envelope.js';
 import { errorResponses } from './errors.js';
 import { type Presented, respond } from './operation.js';
+import { inMemoryList, ListEnvelope, PageQuery } from './paging.js';
 import type { TypedApp } from './types.js';
 
 /** `ShippingOption` -> `shipping option`: names as words, for summaries and messages. */
@@ -52,15 +54,16 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
       schema: {
         operationId: spec.listOperationId ?? `list${spec.plural}`,
         summary: `List ${lowerPlural}`,
-        description: `All ${lowerPlural} of this tenant, newest first. ${spec.about}`,
+        description: `All ${lowerPlural} of this tenant, newest first. ${spec.about} ${LIST_PAGING.text}`,
         tags,
-        response: { 200: Envelope(Type.Array(spec.schema), `The tenant's ${lowerPlural}.`) },
+        querystring: PageQuery,
+        response: { 200: ListEnvelope(spec.schema, `The tenant's ${lowerPlural}.`) },
       },
     },
     async (request) => {
       const ctx = requireCtx(request);
       const items = await spec.service.list(deps.db, ctx.tenantId);
-      return envelope(ctx, items, [action('create', 'POST', spec.path, 'admin')]);
+      return inMemoryList(ctx, request, spec.path, items, [action('create', 'POST', spec.path, 'admin')]);
     },
   );
 

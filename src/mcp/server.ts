@@ -42,7 +42,7 @@ export const MCP_RESOURCES = [
 
 const PREAMBLE = `Tools are the REST operations of the Commerce Agent API, one per operationId; you see only those your API key's scopes allow.
 Arguments are flat: path, query and body fields side by side at the top level (a body field named like a path or query parameter is body_<name>). Unknown or misplaced arguments are refused before anything runs.
-Results are the REST envelope { data, nextActions }. Each next action names the tool (operationId) and the arguments the server already knows: call it with those, adding only what you decide. An action with allowed: false says why in reason.
+Results are the REST envelope { data, nextActions } (both always present; meta too when a list was paged). Each next action names the tool (operationId) and the arguments the server already knows: call it with those, adding only what you decide. An action with allowed: false says why in reason.
 Errors come back with isError and the REST error body { error, code, details, requestId }; details[].argument names the argument at fault, and nextActions (when present) say how to recover.`;
 
 /** The server's instructions: the preamble, then the agent guide (flow, scopes, shared rules). */

@@ -120,7 +120,7 @@ const IDEMPOTENCY_KEY_SCHEMA = {
   type: 'string',
   minLength: 1,
   maxLength: 255,
-  description: 'Sent as Idempotency-Key. See “Idempotency” in the instructions.',
+  description: 'See “Idempotency” in the instructions.',
 };
 
 /**
@@ -196,21 +196,21 @@ function toolArguments(op: OpenApiOperation, doc: OpenApiDocumentLike, write: bo
 }
 
 /**
- * The shape of a result, outlined: the envelope's members and their types. The fields of `data`
- * are described in the OpenAPI document; naming them here would make the listing of every tool
- * longer than an agent's budget for it (tools/list stays under 60 KB for the commerce key).
+ * The shape of a result, outlined: the envelope's members and their types (which are present is
+ * the envelope rule, stated once in the instructions). The fields of `data` are described in the
+ * OpenAPI document; naming them here would make the listing of every tool longer than an agent's
+ * budget for it (tools/list stays under 60 KB for the commerce key).
  */
 function outline(schema: JsonSchema, depth: number): JsonSchema {
   if (Array.isArray(schema.anyOf))
     return { anyOf: (schema.anyOf as JsonSchema[]).map((b) => outline(b, depth)) };
-  const { type, properties, required } = schema;
+  const { type, properties } = schema;
   if (type !== 'object' || depth <= 0 || !properties) return type === undefined ? {} : { type };
   return {
     type,
     properties: Object.fromEntries(
       Object.entries(properties as Record<string, JsonSchema>).map(([k, v]) => [k, outline(v, depth - 1)]),
     ),
-    ...(Array.isArray(required) && required.length ? { required } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { type TSchema, Type } from 'typebox';
+import type { TSchema } from 'typebox';
 import type { BillingAdapter, BillingResult } from '../../billing/adapter.js';
 import { unwrapBilling } from '../../billing/http.js';
 import {
@@ -10,7 +10,7 @@ import {
   presentBillingSubscription,
   presentInvoice,
 } from '../../billing/schemas.js';
-import { ACCOUNT_IDS, BILLING_SUB_LISTS } from '../../core/agent-guide.js';
+import { ACCOUNT_IDS, BILLING_SUB_LISTS, LIST_PAGING } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
@@ -19,6 +19,7 @@ import { type ActionSpec, action, Envelope, envelope, unavailable } from '../../
 import { errorResponses } from '../../http/errors.js';
 import { accountCreatedExample, accountUpdatedExample } from '../../http/examples.js';
 import { type Presented, respond } from '../../http/operation.js';
+import { inMemoryList, ListEnvelope, PageQuery } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import { localAccountPaymentMethods } from '../payment-methods/index.js';
 import { createAccount, updateAccount } from './operations.js';
@@ -90,11 +91,12 @@ function registerSubList<T>(app: TypedApp, deps: Deps, spec: SubList<T>) {
       schema: {
         operationId: spec.operationId,
         summary: spec.summary,
-        description: `${spec.about} ${SUB_LIST_RULES} ${ID_RULES}`,
+        description: `${spec.about} ${SUB_LIST_RULES} ${ID_RULES} ${LIST_PAGING.text}`,
         tags: TAGS,
         params: AccountIdParams,
+        querystring: PageQuery,
         response: {
-          200: Envelope(Type.Array(spec.item), spec.summary),
+          200: ListEnvelope(spec.item, spec.summary),
           ...errorResponses(404, 502),
         },
       },
@@ -105,7 +107,13 @@ function registerSubList<T>(app: TypedApp, deps: Deps, spec: SubList<T>) {
       const items = unwrapBilling(await spec.list(adapter, accountId), 'Billing account');
       // Local items may be held under the billing account id or the organization id of the path.
       const local = spec.local ? await spec.local(deps, ctx.tenantId, [accountId, request.params.id]) : [];
-      return envelope(ctx, [...items.map(spec.present), ...local], spec.actions);
+      return inMemoryList(
+        ctx,
+        request,
+        spec.operationId,
+        [...items.map(spec.present), ...local],
+        spec.actions,
+      );
     },
   );
 }
@@ -132,10 +140,9 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
         summary: 'Create an account',
         description:
           'Creates a tenant-owned account (organization) and returns it with its UUID `id`. Only `name` is ' +
-          'required; optional fields may be omitted or null. Set `externalId` to the customer’s billing-system ' +
-          'account id to link this account to its invoices, subscriptions and payment methods (the sub-lists ' +
-          'read them through that id); `externalId` cannot be changed later. Unknown fields are rejected ' +
-          '(400 naming the field). Emits `account.created`.',
+          'required; optional fields may be omitted or null. `externalId` (the billing-system account id) links ' +
+          'the account to its invoices, subscriptions and payment methods and cannot be changed later. Unknown ' +
+          'fields are rejected (400 naming the field). Emits `account.created`.',
         tags: TAGS,
         body: AccountCreate,
         response: { 201: Envelope(AccountSchema, 'The new account.', accountCreatedExample) },

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { LIST_PAGING } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
 import { iso, isoOrNull } from '../../core/format.js';
 import { requireCtx } from '../../http/auth.js';
@@ -7,6 +7,7 @@ import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import { type Presented, respond } from '../../http/operation.js';
+import { inMemoryList, ListEnvelope, PageQuery } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import { createApiKey, type IssuedKey, revokeKey } from './operations.js';
 import { ApiKeyParams, ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema } from './schemas.js';
@@ -71,15 +72,18 @@ export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'listApiKeys',
         summary: 'List API keys',
-        description: 'All keys of this tenant, active and revoked, newest first. Secrets are never shown.',
+        description: `All keys of this tenant, active and revoked, newest first. Secrets are never shown. ${LIST_PAGING.text}`,
         tags: TAGS,
-        response: { 200: Envelope(Type.Array(ApiKeySchema), 'The tenant’s keys, newest first.') },
+        querystring: PageQuery,
+        response: { 200: ListEnvelope(ApiKeySchema, 'The tenant’s keys, newest first.') },
       },
     },
     async (request) => {
       const ctx = requireCtx(request);
       const keys = await listApiKeys(deps.db, ctx.tenantId);
-      return envelope(ctx, keys.map(present), [action('create', 'POST', BASE, 'admin')]);
+      return inMemoryList(ctx, request, 'api-keys', keys.map(present), [
+        action('create', 'POST', BASE, 'admin'),
+      ]);
     },
   );
 

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 
 export const AuditEntrySchema = Type.Object({
@@ -53,9 +54,10 @@ export const AuditQuerySchema = Type.Object(
         minimum: 0,
         maximum: 10_000_000,
         default: 0,
-        description: 'Entries to skip (default 0).',
+        description: 'Entries to skip (default 0); not with `cursor`.',
       }),
     ),
+    cursor: PageQueryFields.cursor,
   },
   { additionalProperties: false },
 );

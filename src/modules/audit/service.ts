@@ -1,5 +1,7 @@
 import { and, asc, count, desc, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
+import type { SortKey } from '../../core/paging.js';
 import type { Queryable } from '../../db/client.js';
+import { rowsAfter } from '../../db/keyset.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { actionsMatching, auditLogs } from '../../unit-of-work/index.js';
 
@@ -22,6 +24,8 @@ export interface AuditQuery {
   since?: Date;
   until?: Date;
   order: 'asc' | 'desc';
+  /** The sort key of the last entry of the previous page (keyset paging); else `offset` counts. */
+  after?: SortKey | undefined;
   limit: number;
   offset: number;
 }
@@ -37,20 +41,23 @@ export async function listAuditLogs(
     query.since && gte(auditLogs.createdAt, query.since),
     query.until && lte(auditLogs.createdAt, query.until),
   ];
+  const after =
+    query.after && rowsAfter([auditLogs.createdAt, auditLogs.id], query.after, query.order === 'desc');
   if (query.action !== undefined) {
     const actions = actionsMatching(query.action);
     if (actions.length === 0) return { entries: [], total: 0 };
     conditions.push(inArray(auditLogs.action, actions));
   }
   const where = and(tenantWhere(auditLogs, tenantId), ...conditions);
+  // One row past the page says whether a next page exists; `total` ignores the cursor.
   const direction = query.order === 'asc' ? asc : desc;
   const [rows, totals] = await Promise.all([
     db
       .select()
       .from(auditLogs)
-      .where(where)
+      .where(and(where, after))
       .orderBy(direction(auditLogs.createdAt), direction(auditLogs.id))
-      .limit(query.limit)
+      .limit(query.limit + 1)
       .offset(query.offset),
     db.select({ total: count() }).from(auditLogs).where(where),
   ]);

@@ -8,6 +8,7 @@ import {
   presentBillingPaymentMethod,
   presentInvoice,
 } from '../../billing/index.js';
+import { LIST_PAGING } from '../../core/agent-guide.js';
 import { AppError, validationFailed } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import { requireCtx } from '../../http/auth.js';
@@ -16,6 +17,7 @@ import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import { type Presented, respond } from '../../http/operation.js';
+import { inMemoryList, ListEnvelope, PageQuery } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import { compileBodyValidator, validationDetails } from '../../http/validation.js';
 import {
@@ -240,11 +242,11 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'listBillingAccounts',
         summary: 'List built-in billing accounts',
-        description:
-          'Every account of the built-in billing engine for this tenant, newest first, with open balances.',
+        description: `Every account of the built-in billing engine for this tenant, newest first, with open balances. ${LIST_PAGING.text}`,
         tags,
+        querystring: PageQuery,
         response: {
-          200: Envelope(Type.Array(BillingAccountSchema), 'The billing accounts.'),
+          200: ListEnvelope(BillingAccountSchema, 'The billing accounts.'),
           ...errorResponses(502),
         },
       },
@@ -252,7 +254,7 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
     async (request) => {
       const ctx = requireCtx(request);
       const accounts = await (await builtinEngineFor(deps, ctx.tenantId)).listAccounts();
-      return envelope(ctx, accounts.map(presentBillingAccount), [
+      return inMemoryList(ctx, request, 'billing-accounts', accounts.map(presentBillingAccount), [
         action('create', 'POST', '/admin/billing/accounts', 'admin'),
       ]);
     },

@@ -1,10 +1,11 @@
-import { Type } from 'typebox';
+import { LIST_PAGING } from '../../core/agent-guide.js';
 import { registerAdminCrud } from '../../http/admin-crud.js';
 import { requireCtx } from '../../http/auth.js';
 import { cacheablePerKey } from '../../http/cache.js';
 import type { Deps } from '../../http/deps.js';
-import { action, Envelope, envelope } from '../../http/envelope.js';
+import { action } from '../../http/envelope.js';
 import { catalogExample } from '../../http/examples.js';
+import { inMemoryList, ListEnvelope, PageQuery } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import { catalogCrudSpecs } from './crud.js';
 import { activeProducts, presentProduct } from './products.js';
@@ -27,10 +28,12 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps) {
         description:
           'The active products of this tenant with their charges (price models and tiers) and entitlements. List ' +
           'prices only: follow the `resolvePrice` action of a product (GET /pricing/resolve) for the price a given ' +
-          'customer (segment, locale, partner) pays for a quantity, with price rules and offers applied. Cacheable 60 s.',
+          'customer (segment, locale, partner) pays for a quantity, with price rules and offers applied. ' +
+          `Cacheable 60 s. ${LIST_PAGING.text}`,
         tags: ['Catalog'],
+        querystring: PageQuery,
         response: {
-          200: Envelope(Type.Array(ProductSchema), 'Active products, newest first.', catalogExample),
+          200: ListEnvelope(ProductSchema, 'Active products, newest first.', catalogExample),
         },
       },
     },
@@ -38,8 +41,8 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps) {
       const ctx = requireCtx(request);
       const items = (await activeProducts(deps.db, ctx.tenantId)).map(presentProduct);
       cacheablePerKey(reply);
-      return envelope(ctx, items, [
-        ...items.map((p) => action('resolvePrice', 'GET', `/pricing/resolve?productId=${p.id}`, 'read')),
+      return inMemoryList(ctx, request, 'catalog', items, (shown) => [
+        ...shown.map((p) => action('resolvePrice', 'GET', `/pricing/resolve?productId=${p.id}`, 'read')),
         action('createAccount', 'POST', '/accounts', 'commerce'),
         action('createCart', 'POST', '/carts', 'commerce'),
       ]);

@@ -1,9 +1,10 @@
-import { Type } from 'typebox';
 import { notFound } from '../../core/errors.js';
+import { createdKey, listOfRows, NEWEST_FIRST, type PageRequest, pageRequest } from '../../core/paging.js';
 import { requireCtx } from '../../http/auth.js';
 import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
+import { ListEnvelope, listEnvelope } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import { IntentListQuery, IntentParams, IntentSchema } from './schemas.js';
 import { getIntent, listIntents, presentIntent } from './service.js';
@@ -25,19 +26,21 @@ export function registerIntentRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'listIntents',
         summary: 'List billing intents',
-        description: `${ABOUT} Newest first; filter by \`status\` (e.g. \`pending\`, \`attention\`) and \`operation\`.`,
+        description:
+          `${ABOUT} Newest first; filter by \`status\` (e.g. \`pending\`, \`attention\`) and \`operation\`. ` +
+          'Always paged: `limit` defaults to 50; `meta.nextCursor` and the `next` action lead on.',
         tags,
         querystring: IntentListQuery,
-        response: { 200: Envelope(Type.Array(IntentSchema), 'The intents.') },
+        response: { 200: ListEnvelope(IntentSchema, 'The intents.') },
       },
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const rows = await listIntents(deps.db, ctx.tenantId, {
-        ...request.query,
-        limit: request.query.limit ?? 50,
-      });
-      return envelope(ctx, rows.map(presentIntent), []);
+      const query = { ...request.query, limit: request.query.limit ?? 50 };
+      const page = pageRequest(ctx.tenantId, 'intents', query, NEWEST_FIRST) as PageRequest;
+      const rows = await listIntents(deps.db, ctx.tenantId, request.query, page);
+      const where = { tenantId: ctx.tenantId, list: 'intents' };
+      return listEnvelope(ctx, request, listOfRows(rows, page, createdKey, where, presentIntent));
     },
   );
 

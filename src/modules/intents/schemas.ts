@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 
 export const INTENT_STATUSES = [
@@ -87,6 +88,7 @@ export const IntentListQuery = Type.Object(
         description: 'At most this many, newest first (default 50).',
       }),
     ),
+    cursor: PageQueryFields.cursor,
   },
   { additionalProperties: false },
 );

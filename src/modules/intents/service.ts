@@ -1,7 +1,9 @@
 import { desc, eq, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { iso, isoOrNull } from '../../core/format.js';
+import type { PageRequest } from '../../core/paging.js';
 import type { Queryable } from '../../db/client.js';
+import { rowsAfter } from '../../db/keyset.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { effectKey, type IntentRow, type IntentStatus, intents } from '../../unit-of-work/index.js';
 import type { IntentSchema } from './schemas.js';
@@ -32,18 +34,20 @@ export function presentIntent(row: IntentRow): IntentApi {
 export async function listIntents(
   db: Queryable,
   tenantId: string,
-  filters: { status?: IntentStatus; operation?: string; limit: number },
+  filters: { status?: IntentStatus | undefined; operation?: string | undefined },
+  page: PageRequest,
 ): Promise<IntentRow[]> {
   const conditions: (SQL | undefined)[] = [
     filters.status ? eq(intents.status, filters.status) : undefined,
     filters.operation ? eq(intents.operation, filters.operation) : undefined,
+    page.after ? rowsAfter([intents.createdAt, intents.id], page.after, true) : undefined,
   ];
   return db
     .select()
     .from(intents)
     .where(tenantWhere(intents, tenantId, ...conditions))
     .orderBy(desc(intents.createdAt), desc(intents.id))
-    .limit(filters.limit);
+    .limit(page.limit + 1);
 }
 
 export async function getIntent(db: Queryable, tenantId: string, id: string): Promise<IntentRow | undefined> {

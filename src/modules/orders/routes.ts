@@ -1,5 +1,6 @@
-import { Type } from 'typebox';
+import { LIST_PAGING } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
+import { pageOfRows, pageRequest, presentPage } from '../../core/paging.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
@@ -7,6 +8,7 @@ import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope
 import { errorResponses } from '../../http/errors.js';
 import { orderCreatedExample, orderExample, orderUpdatedExample } from '../../http/examples.js';
 import { type Presented, respond } from '../../http/operation.js';
+import { ListEnvelope, listEnvelope } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import { type CreatedOrder, createOrder, type InvoiceState } from './create.js';
 import {
@@ -142,17 +144,24 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         operationId: 'listOrders',
         summary: 'List orders',
         description:
-          'All orders of the tenant in one response, newest first (no pagination). Optional exact-match filters ' +
-          '`contactId`, `organizationId`, `status`.',
+          'The orders of the tenant, newest first (by order number). Optional exact-match filters `contactId`, ' +
+          `\`organizationId\`, \`status\`. ${LIST_PAGING.text}`,
         tags: TAGS,
         querystring: OrderListQuery,
-        response: { 200: Envelope(Type.Array(OrderSchema), 'The orders.') },
+        response: { 200: ListEnvelope(OrderSchema, 'The orders.') },
       },
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const rows = await listOrders(deps.db, ctx.tenantId, request.query);
-      return envelope(ctx, rows.map(presentOrder), [action('createOrder', 'POST', '/orders', 'commerce')]);
+      const page = pageRequest(ctx.tenantId, 'orders', request.query, ['integer']);
+      const rows = await listOrders(deps.db, ctx.tenantId, request.query, page);
+      const list = page
+        ? presentPage(
+            pageOfRows(rows, page, (row) => [row.sequence], ctx.tenantId, 'orders'),
+            presentOrder,
+          )
+        : rows.map(presentOrder);
+      return listEnvelope(ctx, request, list, [action('createOrder', 'POST', '/orders', 'commerce')]);
     },
   );
 

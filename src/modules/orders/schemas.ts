@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_TOTAL_CENTS } from '../../core/money.js';
+import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -203,6 +204,7 @@ export const OrderListQuery = Type.Object(
         description: 'Only orders in this status, e.g. `pending`.',
       }),
     ),
+    ...PageQueryFields,
   },
   { additionalProperties: false },
 );

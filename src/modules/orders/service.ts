@@ -2,7 +2,9 @@ import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import { iso } from '../../core/format.js';
+import type { PageRequest } from '../../core/paging.js';
 import type { Queryable } from '../../db/client.js';
+import { rowsAfter } from '../../db/keyset.js';
 import type { ScalarRead } from '../../db/read-together.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
@@ -93,29 +95,37 @@ export async function getOrder(
   return row;
 }
 
+/**
+ * The tenant's orders matching the filters, newest first by order number (the sequence is the
+ * order of creation; request clocks can interleave). With a page: `limit + 1` rows after its key.
+ */
 export async function listOrders(
   db: Queryable,
   tenantId: string,
-  filters: { contactId?: string; organizationId?: string; status?: string },
+  filters: {
+    contactId?: string | undefined;
+    organizationId?: string | undefined;
+    status?: string | undefined;
+  },
+  page: PageRequest | null = null,
 ): Promise<OrderRow[]> {
-  return (
-    db
-      .select()
-      .from(orders)
-      .where(
-        tenantWhere(
-          orders,
-          tenantId,
-          and(
-            filters.contactId ? eq(orders.contactId, filters.contactId) : undefined,
-            filters.organizationId ? eq(orders.organizationId, filters.organizationId) : undefined,
-            filters.status ? eq(orders.status, filters.status) : undefined,
-          ),
+  const query = db
+    .select()
+    .from(orders)
+    .where(
+      tenantWhere(
+        orders,
+        tenantId,
+        and(
+          filters.contactId ? eq(orders.contactId, filters.contactId) : undefined,
+          filters.organizationId ? eq(orders.organizationId, filters.organizationId) : undefined,
+          filters.status ? eq(orders.status, filters.status) : undefined,
+          page?.after ? rowsAfter([orders.sequence], page.after, true) : undefined,
         ),
-      )
-      // Newest first by order number: the sequence is the order of creation (request clocks can interleave).
-      .orderBy(desc(orders.sequence))
-  );
+      ),
+    )
+    .orderBy(desc(orders.sequence));
+  return page ? query.limit(page.limit + 1) : query;
 }
 
 export async function updateOrder(

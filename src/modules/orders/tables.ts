@@ -53,6 +53,8 @@ export const orders = pgTable(
   (t) => [
     primaryKey({ columns: [t.tenantId, t.id] }),
     index('orders_tenant_created_idx').on(t.tenantId, t.createdAt),
+    // The list order (newest first by number): whole lists and keyset pages read it in order.
+    index('orders_tenant_sequence_idx').on(t.tenantId, t.sequence),
     index('orders_tenant_cart_idx').on(t.tenantId, t.cartId),
   ],
 );

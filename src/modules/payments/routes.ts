@@ -1,5 +1,6 @@
-import { Type } from 'typebox';
+import { LIST_PAGING } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
+import { createdKey, listOfRows, NEWEST_FIRST, pageRequest } from '../../core/paging.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
@@ -7,6 +8,7 @@ import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope
 import { errorResponses } from '../../http/errors.js';
 import { paymentSessionCompletedExample, paymentSessionCreatedExample } from '../../http/examples.js';
 import { type Presented, respond } from '../../http/operation.js';
+import { ListEnvelope, listEnvelope } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import { completeSession, createSession } from './operations.js';
 import {
@@ -129,17 +131,24 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'listPaymentSessions',
         summary: 'List payment sessions',
-        description:
-          'All payment sessions of the tenant, newest first (no pagination); filters `accountId`, `status`.',
+        description: `The payment sessions of the tenant, newest first; filters \`accountId\`, \`status\`. ${LIST_PAGING.text}`,
         tags: TAGS,
         querystring: PaymentListQuery,
-        response: { 200: Envelope(Type.Array(PaymentSessionSchema), 'The sessions.') },
+        response: { 200: ListEnvelope(PaymentSessionSchema, 'The sessions.') },
       },
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const rows = await listSessions(deps.db, ctx.tenantId, request.query);
-      return envelope(ctx, rows.map(presentSession), [
+      const page = pageRequest(ctx.tenantId, 'payments', request.query, NEWEST_FIRST);
+      const rows = await listSessions(deps.db, ctx.tenantId, request.query, page);
+      const list = listOfRows(
+        rows,
+        page,
+        createdKey,
+        { tenantId: ctx.tenantId, list: 'payments' },
+        presentSession,
+      );
+      return listEnvelope(ctx, request, list, [
         action('createPaymentSession', 'POST', '/payments', 'commerce'),
       ]);
     },

@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
+import { PAYING_ACCOUNTS } from '../../core/agent-guide.js';
 import { MAX_AMOUNT_CENTS } from '../../core/money.js';
+import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 import { PAYMENT_STATUSES } from './tables.js';
 
@@ -8,8 +10,7 @@ const sessionFields = {
     minLength: 1,
     maxLength: 64,
     pattern: '^[a-zA-Z0-9_-]+$',
-    description:
-      'The paying account. With an invoice: the invoice’s billing account, or a local account (id) linked to it by `externalId`, which is stored as the billing account; any other account is 400. Without an invoice: any account reference.',
+    description: PAYING_ACCOUNTS.text,
   }),
   amountCents: Type.Integer({
     minimum: 1,
@@ -74,6 +75,7 @@ export const PaymentListQuery = Type.Object(
       Type.String({ minLength: 1, maxLength: 64, description: 'Only sessions of this paying account.' }),
     ),
     status: Type.Optional(StringEnum(PAYMENT_STATUSES, { description: 'Only sessions in this status.' })),
+    ...PageQueryFields,
   },
   { additionalProperties: false },
 );

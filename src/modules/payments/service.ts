@@ -2,7 +2,9 @@ import { and, desc, eq } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import { AppError } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
+import type { PageRequest } from '../../core/paging.js';
 import type { Queryable } from '../../db/client.js';
+import { rowsAfter } from '../../db/keyset.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { type PaymentStatus, paymentSessions, TERMINAL_STATUSES } from './tables.js';
@@ -50,12 +52,14 @@ export async function getSession(db: Queryable, tenantId: string, id: string, lo
   return row;
 }
 
+/** Sessions matching the filters, newest first; with a page, `limit + 1` rows after its key. */
 export async function listSessions(
   db: Queryable,
   tenantId: string,
-  filters: { accountId?: string; status?: string },
+  filters: { accountId?: string | undefined; status?: string | undefined },
+  page: PageRequest | null = null,
 ) {
-  return db
+  const query = db
     .select()
     .from(paymentSessions)
     .where(
@@ -65,10 +69,14 @@ export async function listSessions(
         and(
           filters.accountId ? eq(paymentSessions.accountId, filters.accountId) : undefined,
           filters.status ? eq(paymentSessions.status, filters.status as PaymentStatus) : undefined,
+          page?.after
+            ? rowsAfter([paymentSessions.createdAt, paymentSessions.id], page.after, true)
+            : undefined,
         ),
       ),
     )
     .orderBy(desc(paymentSessions.createdAt), desc(paymentSessions.id));
+  return page ? query.limit(page.limit + 1) : query;
 }
 
 export interface NewSession {

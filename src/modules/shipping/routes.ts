@@ -1,9 +1,10 @@
-import { Type } from 'typebox';
+import { LIST_PAGING } from '../../core/agent-guide.js';
 import { registerAdminCrud } from '../../http/admin-crud.js';
 import { requireCtx } from '../../http/auth.js';
 import { cacheablePerKey } from '../../http/cache.js';
 import type { Deps } from '../../http/deps.js';
-import { action, Envelope, envelope } from '../../http/envelope.js';
+import { action } from '../../http/envelope.js';
+import { inMemoryList, ListEnvelope } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import { shippingOptionCrud } from './crud.js';
 import { ShippingOptionQuery, ShippingOptionSchema } from './schemas.js';
@@ -31,12 +32,12 @@ export function registerShippingRoutes(app: TypedApp, deps: Deps) {
           'Pass `country` (the destination, ISO 3166-1 alpha-2, any case) to keep the options that ship there ' +
           'or everywhere, and `currency` to keep the options priced in your cart’s currency. `amountCents` is ' +
           'the shipping price in minor units; `minDays`-`maxDays` is the delivery estimate. Unknown query ' +
-          'parameters are rejected with 400. Cacheable for 60 seconds.',
+          `parameters are rejected with 400. Cacheable for 60 seconds. ${LIST_PAGING.text}`,
         tags: ['Shipping'],
         querystring: ShippingOptionQuery,
         response: {
-          200: Envelope(
-            Type.Array(ShippingOptionSchema),
+          200: ListEnvelope(
+            ShippingOptionSchema,
             'Active shipping options matching the filters, by amountCents then name.',
           ),
         },
@@ -46,7 +47,7 @@ export function registerShippingRoutes(app: TypedApp, deps: Deps) {
       const ctx = requireCtx(request);
       const options = await availableShippingOptions(deps.db, ctx.tenantId, request.query);
       cacheablePerKey(reply);
-      return envelope(ctx, options, listActions);
+      return inMemoryList(ctx, request, 'shipping-options', options, listActions);
     },
   );
 }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_AMOUNT_CENTS } from '../../core/money.js';
+import { PageQueryFields } from '../../core/paging.js';
 
 const MAX_DAYS = 365;
 
@@ -103,6 +104,7 @@ export const ShippingOptionQuery = Type.Object(
         description: 'ISO 4217 code, upper case; keeps options priced in it (match your cart’s currency).',
       }),
     ),
+    ...PageQueryFields,
   },
   { additionalProperties: false },
 );

@@ -1,13 +1,15 @@
-import { Type } from 'typebox';
 import type { Invoice } from '../../billing/index.js';
 import type { Clock } from '../../clock.js';
+import { LIST_PAGING } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
+import { createdKey, listOfRows, NEWEST_FIRST, pageRequest } from '../../core/paging.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import { type Presented, respond } from '../../http/operation.js';
+import { ListEnvelope, listEnvelope } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import type { OperationKey } from '../../unit-of-work/index.js';
 import { cancelSubscription } from './cancel.js';
@@ -111,18 +113,21 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         operationId: 'listSubscriptions',
         summary: 'List subscriptions',
         description:
-          'Every subscription of the tenant in one response, newest first (add-ons included; they have ' +
+          'The subscriptions of the tenant, newest first (add-ons included; they have ' +
           '`parentSubscriptionId`). Filters: `status`; `accountId`, matching the owner organization id or the ' +
-          'billing-system account id; `orderId`; `parentSubscriptionId` (the add-ons of one subscription).',
+          'billing-system account id; `orderId`; `parentSubscriptionId` (the add-ons of one subscription). ' +
+          LIST_PAGING.text,
         tags: TAGS,
         querystring: SubscriptionListQuery,
-        response: { 200: Envelope(Type.Array(SubscriptionSchema), 'The subscriptions.') },
+        response: { 200: ListEnvelope(SubscriptionSchema, 'The subscriptions.') },
       },
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const rows = await listSubscriptions(deps.db, ctx.tenantId, request.query);
-      return envelope(ctx, rows.map(presentSubscription), [
+      const page = pageRequest(ctx.tenantId, 'subscriptions', request.query, NEWEST_FIRST);
+      const rows = await listSubscriptions(deps.db, ctx.tenantId, request.query, page);
+      const where = { tenantId: ctx.tenantId, list: 'subscriptions' };
+      return listEnvelope(ctx, request, listOfRows(rows, page, createdKey, where, presentSubscription), [
         action('createSubscription', 'POST', '/subscriptions', 'commerce'),
       ]);
     },

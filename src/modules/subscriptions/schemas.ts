@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PREVIEW_IDS } from '../../core/agent-guide.js';
+import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -110,6 +111,7 @@ export const SubscriptionListQuery = Type.Object(
     parentSubscriptionId: Type.Optional(
       Type.String({ format: 'uuid', description: 'Only the add-ons of this subscription.' }),
     ),
+    ...PageQueryFields,
   },
   { additionalProperties: false },
 );

@@ -2,7 +2,9 @@ import { and, desc, eq, isNull, lte, ne, or } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { iso, isoOrNull } from '../../core/format.js';
+import type { PageRequest } from '../../core/paging.js';
 import type { Queryable } from '../../db/client.js';
+import { rowsAfter } from '../../db/keyset.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { pricingDataFor } from '../catalog/index.js';
@@ -65,10 +67,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function listSubscriptions(
   db: Queryable,
   tenantId: string,
-  filters: { status?: string; accountId?: string; orderId?: string; parentSubscriptionId?: string },
+  filters: {
+    status?: string | undefined;
+    accountId?: string | undefined;
+    orderId?: string | undefined;
+    parentSubscriptionId?: string | undefined;
+  },
+  page: PageRequest | null = null,
 ): Promise<SubscriptionRow[]> {
   const account = filters.accountId;
-  return db
+  const query = db
     .select()
     .from(subscriptions)
     .where(
@@ -86,10 +94,12 @@ export async function listSubscriptions(
           filters.parentSubscriptionId
             ? eq(subscriptions.parentSubscriptionId, filters.parentSubscriptionId)
             : undefined,
+          page?.after ? rowsAfter([subscriptions.createdAt, subscriptions.id], page.after, true) : undefined,
         ),
       ),
     )
     .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id));
+  return page ? query.limit(page.limit + 1) : query;
 }
 
 /** Live add-ons of `parentId`. */

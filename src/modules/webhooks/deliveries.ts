@@ -1,7 +1,9 @@
 import { and, asc, count, desc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { iso, isoOrNull } from '../../core/format.js';
+import type { SortKey } from '../../core/paging.js';
 import { type Queryable, rowsOf, type Tx } from '../../db/client.js';
+import { rowsAfter } from '../../db/keyset.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { eventRow, eventRowsInsert } from '../../events/outbox.js';
 import { events } from '../../events/tables.js';
@@ -32,12 +34,15 @@ function present(row: DeliveryRow): DeliveryApi {
   };
 }
 
-/** Deliveries of one subscription, newest first, optionally of one status; with the total matching. */
+/**
+ * Deliveries of one subscription, newest first, optionally of one status, after a cursor's key;
+ * `limit + 1` rows (the extra one says a next page exists), with the total matching.
+ */
 export async function listDeliveries(
   db: Queryable,
   tenantId: string,
   subscriptionId: string,
-  filter: { status?: DeliveryStatus | undefined; limit: number; offset: number },
+  filter: { status?: DeliveryStatus | undefined; limit: number; offset: number; after?: SortKey | undefined },
 ): Promise<{ items: DeliveryApi[]; total: number }> {
   const where = tenantWhere(
     d,
@@ -49,9 +54,9 @@ export async function listDeliveries(
     db
       .select()
       .from(d)
-      .where(where)
+      .where(and(where, filter.after && rowsAfter([d.createdAt, d.eventId], filter.after, true)))
       .orderBy(desc(d.createdAt), desc(d.eventId))
-      .limit(filter.limit)
+      .limit(filter.limit + 1)
       .offset(filter.offset),
     db.select({ total: count() }).from(d).where(where),
   ]);

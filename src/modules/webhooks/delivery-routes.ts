@@ -1,11 +1,13 @@
 import { Type } from 'typebox';
-import { notFound } from '../../core/errors.js';
+import { notFound, validationFailed } from '../../core/errors.js';
+import { NEWEST_FIRST, pageOfRows, pageRequest } from '../../core/paging.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import { type Presented, respond } from '../../http/operation.js';
+import { PageMeta } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import { type DeliveryApi, getDelivery, listDeliveries } from './deliveries.js';
 import { replayWebhookDelivery, sendTestEvent } from './operations.js';
@@ -51,8 +53,8 @@ export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
         description:
           'Deliveries made or scheduled to this subscription, newest first: one per event it received. Filter ' +
           'with `status` (`pending`, `failed` = will retry, `succeeded`, `dead_letter` = gave up after 5 ' +
-          'attempts); page with `limit` (default 100, max 500) and `offset`; `pagination.total` counts all ' +
-          'matching. Replay a dead letter with its `replay` action. 404 when the subscription is not this tenant’s.',
+          'attempts); page with `limit` (default 100, max 500) and `cursor` (`meta.nextCursor`; the `next` ' +
+          'action carries it), or `offset`; `pagination.total` counts all matching. Replay a dead letter with its `replay` action. 404 when the subscription is not this tenant’s.',
         tags: TAGS,
         params: WebhookParams,
         querystring: DeliveryListQuery,
@@ -62,6 +64,7 @@ export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
               data: Type.Array(DeliverySchema),
               nextActions: Type.Array(Type.Ref('NextAction')),
               pagination: DeliveryPaginationSchema,
+              meta: PageMeta,
             },
             { description: 'One page of deliveries, with the count of all matching.' },
           ),
@@ -73,20 +76,31 @@ export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
       const ctx = requireCtx(request);
       const { id } = request.params;
       if (!(await webhookExists(deps.db, ctx.tenantId, id))) throw notFound('Webhook');
+      const { status, cursor } = request.query;
       const limit = request.query.limit ?? DEFAULT_PAGE;
       const offset = request.query.offset ?? 0;
+      if (cursor !== undefined && offset)
+        throw validationFailed('query.offset', 'cursor', 'query.offset cannot be combined with query.cursor');
+      const list = `webhook-deliveries:${id}`;
+      const after = pageRequest(ctx.tenantId, list, { limit, cursor }, NEWEST_FIRST)?.after ?? undefined;
       const { items, total } = await listDeliveries(deps.db, ctx.tenantId, id, {
-        status: request.query.status,
+        status,
         limit,
         offset,
+        after,
       });
+      const page = pageOfRows(items, { limit, after: null }, (i) => [i.createdAt, i.id], ctx.tenantId, list);
       const actions = [action('webhook', 'GET', `/webhooks/${id}`, 'read')];
-      if (offset + items.length < total) {
-        const next = new URLSearchParams({ limit: String(limit), offset: String(offset + limit) });
-        if (request.query.status) next.set('status', request.query.status);
-        actions.push(action('next', 'GET', `/webhooks/${id}/deliveries?${next}`, 'read'));
+      if (page.nextCursor !== null) {
+        const args = { limit, cursor: page.nextCursor, ...(status ? { status } : {}) };
+        const query = new URLSearchParams({ ...args, limit: String(limit) });
+        actions.push(action('next', 'GET', `/webhooks/${id}/deliveries?${query}`, 'read', args));
       }
-      return { ...envelope(ctx, items, actions), pagination: { total, limit, offset } };
+      return {
+        ...envelope(ctx, page.items, actions),
+        pagination: { total, limit, offset },
+        meta: { limit, nextCursor: page.nextCursor },
+      };
     },
   );
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { WEBHOOK_DELIVERIES } from '../../core/agent-guide.js';
+import { LIST_PAGING, WEBHOOK_DELIVERIES } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../events/event-types.js';
@@ -9,6 +9,7 @@ import type { Deps } from '../../http/deps.js';
 import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import { type Presented, respond } from '../../http/operation.js';
+import { inMemoryList, ListEnvelope, PageQuery } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import { registerDeliveryRoutes } from './delivery-routes.js';
 import {
@@ -87,15 +88,22 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         summary: 'List webhook event types',
         description:
           'Every event type a webhook subscription can name in `events`, with when it is emitted: the same ' +
-          'list as `capabilities.eventTypes` in GET /manifest. `*` (not listed) subscribes to all of them.',
+          'list as `capabilities.eventTypes` in GET /manifest. `*` (not listed) subscribes to all of them. ' +
+          LIST_PAGING.text,
         tags: TAGS,
-        response: { 200: Envelope(Type.Array(EventTypeSchema), 'The event types.') },
+        querystring: PageQuery,
+        response: { 200: ListEnvelope(EventTypeSchema, 'The event types.') },
       },
     },
     async (request) =>
-      envelope(requireCtx(request), EVENT_TYPE_LIST, [
-        action('createWebhook', 'POST', '/webhooks', 'commerce'),
-      ]),
+      inMemoryList(
+        requireCtx(request),
+        request,
+        'webhook-event-types',
+        [...EVENT_TYPE_LIST],
+        [action('createWebhook', 'POST', '/webhooks', 'commerce')],
+        (type) => type.type,
+      ),
   );
 
   app.post(
@@ -134,15 +142,19 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         summary: 'List webhook subscriptions',
         description:
           'Every webhook subscription of this tenant, active and disabled, newest first, each with delivery ' +
-          'stats (`lastDeliveryAt`, `lastDeliveryStatus`, `recentFailureCount` over 24 h). Secrets are never shown.',
+          'stats (`lastDeliveryAt`, `lastDeliveryStatus`, `recentFailureCount` over 24 h). Secrets are never shown. ' +
+          LIST_PAGING.text,
         tags: TAGS,
-        response: { 200: Envelope(Type.Array(WebhookSchema), 'The subscriptions.') },
+        querystring: PageQuery,
+        response: { 200: ListEnvelope(WebhookSchema, 'The subscriptions.') },
       },
     },
     async (request) => {
       const ctx = requireCtx(request);
       const items = await listWebhooks(deps.db, ctx.tenantId, deps.clock.now());
-      return envelope(ctx, items, [action('create', 'POST', '/webhooks', 'commerce')]);
+      return inMemoryList(ctx, request, 'webhooks', items, [
+        action('create', 'POST', '/webhooks', 'commerce'),
+      ]);
     },
   );
 

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { WEBHOOK_TARGETS } from '../../core/agent-guide.js';
+import { WEBHOOK_EVENTS, WEBHOOK_TARGETS } from '../../core/agent-guide.js';
+import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 import { DELIVERY_STATUSES } from './tables.js';
 import { WEBHOOK_URL_MAX_LENGTH } from './url-safety.js';
@@ -19,9 +20,7 @@ const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   minItems: 1,
   maxItems: WEBHOOK_EVENTS_MAX,
   uniqueItems: true,
-  description:
-    'Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type ' +
-    '(including types added later). Unknown types give 400 naming them.',
+  description: WEBHOOK_EVENTS.text,
 });
 
 const SecretField = Type.String({
@@ -198,7 +197,10 @@ export const DeliveryListQuery = Type.Object(
         description: 'Page size (default 100, max 500).',
       }),
     ),
-    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Deliveries to skip (default 0).' })),
+    offset: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Deliveries to skip (default 0); not with `cursor`.' }),
+    ),
+    cursor: PageQueryFields.cursor,
   },
   { additionalProperties: false },
 );

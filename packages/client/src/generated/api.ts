@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description All keys of this tenant, active and revoked, newest first. Secrets are never shown.
+         * @description All keys of this tenant, active and revoked, newest first. Secrets are never shown. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -157,7 +157,7 @@ export interface paths {
         };
         /**
          * List audit log entries
-         * @description Every recorded write of this tenant (who, what, which resource, and for updates a before/after diff of the changed fields). Filter by `action` (case-insensitive substring), `resourceType`, `resourceId`, `since`/`until` (ISO 8601); sort with `sort=createdAt` or `-createdAt` (default); page with `limit` (default 50, max 200) and `offset`. `pagination.total` counts all matching entries; follow the `next` action.
+         * @description Every recorded write of this tenant (who, what, which resource, and for updates a before/after diff of the changed fields). Filter by `action` (case-insensitive substring), `resourceType`, `resourceId`, `since`/`until` (ISO 8601); sort with `sort=createdAt` or `-createdAt` (default); page with `limit` (default 50, max 200) and `cursor` (`meta.nextCursor`; the `next` action carries it), or `offset`. `pagination.total` counts all matching entries.
          */
         get: operations["listAuditLogs"];
         put?: never;
@@ -177,7 +177,7 @@ export interface paths {
         };
         /**
          * List products
-         * @description All products of this tenant, newest first. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements.
+         * @description All products of this tenant, newest first. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listProducts"];
         put?: never;
@@ -229,7 +229,7 @@ export interface paths {
         };
         /**
          * List price rules
-         * @description All price rules of this tenant, newest first. A price rule replaces the tiers (and optionally the model) of one modeled charge for customers matching its segment, locale and/or partner. When several match, the one setting the most of these wins; ties go to partner, then segment, then locale, then the newest rule.
+         * @description All price rules of this tenant, newest first. A price rule replaces the tiers (and optionally the model) of one modeled charge for customers matching its segment, locale and/or partner. When several match, the one setting the most of these wins; ties go to partner, then segment, then locale, then the newest rule. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPriceRules"];
         put?: never;
@@ -281,7 +281,7 @@ export interface paths {
         };
         /**
          * List offers
-         * @description All offers of this tenant, newest first. An offer is a time-windowed discount (percent or amount) on one product, optionally only for a segment or partner; it is active while now is in [startsAt, endsAt). Percent offers apply before amount offers.
+         * @description All offers of this tenant, newest first. An offer is a time-windowed discount (percent or amount) on one product, optionally only for a segment or partner; it is active while now is in [startsAt, endsAt). Percent offers apply before amount offers. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listOffers"];
         put?: never;
@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * List promotions
-         * @description All promotions of this tenant, newest first. A promotion is a cart promo code (case-insensitive): percent or amount off the cart subtotal after offers, with an optional minimum subtotal, validity window and usage limit; it never takes a total below zero.
+         * @description All promotions of this tenant, newest first. A promotion is a cart promo code (case-insensitive): percent or amount off the cart subtotal after offers, with an optional minimum subtotal, validity window and usage limit; it never takes a total below zero. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPromotions"];
         put?: never;
@@ -385,7 +385,7 @@ export interface paths {
         };
         /**
          * List plan links
-         * @description All plan links of this tenant, newest first. A plan link says that, on a change from the source plan to the target plan, a field of the target charge follows the source charge (e.g. seats carry over); plan-change previews list the links that apply.
+         * @description All plan links of this tenant, newest first. A plan link says that, on a change from the source plan to the target plan, a field of the target charge follows the source charge (e.g. seats carry over); plan-change previews list the links that apply. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPlanLinks"];
         put?: never;
@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * List plan change rules
-         * @description All plan change rules of this tenant, newest first. A plan-change rule sets when a plan change takes effect (`immediate` or `end_of_period`) and how it is prorated (`prorated`, `none`, `full_credit`), for one product pair or for a family (optionally one direction). Without a matching rule: upgrades are immediate and prorated, downgrades wait for the period end without proration, lateral changes are immediate and prorated.
+         * @description All plan change rules of this tenant, newest first. A plan-change rule sets when a plan change takes effect (`immediate` or `end_of_period`) and how it is prorated (`prorated`, `none`, `full_credit`), for one product pair or for a family (optionally one direction). Without a matching rule: upgrades are immediate and prorated, downgrades wait for the period end without proration, lateral changes are immediate and prorated. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPlanChangeRules"];
         put?: never;
@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * Product catalog
-         * @description The active products of this tenant with their charges (price models and tiers) and entitlements. List prices only: follow the `resolvePrice` action of a product (GET /pricing/resolve) for the price a given customer (segment, locale, partner) pays for a quantity, with price rules and offers applied. Cacheable 60 s.
+         * @description The active products of this tenant with their charges (price models and tiers) and entitlements. List prices only: follow the `resolvePrice` action of a product (GET /pricing/resolve) for the price a given customer (segment, locale, partner) pays for a quantity, with price rules and offers applied. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["getCatalog"];
         put?: never;
@@ -633,7 +633,7 @@ export interface paths {
         };
         /**
          * List orders
-         * @description All orders of the tenant in one response, newest first (no pagination). Optional exact-match filters `contactId`, `organizationId`, `status`.
+         * @description The orders of the tenant, newest first (by order number). Optional exact-match filters `contactId`, `organizationId`, `status`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listOrders"];
         put?: never;
@@ -785,7 +785,7 @@ export interface paths {
         };
         /**
          * List deliveries of a webhook subscription
-         * @description Deliveries made or scheduled to this subscription, newest first: one per event it received. Filter with `status` (`pending`, `failed` = will retry, `succeeded`, `dead_letter` = gave up after 5 attempts); page with `limit` (default 100, max 500) and `offset`; `pagination.total` counts all matching. Replay a dead letter with its `replay` action. 404 when the subscription is not this tenant’s.
+         * @description Deliveries made or scheduled to this subscription, newest first: one per event it received. Filter with `status` (`pending`, `failed` = will retry, `succeeded`, `dead_letter` = gave up after 5 attempts); page with `limit` (default 100, max 500) and `cursor` (`meta.nextCursor`; the `next` action carries it), or `offset`; `pagination.total` counts all matching. Replay a dead letter with its `replay` action. 404 when the subscription is not this tenant’s.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -865,7 +865,7 @@ export interface paths {
         };
         /**
          * List webhook event types
-         * @description Every event type a webhook subscription can name in `events`, with when it is emitted: the same list as `capabilities.eventTypes` in GET /manifest. `*` (not listed) subscribes to all of them.
+         * @description Every event type a webhook subscription can name in `events`, with when it is emitted: the same list as `capabilities.eventTypes` in GET /manifest. `*` (not listed) subscribes to all of them. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listWebhookEventTypes"];
         put?: never;
@@ -885,7 +885,7 @@ export interface paths {
         };
         /**
          * List webhook subscriptions
-         * @description Every webhook subscription of this tenant, active and disabled, newest first, each with delivery stats (`lastDeliveryAt`, `lastDeliveryStatus`, `recentFailureCount` over 24 h). Secrets are never shown.
+         * @description Every webhook subscription of this tenant, active and disabled, newest first, each with delivery stats (`lastDeliveryAt`, `lastDeliveryStatus`, `recentFailureCount` over 24 h). Secrets are never shown. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -957,7 +957,7 @@ export interface paths {
         };
         /**
          * List payment sessions
-         * @description All payment sessions of the tenant, newest first (no pagination); filters `accountId`, `status`.
+         * @description The payment sessions of the tenant, newest first; filters `accountId`, `status`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPaymentSessions"];
         put?: never;
@@ -1067,7 +1067,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description Creates a tenant-owned account (organization) and returns it with its UUID `id`. Only `name` is required; optional fields may be omitted or null. Set `externalId` to the customer’s billing-system account id to link this account to its invoices, subscriptions and payment methods (the sub-lists read them through that id); `externalId` cannot be changed later. Unknown fields are rejected (400 naming the field). Emits `account.created`.
+         * @description Creates a tenant-owned account (organization) and returns it with its UUID `id`. Only `name` is required; optional fields may be omitted or null. `externalId` (the billing-system account id) links the account to its invoices, subscriptions and payment methods and cannot be changed later. Unknown fields are rejected (400 naming the field). Emits `account.created`.
          */
         post: operations["createAccount"];
         delete?: never;
@@ -1109,7 +1109,7 @@ export interface paths {
         };
         /**
          * List an account’s invoices
-         * @description The invoices of the account’s billing-system account, newest first. `amount` and `balance` are decimals in major units of `currency` (`amountCents`/`balanceCents` give minor units); `balance` is what is still to pay. Pay an open invoice with the `createPaymentSession` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]).
+         * @description The invoices of the account’s billing-system account, newest first. `amount` and `balance` are decimals in major units of `currency` (`amountCents`/`balanceCents` give minor units); `balance` is what is still to pay. Pay an open invoice with the `createPaymentSession` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccountInvoices"];
         put?: never;
@@ -1129,7 +1129,7 @@ export interface paths {
         };
         /**
          * List an account’s subscriptions
-         * @description The subscriptions of the account’s billing-system account, newest first. Start a new one with the `createSubscription` action; `catalog` lists what can be subscribed to. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]).
+         * @description The subscriptions of the account’s billing-system account, newest first. Start a new one with the `createSubscription` action; `catalog` lists what can be subscribed to. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccountSubscriptions"];
         put?: never;
@@ -1149,7 +1149,7 @@ export interface paths {
         };
         /**
          * List an account’s payment methods
-         * @description The payment methods stored on the account’s billing-system account (`source: "billing"`), newest first, followed by the local references added with POST /payment-methods (`source: "local"`, newest first) whose `accountId` is the billing-system account id or the path’s account id (UUID). Card details are limited to type, last four digits and expiry. `isDefault` holds per source and per `accountId`: the billing system’s default and the local default may both be listed. Add one with the `addPaymentMethod` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]).
+         * @description The payment methods stored on the account’s billing-system account (`source: "billing"`), newest first, followed by the local references added with POST /payment-methods (`source: "local"`, newest first) whose `accountId` is the billing-system account id or the path’s account id (UUID). Card details are limited to type, last four digits and expiry. `isDefault` holds per source and per `accountId`: the billing system’s default and the local default may both be listed. Add one with the `addPaymentMethod` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccountPaymentMethods"];
         put?: never;
@@ -1197,7 +1197,7 @@ export interface paths {
         };
         /**
          * List built-in billing accounts
-         * @description Every account of the built-in billing engine for this tenant, newest first, with open balances.
+         * @description Every account of the built-in billing engine for this tenant, newest first, with open balances. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listBillingAccounts"];
         put?: never;
@@ -1301,7 +1301,7 @@ export interface paths {
         };
         /**
          * List billing intents
-         * @description An intent is recorded before an operation calls the billing system (provisioning a subscription, issuing an invoice, settling or reversing a payment...), with the idempotency key of each call; the operation closes it with its own commit. One left pending (a crash, a timeout) is finished or undone by the reconciler, so the billing system and this API agree. Newest first; filter by `status` (e.g. `pending`, `attention`) and `operation`.
+         * @description An intent is recorded before an operation calls the billing system (provisioning a subscription, issuing an invoice, settling or reversing a payment...), with the idempotency key of each call; the operation closes it with its own commit. One left pending (a crash, a timeout) is finished or undone by the reconciler, so the billing system and this API agree. Newest first; filter by `status` (e.g. `pending`, `attention`) and `operation`. Always paged: `limit` defaults to 50; `meta.nextCursor` and the `next` action lead on.
          */
         get: operations["listIntents"];
         put?: never;
@@ -1341,7 +1341,7 @@ export interface paths {
         };
         /**
          * List policies
-         * @description All policies of this tenant, newest first. A policy is a tenant rule guarding an operation (order creation, order update, plan change): a JSONLogic `condition` over the operation’s input and an `effect`. Every active policy of the type is evaluated; a `block` policy whose condition holds blocks the operation (403 `policy_blocked` naming it) unless an `allow` policy’s condition also holds: `allow` policies are exceptions that override blocks. A condition that fails at run time counts as `block` (fail closed). Each type sees its own input: `order_create`: `{ order: { items: [{ productId, quantity, priceCents }], totalCents, currency, contactId, organizationId, journeyId }, customerContext: { segment, locale, partner } }`; `order_update`: `{ order: <the order as it is now>, changes: <the PATCH body> }`; `plan_change`: `{ subscription: { id, productId, quantity, status }, currentProduct: { id, name, family, rank, priceCents }, targetProduct: { id, name, family, rank, priceCents }, direction }` with direction `upgrade` | `downgrade` | `lateral`. Example: `{"and": [{"==": [{"var": "direction"}, "downgrade"]}, {"==": [{"var": "subscription.status"}, "active"]}]}`.
+         * @description All policies of this tenant, newest first. A policy is a tenant rule guarding an operation (order creation, order update, plan change): a JSONLogic `condition` over the operation’s input and an `effect`. Every active policy of the type is evaluated; a `block` policy whose condition holds blocks the operation (403 `policy_blocked` naming it) unless an `allow` policy’s condition also holds: `allow` policies are exceptions that override blocks. A condition that fails at run time counts as `block` (fail closed). Each type sees its own input: `order_create`: `{ order: { items: [{ productId, quantity, priceCents }], totalCents, currency, contactId, organizationId, journeyId }, customerContext: { segment, locale, partner } }`; `order_update`: `{ order: <the order as it is now>, changes: <the PATCH body> }`; `plan_change`: `{ subscription: { id, productId, quantity, status }, currentProduct: { id, name, family, rank, priceCents }, targetProduct: { id, name, family, rank, priceCents }, direction }` with direction `upgrade` | `downgrade` | `lateral`. Example: `{"and": [{"==": [{"var": "direction"}, "downgrade"]}, {"==": [{"var": "subscription.status"}, "active"]}]}`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPolicies"];
         put?: never;
@@ -1393,7 +1393,7 @@ export interface paths {
         };
         /**
          * List shipping options
-         * @description All shipping options of this tenant, newest first. A shipping option is a way to deliver an order: a name, a flat price in one currency, the countries it ships to (empty = every country) and a delivery estimate of minDays to maxDays. Inactive options stay stored but are not offered to buyers.
+         * @description All shipping options of this tenant, newest first. A shipping option is a way to deliver an order: a name, a flat price in one currency, the countries it ships to (empty = every country) and a delivery estimate of minDays to maxDays. Inactive options stay stored but are not offered to buyers. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAllShippingOptions"];
         put?: never;
@@ -1445,7 +1445,7 @@ export interface paths {
         };
         /**
          * List available shipping options
-         * @description The shipping options a buyer can choose from: active options only, cheapest first (then by name). Pass `country` (the destination, ISO 3166-1 alpha-2, any case) to keep the options that ship there or everywhere, and `currency` to keep the options priced in your cart’s currency. `amountCents` is the shipping price in minor units; `minDays`-`maxDays` is the delivery estimate. Unknown query parameters are rejected with 400. Cacheable for 60 seconds.
+         * @description The shipping options a buyer can choose from: active options only, cheapest first (then by name). Pass `country` (the destination, ISO 3166-1 alpha-2, any case) to keep the options that ship there or everywhere, and `currency` to keep the options priced in your cart’s currency. `amountCents` is the shipping price in minor units; `minDays`-`maxDays` is the delivery estimate. Unknown query parameters are rejected with 400. Cacheable for 60 seconds. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listShippingOptions"];
         put?: never;
@@ -1465,7 +1465,7 @@ export interface paths {
         };
         /**
          * List subscriptions
-         * @description Every subscription of the tenant in one response, newest first (add-ons included; they have `parentSubscriptionId`). Filters: `status`; `accountId`, matching the owner organization id or the billing-system account id; `orderId`; `parentSubscriptionId` (the add-ons of one subscription).
+         * @description The subscriptions of the tenant, newest first (add-ons included; they have `parentSubscriptionId`). Filters: `status`; `accountId`, matching the owner organization id or the billing-system account id; `orderId`; `parentSubscriptionId` (the add-ons of one subscription). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listSubscriptions"];
         put?: never;
@@ -2223,7 +2223,12 @@ export interface operations {
     };
     listApiKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2255,7 +2260,11 @@ export interface operations {
                      *           "revokedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -2289,7 +2298,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -2842,8 +2867,10 @@ export interface operations {
                 sort?: "createdAt" | "-createdAt";
                 /** @description Entries per page (default 50). */
                 limit?: number;
-                /** @description Entries to skip (default 0). */
+                /** @description Entries to skip (default 0); not with `cursor`. */
                 offset?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -2879,6 +2906,10 @@ export interface operations {
                      *         "total": 0,
                      *         "limit": 0,
                      *         "offset": 0
+                     *       },
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
                      *       }
                      *     }
                      */
@@ -2911,6 +2942,13 @@ export interface operations {
                             total: number;
                             limit: number;
                             offset: number;
+                        };
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -2973,7 +3011,12 @@ export interface operations {
     };
     listProducts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3022,7 +3065,11 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -3066,7 +3113,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -3916,7 +3979,12 @@ export interface operations {
     };
     listPriceRules: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3952,7 +4020,11 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -3981,7 +4053,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -4687,7 +4775,12 @@ export interface operations {
     };
     listOffers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4719,7 +4812,11 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -4746,7 +4843,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -5430,7 +5543,12 @@ export interface operations {
     };
     listPromotions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5464,7 +5582,11 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -5493,7 +5615,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -6190,7 +6328,12 @@ export interface operations {
     };
     listPlanLinks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6218,7 +6361,11 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -6242,7 +6389,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -6880,7 +7043,12 @@ export interface operations {
     };
     listPlanChangeRules: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6909,7 +7077,11 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -6932,7 +7104,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -7575,7 +7763,12 @@ export interface operations {
     };
     getCatalog: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7686,7 +7879,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -9742,6 +9951,10 @@ export interface operations {
                 organizationId?: string;
                 /** @description Only orders in this status, e.g. `pending`. */
                 status?: string;
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -9788,7 +10001,11 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -9836,6 +10053,13 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
                 };
             };
@@ -11663,8 +11887,10 @@ export interface operations {
                 status?: "pending" | "succeeded" | "failed" | "dead_letter";
                 /** @description Page size (default 100, max 500). */
                 limit?: number;
-                /** @description Deliveries to skip (default 0). */
+                /** @description Deliveries to skip (default 0); not with `cursor`. */
                 offset?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -11703,6 +11929,10 @@ export interface operations {
                      *         "total": 0,
                      *         "limit": 0,
                      *         "offset": 0
+                     *       },
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
                      *       }
                      *     }
                      */
@@ -11749,6 +11979,13 @@ export interface operations {
                             total: number;
                             limit: number;
                             offset: number;
+                        };
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -12352,7 +12589,12 @@ export interface operations {
     };
     listWebhookEventTypes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -12373,7 +12615,11 @@ export interface operations {
                      *           "description": "string"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -12385,7 +12631,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -12437,7 +12699,12 @@ export interface operations {
     };
     listWebhooks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -12467,7 +12734,11 @@ export interface operations {
                      *           "lastDeliveryStatus": "pending"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -12496,7 +12767,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -13277,6 +13564,10 @@ export interface operations {
                 accountId?: string;
                 /** @description Only sessions in this status. */
                 status?: "pending" | "processing" | "success" | "failed" | "cancelled";
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -13306,7 +13597,11 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -13332,6 +13627,13 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
                 };
             };
@@ -15126,7 +15428,12 @@ export interface operations {
     };
     listAccountInvoices: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /** @description An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). */
@@ -15169,7 +15476,11 @@ export interface operations {
                      *           ]
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -15205,6 +15516,13 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
                 };
             };
@@ -15284,7 +15602,12 @@ export interface operations {
     };
     listAccountSubscriptions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /** @description An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). */
@@ -15316,7 +15639,11 @@ export interface operations {
                      *           "currentPeriodEnd": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -15337,6 +15664,13 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
                 };
             };
@@ -15416,7 +15750,12 @@ export interface operations {
     };
     listAccountPaymentMethods: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /** @description An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). */
@@ -15446,7 +15785,11 @@ export interface operations {
                      *           "source": "billing"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -15466,6 +15809,13 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
                 };
             };
@@ -15896,7 +16246,12 @@ export interface operations {
     };
     listBillingAccounts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -15929,7 +16284,11 @@ export interface operations {
                      *           ]
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -15956,7 +16315,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -16994,6 +17369,8 @@ export interface operations {
                 operation?: string;
                 /** @description At most this many, newest first (default 50). */
                 limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -17045,7 +17422,11 @@ export interface operations {
                      *           "closedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -17110,6 +17491,13 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
                 };
             };
@@ -17358,7 +17746,12 @@ export interface operations {
     };
     listPolicies: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -17385,7 +17778,11 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -17414,7 +17811,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -18073,7 +18486,12 @@ export interface operations {
     };
     listAllShippingOptions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -18104,7 +18522,11 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -18132,7 +18554,23 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */
@@ -18805,6 +19243,10 @@ export interface operations {
                 country?: string;
                 /** @description ISO 4217 code, upper case; keeps options priced in it (match your cart’s currency). */
                 currency?: string;
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -18836,7 +19278,11 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -18864,6 +19310,13 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
                 };
             };
@@ -18934,6 +19387,10 @@ export interface operations {
                 orderId?: string;
                 /** @description Only the add-ons of this subscription. */
                 parentSubscriptionId?: string;
+                /** @description Page size, 1-200; without it, the whole list. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -18983,13 +19440,24 @@ export interface operations {
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
                         data: components["schemas"]["Subscription"][];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
                 };
             };

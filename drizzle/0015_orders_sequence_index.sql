@@ -1,0 +1,1 @@
+CREATE INDEX "orders_tenant_sequence_idx" ON "orders" USING btree ("tenant_id","sequence");

@@ -1,0 +1,83 @@
+import type { FastifyRequest } from 'fastify';
+import { type TSchema, Type } from 'typebox';
+import { type Paged, PageQueryFields, pageOfList, pageRequest } from '../core/paging.js';
+import type { RequestContext } from './context.js';
+import { type ActionSpec, API_PREFIX, action, Envelope, envelope } from './envelope.js';
+
+export { PageQueryFields } from '../core/paging.js';
+
+/** The query of a list with no filters: only the paging arguments. */
+export const PageQuery = Type.Object(PageQueryFields, { additionalProperties: false });
+
+export const PageMeta = Type.Object(
+  {
+    limit: Type.Integer({ description: 'The page size asked for.' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page.',
+    }),
+  },
+  { description: 'Only with `limit`: where the next page starts.' },
+);
+
+/** Schema of a list's envelope: `data` the items, and `meta` when a page was asked for. */
+export function ListEnvelope<T extends TSchema>(item: T, description: string, example?: object) {
+  const base = Envelope(Type.Array(item), description, example);
+  return Type.Object(
+    { ...base.properties, meta: Type.Optional(PageMeta) },
+    { description, ...(example ? { examples: [example] } : {}) },
+  );
+}
+
+/**
+ * A list's body: the whole list, or a page of it with `meta` and a `next` action that repeats
+ * this request (its filters and limit) from the next cursor.
+ */
+export function listEnvelope<T>(
+  ctx: RequestContext,
+  request: FastifyRequest,
+  list: T[] | Paged<T>,
+  actions: readonly ActionSpec[] = [],
+) {
+  if (Array.isArray(list)) return envelope(ctx, list, actions);
+  const next: ActionSpec[] = [];
+  if (list.nextCursor !== null) {
+    const url = new URL(request.url, 'http://local');
+    url.searchParams.set('cursor', list.nextCursor);
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    next.push(
+      action(
+        'next',
+        'GET',
+        `${url.pathname.slice(API_PREFIX.length)}${url.search}`,
+        request.routeOptions.config.scope ?? null,
+        {
+          ...query,
+          cursor: list.nextCursor,
+        },
+      ),
+    );
+  }
+  return {
+    ...envelope(ctx, list.items, [...next, ...actions]),
+    meta: { limit: list.limit, nextCursor: list.nextCursor },
+  };
+}
+
+/**
+ * The body of a list held in memory (a tenant's configuration, or read live from the billing
+ * system): the whole list, or the page the query asks for, anchored on the items' identity.
+ */
+export function inMemoryList<T>(
+  ctx: RequestContext,
+  request: FastifyRequest,
+  listName: string,
+  items: T[],
+  actions: readonly ActionSpec[] | ((shown: T[]) => ActionSpec[]) = [],
+  identityOf: (item: T) => string = (item) => (item as { id: string }).id,
+) {
+  const page = pageRequest(ctx.tenantId, listName, request.query as { limit?: number; cursor?: string });
+  const list = page ? pageOfList(items, page, identityOf, ctx.tenantId, listName) : items;
+  const shown = Array.isArray(list) ? list : list.items;
+  return listEnvelope(ctx, request, list, typeof actions === 'function' ? actions(shown) : actions);
+}
