@@ -26,6 +26,14 @@ export interface BenchServer {
   /** The tenant holding `listOrders` orders (BENCH_LIST_ORDERS). */
   listTenant: Fixture;
   listOrders: number;
+  /** Cursor paging: a tenant with `orders` orders and a cursor half way down; one for streaming. */
+  paging: {
+    tenant: Fixture;
+    orders: number;
+    deepCursor: string;
+    streamTenant: Fixture;
+    streamOrders: number;
+  };
   /** The server process's RSS now, in bytes. */
   rss(): Promise<number>;
   stop(): Promise<void>;
@@ -63,6 +71,7 @@ export async function startBenchServer(env: Record<string, string | undefined> =
     fixtures: Fixture[];
     listTenant: Fixture;
     listOrders: number;
+    paging: BenchServer['paging'];
   }>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
     lines.on('line', (line) => {

@@ -17,7 +17,14 @@ import os from 'node:os';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { startBenchServer } from './harness.js';
-import { apiScenarios, BASELINES, type Baseline, type Measured } from './scenarios/api.js';
+import {
+  apiScenarios,
+  BASELINES,
+  type Baseline,
+  type Measured,
+  type StreamResult,
+  streamedWholeList,
+} from './scenarios/api.js';
 import { type WebhookResult, webhookDelivery } from './scenarios/webhook-delivery.js';
 
 const args = process.argv.slice(2);
@@ -79,12 +86,16 @@ const loadBefore = os.loadavg();
 console.log(`bench: ${smoke ? 'smoke, ' : ''}PostgreSQL ${new URL(serverUrl).host}, Redis ${redisUrl}`);
 
 let rows: Measured[] = [];
+let stream: StreamResult | undefined;
 if (!only || only === 'api') {
   const server = await startBenchServer({
     DATABASE_URL: await freshDatabase('cak_bench_api'),
     REDIS_URL: redisUrl,
+    // A smoke proves paging and streaming run; the full run measures the issue's sizes.
+    ...(smoke ? { BENCH_PAGING_ORDERS: '20000', BENCH_STREAM_ORDERS: '5000' } : {}),
   });
   try {
+    stream = await streamedWholeList(server);
     rows = await apiScenarios(server, opts);
   } finally {
     await server.stop();
@@ -200,6 +211,22 @@ if (webhooks) {
       met: webhooks.p99Ms <= 250,
     },
   );
+}
+for (const row of rows.filter((r) => r.name.startsWith('GET /orders?limit=100'))) {
+  targets.push({
+    issue: 'An agent cannot misuse the API',
+    target: 'GET /orders?limit=100 p99 < 20 ms at 20 connections, 1,000,000 orders in the tenant',
+    measured: `${row.name.replace('GET /orders?limit=100, ', '')}: p99 ${row.p99Ms} ms, ${pct(ratioOf(row))} of the raw page read's req/s (its p99: ${find(BASELINES['bare-page'])?.p99Ms} ms)`,
+    met: row.p99Ms < 20,
+  });
+}
+if (stream) {
+  targets.push({
+    issue: 'An agent cannot misuse the API',
+    target: 'whole-list GET /orders of 100,000 orders streams: server memory grows < 50 MB',
+    measured: `${n(stream.orders)} orders, ${mb(stream.bytes)} MB in ${(stream.ms / 1000).toFixed(1)} s: +${mb(stream.growthBytes)} MB RSS (from ${mb(stream.rssBeforeBytes)} MB)`,
+    met: stream.growthBytes < 50 * 2 ** 20,
+  });
 }
 const targetTable = [
   '| issue | target | measured | met |',

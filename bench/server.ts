@@ -12,11 +12,13 @@
 // PostgreSQL only (DATABASE_URL); Redis for the rate limiter when REDIS_URL is set. Prints one
 // JSON line with the fixtures when ready.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { desc, eq, sql } from 'drizzle-orm';
 import Fastify from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { encodeCursor } from '../src/core/paging.js';
 import { openPostgres } from '../src/db/client.js';
 import { createDeps } from '../src/deps.js';
 import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
@@ -24,6 +26,7 @@ import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { productCrud } from '../src/modules/catalog/index.js';
 import { getOrder } from '../src/modules/orders/service.js';
+import { orders } from '../src/modules/orders/tables.js';
 import { createTenant } from '../src/modules/tenants/index.js';
 import { insertWebhook } from '../src/modules/webhooks/index.js';
 import type { Fixture } from './harness.js';
@@ -67,6 +70,10 @@ const url = process.env.DATABASE_URL;
 if (!url) throw new Error('bench/server.ts needs DATABASE_URL (PostgreSQL)');
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 200);
 const LIST_ORDERS = Number(process.env.BENCH_LIST_ORDERS ?? 1_000);
+// Cursor paging (issue 18): a tenant with a million orders, and one with 100,000 for the
+// streamed whole list. Written by SQL (the API would take an hour), one order line each.
+const PAGING_ORDERS = Number(process.env.BENCH_PAGING_ORDERS ?? 1_000_000);
+const STREAM_ORDERS = Number(process.env.BENCH_STREAM_ORDERS ?? 100_000);
 const logger = pino({ level: 'warn' });
 const config = {
   ...loadConfig({
@@ -155,6 +162,46 @@ for (let i = 1; i < LIST_ORDERS; i += 20) {
     Array.from({ length: batch }, () => call(listTenant.key, 'POST', '/orders', orderBody(listTenant))),
   );
 }
+/** `count` orders for the fixture's tenant, one second apart, newest now. */
+async function seedOrders(f: Fixture, count: number) {
+  const line = [
+    {
+      productId: f.productId,
+      productName: 'Bench',
+      quantity: 3,
+      priceCents: 1000,
+      totalCents: 3000,
+      priced: 'engine',
+    },
+  ];
+  await database.db.execute(sql`
+    insert into orders (tenant_id, id, status, items, total_cents, currency, customer_context, discount_cents,
+      created_at, updated_at)
+    select ${f.tenantId}::uuid, gen_random_uuid(), 'pending', ${JSON.stringify(line)}::jsonb, 3000, 'USD',
+      '{}'::jsonb, 0, now() - make_interval(secs => ${count} - n), now() - make_interval(secs => ${count} - n)
+    from generate_series(1, ${count}) as n`);
+  await database.db.execute(sql`analyze orders`);
+}
+const pagingTenant = await benchTenant('bench paging tenant');
+await seedOrders(pagingTenant, PAGING_ORDERS);
+const streamTenant = await benchTenant('bench stream tenant');
+await seedOrders(streamTenant, STREAM_ORDERS);
+// A cursor half way down the million: a deep page costs what the first does (keyset).
+const [middle] = await database.db
+  .select({ sequence: orders.sequence })
+  .from(orders)
+  .where(eq(orders.tenantId, pagingTenant.tenantId))
+  .orderBy(desc(orders.sequence))
+  .offset(Math.floor(PAGING_ORDERS / 2))
+  .limit(1);
+const paging = {
+  tenant: pagingTenant,
+  orders: PAGING_ORDERS,
+  deepCursor: encodeCursor(pagingTenant.tenantId, 'orders', [Number(middle?.sequence ?? 0)]),
+  streamTenant,
+  streamOrders: STREAM_ORDERS,
+};
+
 await app.listen({ port: Number(process.env.BENCH_APP_PORT), host: '127.0.0.1' });
 await singleInstanceApp.listen({ port: Number(process.env.BENCH_SINGLE_PORT), host: '127.0.0.1' });
 
@@ -179,6 +226,13 @@ bare.get<{ Params: { tenantId: string } }>('/read/orders/:tenantId', async (requ
   const { rows } = await rawPool.query('select * from orders where tenant_id = $1 order by sequence desc', [
     request.params.tenantId,
   ]);
+  return rows;
+});
+bare.get<{ Params: { tenantId: string } }>('/read/orders-page/:tenantId', async (request) => {
+  const { rows } = await rawPool.query(
+    'select * from orders where tenant_id = $1 order by sequence desc limit 100',
+    [request.params.tenantId],
+  );
   return rows;
 });
 // The raw baseline of an order write: one transaction of three INSERTs on the same database,
@@ -208,7 +262,7 @@ bare.post('/raw-tx', async () => {
 await bare.listen({ port: Number(process.env.BENCH_BARE_PORT), host: '127.0.0.1' });
 
 process.stdout.write(
-  `${JSON.stringify({ ready: true, rateLimiter: config.redisUrl ? 'redis' : 'memory', fixtures, listTenant, listOrders: LIST_ORDERS })}\n`,
+  `${JSON.stringify({ ready: true, rateLimiter: config.redisUrl ? 'redis' : 'memory', fixtures, listTenant, listOrders: LIST_ORDERS, paging })}\n`,
 );
 process.on('SIGTERM', async () => {
   await Promise.all([app.close(), singleInstanceApp.close(), bare.close()]);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
 import { adminPost, perSeat } from './support/catalog-fixtures.js';
@@ -62,8 +63,12 @@ describe('cursor paging', () => {
   afterAll(() => t.app.close());
 
   it('pages through a list in its order, each row once, and the whole list is unchanged without limit', async () => {
+    // The whole list is streamed (a batch at a time) yet the same envelope, actions completed.
     const whole = await get('/orders');
     expect(whole.body).not.toHaveProperty('meta');
+    expect(whole.body.nextActions).toEqual([
+      expect.objectContaining({ rel: 'createOrder', operationId: 'createOrder' }),
+    ]);
     const all = whole.body.data.map((o) => o.id);
     expect(all).toHaveLength(7);
     const first = await get('/orders?limit=3');
@@ -76,6 +81,20 @@ describe('cursor paging', () => {
     const last = await get('/orders?limit=7');
     expect(last.body.meta?.nextCursor).toBeNull();
     expect(last.body.nextActions.map((a) => a.rel)).not.toContain('next');
+  });
+
+  it('streams a whole list longer than one read batch: every order once, newest first', async () => {
+    const big = await createTestTenant(t.deps);
+    await t.deps.db.execute(sql`
+      insert into orders (tenant_id, id, status, items, total_cents, currency, customer_context, discount_cents,
+        created_at, updated_at)
+      select ${big.tenantId}::uuid, gen_random_uuid(), 'draft', '[]'::jsonb, n, 'USD', '{}'::jsonb, 0, now(), now()
+      from generate_series(1, 2345) as n`);
+    const res = await get('/orders', big.keys.read);
+    expect(res.status).toBe(200);
+    const totals = (res.body.data as unknown as { totalCents: number }[]).map((o) => o.totalCents);
+    // Inserted in one statement in order 1..2345, so newest first (by order number) is 2345..1.
+    expect(totals).toEqual(Array.from({ length: 2345 }, (_, i) => 2345 - i));
   });
 
   it('is stable under inserts: orders created while paging neither repeat nor shift the pages', async () => {

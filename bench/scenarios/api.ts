@@ -10,6 +10,7 @@ export const BASELINES = {
   'bare-read': 'baseline: bare Fastify + raw pg read of one order',
   'same-read': 'baseline: bare Fastify + the same read through our data access (getOrder)',
   'bare-list': "baseline: bare Fastify + raw pg read of the list tenant's orders",
+  'bare-page': 'baseline: bare Fastify + raw pg read of 100 orders of the million-order tenant',
   'raw-tx': 'baseline: raw pg transaction, 3 INSERTs',
 } as const;
 export type Baseline = keyof typeof BASELINES;
@@ -67,6 +68,47 @@ interface Job {
   next: Parameters<typeof runLoad>[2];
   baseline?: Baseline;
   connections?: number;
+}
+
+export interface StreamResult {
+  orders: number;
+  bytes: number;
+  ms: number;
+  rssBeforeBytes: number;
+  /** Peak server RSS during the response over its RSS just before. */
+  growthBytes: number;
+}
+
+/**
+ * The whole-list GET /orders of the tenant with `streamOrders` orders, once, with the server's
+ * RSS sampled every 20 ms: the response streams, so the server's memory should not grow with it.
+ * Run first, before load has grown the heap (later, free heap would hide the growth).
+ */
+export async function streamedWholeList(server: BenchServer): Promise<StreamResult> {
+  const before = await server.rss();
+  let peak = before;
+  const timer = setInterval(() => {
+    server.rss().then(
+      (rss) => {
+        peak = Math.max(peak, rss);
+      },
+      () => {},
+    );
+  }, 20);
+  try {
+    const started = performance.now();
+    const res = await fetch(`${server.appUrl}/api/v1/orders`, { headers: auth(server.paging.streamTenant) });
+    const text = await res.text();
+    const ms = performance.now() - started;
+    const orders = (JSON.parse(text) as { data: unknown[] }).data.length;
+    // The seeded orders and the fixture's own first order.
+    if (res.status !== 200 || orders < server.paging.streamOrders)
+      throw new Error(`GET /orders streamed ${orders} orders with ${res.status}`);
+    peak = Math.max(peak, await server.rss());
+    return { orders, bytes: text.length, ms, rssBeforeBytes: before, growthBytes: peak - before };
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -187,6 +229,32 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
           };
         },
         baseline: 'bare-read',
+      },
+    ])),
+  );
+  // Cursor paging of a tenant with a million orders: the first page and one half way down.
+  const paging = server.paging;
+  rows.push(
+    ...(await measure([
+      {
+        name: BASELINES['bare-page'],
+        url: server.bareUrl,
+        next: () => ({ path: `/read/orders-page/${paging.tenant.tenantId}` }),
+      },
+      {
+        name: `GET /orders?limit=100, first page (${paging.orders.toLocaleString('en-US')} orders in the tenant)`,
+        url: server.appUrl,
+        next: () => ({ path: '/api/v1/orders?limit=100', headers: auth(paging.tenant) }),
+        baseline: 'bare-page',
+      },
+      {
+        name: 'GET /orders?limit=100, a page half way down (cursor)',
+        url: server.appUrl,
+        next: () => ({
+          path: `/api/v1/orders?limit=100&cursor=${paging.deepCursor}`,
+          headers: auth(paging.tenant),
+        }),
+        baseline: 'bare-page',
       },
     ])),
   );

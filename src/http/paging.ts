@@ -1,8 +1,9 @@
-import type { FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import { type Paged, PageQueryFields, pageOfList, pageRequest } from '../core/paging.js';
 import type { RequestContext } from './context.js';
-import { type ActionSpec, API_PREFIX, action, Envelope, envelope } from './envelope.js';
+import { type ActionSpec, API_PREFIX, action, Envelope, envelope, nextActionsFor } from './envelope.js';
 
 export { PageQueryFields } from '../core/paging.js';
 
@@ -80,4 +81,32 @@ export function inMemoryList<T>(
   const list = page ? pageOfList(items, page, identityOf, ctx.tenantId, listName) : items;
   const shown = Array.isArray(list) ? list : list.items;
   return listEnvelope(ctx, request, list, typeof actions === 'function' ? actions(shown) : actions);
+}
+
+/**
+ * A whole list sent as it is read: `{"data":[` then each batch of items as it comes, then the
+ * actions. The server holds one batch at a time, however long the list (GET /orders of a tenant
+ * with 100,000 orders grows its memory by a few MB, not by the size of the response). A database
+ * failure after the first bytes ends the connection with the JSON unfinished, so a client cannot
+ * mistake a cut list for a whole one.
+ */
+export function streamList(
+  ctx: RequestContext,
+  reply: FastifyReply,
+  batches: AsyncIterable<readonly unknown[]>,
+  actions: readonly ActionSpec[],
+): FastifyReply {
+  async function* body() {
+    yield '{"data":[';
+    let first = true;
+    for await (const batch of batches) {
+      if (batch.length === 0) continue;
+      yield (first ? '' : ',') + batch.map((item) => JSON.stringify(item)).join(',');
+      first = false;
+    }
+    const tail = { nextActions: nextActionsFor(ctx, actions) };
+    reply.server.completeActions(tail);
+    yield `],"nextActions":${JSON.stringify(tail.nextActions)}}`;
+  }
+  return reply.type('application/json; charset=utf-8').send(Readable.from(body()));
 }

@@ -1,6 +1,6 @@
 import { LIST_PAGING } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
-import { pageOfRows, pageRequest, presentPage } from '../../core/paging.js';
+import { pageOfRows, pageRequest, presentPage, type SortKey } from '../../core/paging.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
@@ -8,7 +8,7 @@ import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope
 import { errorResponses } from '../../http/errors.js';
 import { orderCreatedExample, orderExample, orderUpdatedExample } from '../../http/examples.js';
 import { type Presented, respond } from '../../http/operation.js';
-import { ListEnvelope, listEnvelope } from '../../http/paging.js';
+import { ListEnvelope, listEnvelope, streamList } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
 import { type CreatedOrder, createOrder, type InvoiceState } from './create.js';
 import {
@@ -69,6 +69,19 @@ function orderActions(
     action('update', 'PATCH', `/orders/${order.id}`, 'commerce'),
     ...next,
   ];
+}
+
+/** Every order matching the filters, read and presented a keyset batch at a time (for streaming). */
+async function* allOrders(deps: Deps, tenantId: string, filters: Parameters<typeof listOrders>[2]) {
+  const batch = 1_000;
+  let after: SortKey | null = null;
+  for (;;) {
+    const rows = await listOrders(deps.db, tenantId, filters, { limit: batch, after });
+    yield rows.slice(0, batch).map(presentOrder);
+    const last = rows[batch - 1];
+    if (rows.length <= batch || !last) return;
+    after = [last.sequence];
+  }
 }
 
 /** The order's invoice as the billing system has it now; undefined when there is none or it cannot be read. */
@@ -151,17 +164,17 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         response: { 200: ListEnvelope(OrderSchema, 'The orders.') },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const ctx = requireCtx(request);
+      const actions = [action('createOrder', 'POST', '/orders', 'commerce')];
       const page = pageRequest(ctx.tenantId, 'orders', request.query, ['integer']);
+      if (!page) return streamList(ctx, reply, allOrders(deps, ctx.tenantId, request.query), actions);
       const rows = await listOrders(deps.db, ctx.tenantId, request.query, page);
-      const list = page
-        ? presentPage(
-            pageOfRows(rows, page, (row) => [row.sequence], ctx.tenantId, 'orders'),
-            presentOrder,
-          )
-        : rows.map(presentOrder);
-      return listEnvelope(ctx, request, list, [action('createOrder', 'POST', '/orders', 'commerce')]);
+      const list = presentPage(
+        pageOfRows(rows, page, (row) => [row.sequence], ctx.tenantId, 'orders'),
+        presentOrder,
+      );
+      return listEnvelope(ctx, request, list, actions);
     },
   );
 
