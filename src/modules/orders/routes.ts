@@ -71,17 +71,24 @@ function orderActions(
   ];
 }
 
-/** Every order matching the filters, read and presented a keyset batch at a time (for streaming). */
-async function* allOrders(deps: Deps, tenantId: string, filters: Parameters<typeof listOrders>[2]) {
+/**
+ * Every order matching the filters, read and presented a keyset batch at a time (for streaming).
+ * The first batch is read before anything is sent, so a database that cannot answer (a pool wait
+ * running out: 503) still gets a proper error response rather than a cut one.
+ */
+async function orderBatches(deps: Deps, tenantId: string, filters: Parameters<typeof listOrders>[2]) {
   const batch = 1_000;
-  let after: SortKey | null = null;
-  for (;;) {
-    const rows = await listOrders(deps.db, tenantId, filters, { limit: batch, after });
-    yield rows.slice(0, batch).map(presentOrder);
-    const last = rows[batch - 1];
-    if (rows.length <= batch || !last) return;
-    after = [last.sequence];
-  }
+  const read = (after: SortKey | null) => listOrders(deps.db, tenantId, filters, { limit: batch, after });
+  const first = await read(null);
+  return (async function* () {
+    let rows = first;
+    for (;;) {
+      yield rows.slice(0, batch).map(presentOrder);
+      const last = rows[batch - 1];
+      if (rows.length <= batch || !last) return;
+      rows = await read([last.sequence]);
+    }
+  })();
 }
 
 /** The order's invoice as the billing system has it now; undefined when there is none or it cannot be read. */
@@ -168,7 +175,8 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       const ctx = requireCtx(request);
       const actions = [action('createOrder', 'POST', '/orders', 'commerce')];
       const page = pageRequest(ctx.tenantId, 'orders', request.query, ['integer']);
-      if (!page) return streamList(ctx, reply, allOrders(deps, ctx.tenantId, request.query), actions);
+      if (!page)
+        return streamList(ctx, reply, await orderBatches(deps, ctx.tenantId, request.query), actions);
       const rows = await listOrders(deps.db, ctx.tenantId, request.query, page);
       const list = presentPage(
         pageOfRows(rows, page, (row) => [row.sequence], ctx.tenantId, 'orders'),
