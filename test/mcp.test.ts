@@ -9,6 +9,7 @@ import {
   SHARED_RULES,
   TYPICAL_FLOW,
 } from '../src/core/agent-guide.js';
+import { toolsFromOpenApi } from '../src/mcp/tools.js';
 import { organizations } from '../src/modules/accounts/tables.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
 
@@ -350,5 +351,46 @@ describe('MCP server at /mcp (SDK client over HTTP)', () => {
     expect(JSON.parse(text)).toMatchObject({ openapi: '3.1.0' });
     const catalog = await client.readResource({ uri: 'commerce://catalog' });
     expect(JSON.parse((catalog.contents[0] as { text: string }).text)).toHaveProperty('data');
+  });
+});
+
+describe('toolsFromOpenApi: the rule for a body field named like a parameter', () => {
+  it('keeps the parameter by its name and the body field as body_<name>', () => {
+    const [tool] = toolsFromOpenApi({
+      paths: {
+        '/things/{id}': {
+          post: {
+            operationId: 'renameThing',
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['id'],
+                    properties: {
+                      id: { type: 'string', description: 'The new id.' },
+                      name: { type: 'string' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    });
+    expect(Object.keys(tool?.inputSchema.properties as object)).toEqual([
+      'id',
+      'body_id',
+      'name',
+      'idempotencyKey',
+    ]);
+    expect(tool?.inputSchema.required).toEqual(['id', 'body_id']);
+    expect([...(tool?.bodyFields ?? [])]).toEqual([
+      ['body_id', 'id'],
+      ['name', 'name'],
+    ]);
   });
 });
