@@ -9,7 +9,7 @@ import { validationFailed } from './errors.js';
  * tag of the tenant, so another tenant's cursor is refused rather than read.
  */
 
-export const PAGE_LIMIT_MAX = 200;
+const PAGE_LIMIT_MAX = 200;
 const CURSOR_MAX_LENGTH = 512;
 const VERSION = 1;
 

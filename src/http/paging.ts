@@ -5,8 +5,6 @@ import { type Paged, PageQueryFields, pageOfList, pageRequest } from '../core/pa
 import type { RequestContext } from './context.js';
 import { type ActionSpec, API_PREFIX, action, Envelope, envelope, nextActionsFor } from './envelope.js';
 
-export { PageQueryFields } from '../core/paging.js';
-
 /** The query of a list with no filters: only the paging arguments. */
 export const PageQuery = Type.Object(PageQueryFields, { additionalProperties: false });
 
