@@ -32,6 +32,7 @@ function bodyFor(op: Operation, a: World): unknown {
     changeSubscriptionPlan: { targetProductId: a.product },
     changeSubscriptionQuantity: { quantity: 3 },
     cancelSubscription: { timing: 'immediate' },
+    completePaymentSession: { proof: 'isolation matrix' },
   };
   if (op.operationId in bodies) return bodies[op.operationId];
   if (op.requestBody?.required) throw new Error(`no body for ${op.operationId}: add one to bodyFor`);
