@@ -31,8 +31,12 @@ export interface LoadOptions {
   warmupSeconds: number;
 }
 
-/** Samples the server's RSS every 250 ms while `run` goes on; returns its result and the peak. */
-async function withPeakRss<T>(server: BenchServer, run: () => Promise<T>): Promise<[T, number]> {
+/** Samples the server's RSS every `everyMs` while `run` goes on; returns its result and the peak. */
+async function withPeakRss<T>(
+  server: BenchServer,
+  run: () => Promise<T>,
+  everyMs = 250,
+): Promise<[T, number]> {
   let peak = await server.rss();
   const timer = setInterval(() => {
     server.rss().then(
@@ -41,7 +45,7 @@ async function withPeakRss<T>(server: BenchServer, run: () => Promise<T>): Promi
       },
       () => {},
     );
-  }, 250);
+  }, everyMs);
   try {
     const result = await run();
     return [result, Math.max(peak, await server.rss())];
@@ -86,29 +90,21 @@ export interface StreamResult {
  */
 export async function streamedWholeList(server: BenchServer): Promise<StreamResult> {
   const before = await server.rss();
-  let peak = before;
-  const timer = setInterval(() => {
-    server.rss().then(
-      (rss) => {
-        peak = Math.max(peak, rss);
-      },
-      () => {},
-    );
-  }, 20);
-  try {
-    const started = performance.now();
-    const res = await fetch(`${server.appUrl}/api/v1/orders`, { headers: auth(server.paging.streamTenant) });
-    const text = await res.text();
-    const ms = performance.now() - started;
-    const orders = (JSON.parse(text) as { data: unknown[] }).data.length;
-    // The seeded orders and the fixture's own first order.
-    if (res.status !== 200 || orders < server.paging.streamOrders)
-      throw new Error(`GET /orders streamed ${orders} orders with ${res.status}`);
-    peak = Math.max(peak, await server.rss());
-    return { orders, bytes: text.length, ms, rssBeforeBytes: before, growthBytes: peak - before };
-  } finally {
-    clearInterval(timer);
-  }
+  const started = performance.now();
+  const [res, peak] = await withPeakRss(
+    server,
+    () =>
+      fetch(`${server.appUrl}/api/v1/orders`, { headers: auth(server.paging.streamTenant) }).then(
+        async (r) => ({ status: r.status, text: await r.text() }),
+      ),
+    20,
+  );
+  const ms = performance.now() - started;
+  const orders = (JSON.parse(res.text) as { data: unknown[] }).data.length;
+  // The seeded orders and the fixture's own first order.
+  if (res.status !== 200 || orders < server.paging.streamOrders)
+    throw new Error(`GET /orders streamed ${orders} orders with ${res.status}`);
+  return { orders, bytes: res.text.length, ms, rssBeforeBytes: before, growthBytes: peak - before };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;

@@ -168,7 +168,7 @@ export function pageOfList<T>(
 }
 
 /** The same page with its items presented. */
-export const presentPage = <T, U>(page: Paged<T>, present: (item: T) => U): Paged<U> => ({
+const presentPage = <T, U>(page: Paged<T>, present: (item: T) => U): Paged<U> => ({
   ...page,
   items: page.items.map(present),
 });

@@ -1,6 +1,6 @@
 import { LIST_PAGING } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
-import { pageOfRows, pageRequest, presentPage, type SortKey } from '../../core/paging.js';
+import { listOfRows, pageRequest, type SortKey } from '../../core/paging.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
@@ -178,11 +178,13 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       if (!page)
         return streamList(ctx, reply, await orderBatches(deps, ctx.tenantId, request.query), actions);
       const rows = await listOrders(deps.db, ctx.tenantId, request.query, page);
-      const list = presentPage(
-        pageOfRows(rows, page, (row) => [row.sequence], ctx.tenantId, 'orders'),
-        presentOrder,
+      const where = { tenantId: ctx.tenantId, list: 'orders' };
+      return listEnvelope(
+        ctx,
+        request,
+        listOfRows(rows, page, (row) => [row.sequence], where, presentOrder),
+        actions,
       );
-      return listEnvelope(ctx, request, list, actions);
     },
   );
 
