@@ -8,6 +8,7 @@ export {
   billingOperations,
   billingPaymentMethods,
   billingPayments,
+  billingRefunds,
   billingSubscriptions,
 } from './src/billing/builtin/tables.js';
 export { billingIntegrations } from './src/billing/tables.js';
@@ -26,7 +27,8 @@ export {
 } from './src/modules/catalog/tables.js';
 export { orderNumberSeq, orders, usageEvents } from './src/modules/orders/tables.js';
 export { paymentMethods } from './src/modules/payment-methods/tables.js';
-export { paymentSessions } from './src/modules/payments/tables.js';
+export { paymentSessions, refunds } from './src/modules/payments/tables.js';
+export { creditEntries } from './src/modules/credits/tables.js';
 export { policies } from './src/modules/policies/tables.js';
 export { providerEvents, providerIntegrations } from './src/modules/provider-events/tables.js';
 export { shippingOptions } from './src/modules/shipping/tables.js';

@@ -150,6 +150,24 @@ export interface PaymentReversalInput {
   idempotencyKey: string;
 }
 
+export interface RefundInput {
+  /** The `paymentReference` of the settlement to refund from (our payment session id). */
+  paymentReference: string;
+  amountCents: number;
+  currency: string;
+  /** One of the documented refund reasons (`requested_by_customer`, `duplicate`...). */
+  reason: string;
+  idempotencyKey: string;
+}
+
+export interface CreditApplicationInput {
+  amountCents: number;
+  currency: string;
+  /** Our reference for the credit (the ledger entry id). */
+  creditReference: string;
+  idempotencyKey: string;
+}
+
 export interface SettlementInput {
   amountCents: number;
   currency: string;
@@ -269,7 +287,37 @@ export interface BillingAdapter {
    * charges fail with `502 quote_unavailable`.
    */
   quoteCart?(lines: QuoteLineInput[]): Promise<BillingResult<Quote>>;
+  /**
+   * OPTIONAL capability `refunds`: records money given back on a payment `settleInvoice` applied
+   * (a refund, or credit note, against the invoice). The invoice stays as it is (paid stays paid:
+   * nothing is owed again), and the refunds of one payment never exceed it (over: invalid, on
+   * `amountCents`). No such payment on the invoice: not_found. Recorded as an `invoice` operation.
+   * Without it, refunds of sessions with an invoice answer `501 capability_unavailable`.
+   */
+  refundPayment?(invoiceId: string, input: RefundInput): Promise<BillingResult<Invoice>>;
+  /**
+   * OPTIONAL capability `credits`: applies account credit to an open invoice, lowering its balance
+   * like a payment (a zero balance pays it). Not open: conflict; more than the balance: invalid, on
+   * `amountCents`. Recorded as an `invoice` operation. Without it, applying credit answers
+   * `501 capability_unavailable` (grants are still recorded in the ledger).
+   */
+  applyCredit?(invoiceId: string, input: CreditApplicationInput): Promise<BillingResult<Invoice>>;
 }
+
+/** The optional capabilities an adapter may offer, named as the manifest and 501 errors name them. */
+export const BILLING_CAPABILITIES = {
+  refunds: 'refundPayment',
+  credits: 'applyCredit',
+  passthroughQuotes: 'quoteCart',
+} as const satisfies Record<string, keyof BillingAdapter>;
+
+export type BillingCapability = keyof typeof BILLING_CAPABILITIES;
+
+/** The capabilities `adapter` offers. */
+export const capabilitiesOf = (adapter: BillingAdapter): BillingCapability[] =>
+  (Object.keys(BILLING_CAPABILITIES) as BillingCapability[]).filter(
+    (c) => typeof adapter[BILLING_CAPABILITIES[c]] === 'function',
+  );
 
 /** Builds a tenant's adapter from its integration config; one per adapter name. */
 export interface BillingAdapterFactory {

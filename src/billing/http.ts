@@ -1,5 +1,5 @@
 import { AppError } from '../core/errors.js';
-import type { BillingResult } from './adapter.js';
+import { BILLING_CAPABILITIES, type BillingAdapter, type BillingCapability, type BillingResult } from './adapter.js';
 
 /**
  * The value of an adapter result, or the matching API error: not_found -> 404 naming `what`,
@@ -14,4 +14,21 @@ export function unwrapBilling<T>(result: BillingResult<T>, what: string): T {
     throw new AppError('validation_failed', message, [{ field: field ?? 'body', rule: 'billing', message }]);
   }
   throw new AppError('conflict', message);
+}
+
+/**
+ * `adapter`'s method for an optional capability, bound; without it, `501 capability_unavailable`
+ * naming the capability and the adapter.
+ */
+export function requireCapability<C extends BillingCapability>(
+  adapter: BillingAdapter,
+  capability: C,
+): NonNullable<BillingAdapter[(typeof BILLING_CAPABILITIES)[C]]> {
+  const method = adapter[BILLING_CAPABILITIES[capability]];
+  if (typeof method !== 'function')
+    throw new AppError(
+      'capability_unavailable',
+      `The tenant's billing system (${adapter.name}) does not support the '${capability}' capability`,
+    );
+  return method.bind(adapter) as NonNullable<BillingAdapter[(typeof BILLING_CAPABILITIES)[C]]>;
 }

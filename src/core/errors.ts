@@ -25,7 +25,15 @@ export const ERROR_CODES = {
   unsupported_media_type: 415,
   idempotency_conflict: 422,
   rate_limited: 429,
+  /** The payment session did not succeed (or was reversed): there is nothing to refund. */
+  payment_not_refundable: 409,
+  /** The refund asks for more than is left to refund on the payment (other refunds came first). */
+  refund_exceeds_remaining: 409,
+  /** The account has no credit in the invoice's currency to apply. */
+  no_credit_available: 409,
   internal: 500,
+  /** The tenant's billing system does not offer what the operation needs (the message names it). */
+  capability_unavailable: 501,
   billing_unavailable: 502,
   quote_unavailable: 502,
   service_unavailable: 503,

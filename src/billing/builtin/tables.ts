@@ -92,6 +92,8 @@ export const billingPayments = pgTable(
     amountCents: money('amount_cents').notNull(),
     currency: text('currency').notNull(),
     paymentReference: text('payment_reference').notNull(),
+    /** `payment` (a settlement or its reversal) or `credit` (account credit applied to the invoice). */
+    method: text('method').notNull().$type<'payment' | 'credit'>().default('payment'),
     idempotencyKey: text('idempotency_key').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
@@ -163,5 +165,26 @@ export const billingPaymentMethods = pgTable(
   (t) => [
     primaryKey({ columns: [t.tenantId, t.id] }),
     index('billing_payment_methods_account_idx').on(t.tenantId, t.accountId),
+  ],
+);
+
+/** Money given back on a settled payment: a refund against the invoice it paid (a credit note). */
+export const billingRefunds = pgTable(
+  'billing_refunds',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    id: text('id').notNull(),
+    invoiceId: text('invoice_id').notNull(),
+    paymentReference: text('payment_reference').notNull(),
+    amountCents: money('amount_cents').notNull(),
+    currency: text('currency').notNull(),
+    reason: text('reason').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    uniqueIndex('billing_refunds_idempotency_key').on(t.tenantId, t.idempotencyKey),
+    index('billing_refunds_invoice_idx').on(t.tenantId, t.invoiceId),
   ],
 );

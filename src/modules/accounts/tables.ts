@@ -1,4 +1,4 @@
-import { index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /** Tenant-owned accounts (organizations). */
 export const organizations = pgTable(
@@ -13,6 +13,8 @@ export const organizations = pgTable(
     phone: text('phone'),
     website: text('website'),
     industry: text('industry'),
+    /** Key/value tags set by the caller (PUT /{resource}/{id}/tags/{key}). */
+    tags: jsonb('tags').notNull().$type<Record<string, string>>().default({}),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },

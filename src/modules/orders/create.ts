@@ -58,6 +58,7 @@ async function writeOrder(u: WriteSet, plan: OrderPlan, invoice: Invoice | null)
     ...plan.order,
     tenantId: u.ctx.tenantId,
     invoiceId: invoice?.id ?? null,
+    tags: {},
     createdAt: u.now,
     updatedAt: u.now,
   };

@@ -79,7 +79,7 @@ export const orderSequenceRead: ScalarRead<number> = {
 
 /** The row of a new order: numbered beforehand, so the response and its event carry the number. */
 export function newOrderRow(tenantId: string, sequence: number, order: NewOrder, now: Date): OrderRow {
-  return { tenantId, id: uuidv7(), sequence, ...order, createdAt: now, updatedAt: now };
+  return { tenantId, id: uuidv7(), sequence, ...order, tags: {}, createdAt: now, updatedAt: now };
 }
 
 /**

@@ -47,6 +47,8 @@ export const orders = pgTable(
     discountCents: bigint('discount_cents', { mode: 'number' }).notNull(),
     billingAccountId: text('billing_account_id'),
     invoiceId: text('invoice_id'),
+    /** Key/value tags set by the caller (PUT /{resource}/{id}/tags/{key}). */
+    tags: jsonb('tags').notNull().$type<Record<string, string>>().default({}),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },

@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 export const PAYMENT_STATUSES = ['pending', 'processing', 'success', 'failed', 'cancelled'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -24,11 +24,48 @@ export const paymentSessions = pgTable(
      * operation id), from before its billing call until its commit: other outcomes wait (409).
      */
     operationKey: text('operation_key'),
+    /** The sum of the session's refunds that are pending or succeeded: never above `amountCents`. */
+    refundedCents: bigint('refunded_cents', { mode: 'number' }).notNull().default(0),
+    /** Key/value tags set by the caller (PUT /{resource}/{id}/tags/{key}). */
+    tags: jsonb('tags').notNull().$type<Record<string, string>>().default({}),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.id] }),
     index('payment_sessions_tenant_created_idx').on(t.tenantId, t.createdAt),
+  ],
+);
+
+export const REFUND_REASONS = ['requested_by_customer', 'duplicate', 'fraudulent', 'service_issue', 'other'] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/** Money given back on a successful payment session; the billing system records it against the invoice. */
+export const refunds = pgTable(
+  'refunds',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    id: uuid('id').notNull(),
+    paymentSessionId: uuid('payment_session_id').notNull(),
+    /** The session's account (copied for the `accountId` filter). */
+    accountId: text('account_id').notNull(),
+    /** The invoice the refund is recorded against in the billing system, if any. */
+    invoiceId: text('invoice_id'),
+    amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
+    currency: text('currency').notNull(),
+    reason: text('reason').notNull().$type<RefundReason>(),
+    /** The caller's free text beside the reason. */
+    note: text('note'),
+    status: text('status').notNull().$type<RefundStatus>(),
+    failureMessage: text('failure_message'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.id] }),
+    index('refunds_tenant_session_idx').on(t.tenantId, t.paymentSessionId),
+    index('refunds_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
   ],
 );

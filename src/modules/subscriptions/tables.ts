@@ -64,6 +64,13 @@ export const subscriptions = pgTable(
      */
     operationKey: text('operation_key'),
     operationAt: timestamp('operation_at', { withTimezone: true }),
+    /**
+     * The end of the last period invoiced, when an early renewal billed the next period before the
+     * current one ended: the scheduler then moves into that period without invoicing it again.
+     */
+    billedThrough: timestamp('billed_through', { withTimezone: true }),
+    /** Key/value tags set by the caller (PUT /{resource}/{id}/tags/{key}). */
+    tags: jsonb('tags').notNull().$type<Record<string, string>>().default({}),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },

@@ -5,5 +5,7 @@ export const tenants = pgTable('tenants', {
   name: text('name').notNull(),
   /** Opt-in: record platform usage events for orders created from carts. */
   usageMetering: boolean('usage_metering').notNull().default(false),
+  /** Apply the account's credit balance to each invoice issued for it (on by default). */
+  autoApplyCredits: boolean('auto_apply_credits').notNull().default(true),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
