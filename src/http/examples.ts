@@ -356,6 +356,7 @@ export const paymentSessionCreatedExample = {
     status: 'pending',
     invoiceId: 'in_3h5j7l9n1q3s5u7w9y1a',
     paymentPageSlug: null,
+    refundedCents: 0,
     createdAt: '2026-03-01T10:00:00.000Z',
     updatedAt: '2026-03-01T10:00:00.000Z',
   },

@@ -65,6 +65,10 @@ export const PaymentSessionSchema = Type.Object({
   }),
   invoiceId: Type.Union([Type.String(), Type.Null()]),
   paymentPageSlug: Type.Union([Type.String(), Type.Null()]),
+  refundedCents: Type.Integer({
+    minimum: 0,
+    description: 'Given back so far by refunds that are pending or succeeded; at most `amountCents`.',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

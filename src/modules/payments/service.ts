@@ -20,6 +20,7 @@ export interface PaymentSessionApi {
   status: PaymentStatus;
   invoiceId: string | null;
   paymentPageSlug: string | null;
+  refundedCents: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -38,6 +39,7 @@ export function presentSession(row: PaymentSessionRow): PaymentSessionApi {
     status: row.status,
     invoiceId: row.invoiceId,
     paymentPageSlug: row.paymentPageSlug,
+    refundedCents: row.refundedCents,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };
