@@ -28,6 +28,7 @@ import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerIntentRoutes } from './modules/intents/routes.js';
 import { registerOrderRoutes } from './modules/orders/routes.js';
 import { registerPaymentMethodRoutes } from './modules/payment-methods/routes.js';
+import { registerRefundRoutes } from './modules/payments/refund-routes.js';
 import { registerPaymentRoutes } from './modules/payments/routes.js';
 import { registerPolicyRoutes } from './modules/policies/routes.js';
 import { registerPricingRoutes } from './modules/pricing/routes.js';
@@ -137,6 +138,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerPaymentMethodRoutes(app, deps);
   registerWebhookRoutes(app, deps);
   registerPaymentRoutes(app, deps);
+  registerRefundRoutes(app, deps);
   registerTenantRoutes(app, deps);
   registerAccountRoutes(app, deps);
   registerBillingAdminRoutes(app, deps);

@@ -16,7 +16,7 @@ import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
 import { resumeOperatorCommand } from './modules/billing/index.js';
 import { recordOrderUsage } from './modules/orders/index.js';
-import { resumeReversal, resumeSettlement } from './modules/payments/index.js';
+import { resumeRefund, resumeReversal, resumeSettlement } from './modules/payments/index.js';
 import { resumeCancel, resumeChange, resumeEnd, resumeRenewal } from './modules/subscriptions/index.js';
 import type { IntentHandlers } from './unit-of-work/index.js';
 
@@ -43,6 +43,7 @@ const INTENT_HANDLERS: IntentHandlers = {
   'subscriptions.end': resumeEnd,
   'payments.settle': resumeSettlement,
   'payments.reverse': resumeReversal,
+  'payments.refund': resumeRefund,
   'billing.operator': resumeOperatorCommand,
 };
 

@@ -215,6 +215,12 @@ export interface RenewSubscriptionInput {
   subscriptionId: string;
   currentPeriodStart: string;
   currentPeriodEnd: string;
+  /**
+   * Whether to invoice the new period (default true). False: the period only moves, nothing is
+   * invoiced (it was billed in advance with `createInvoice`), and any carried credit stays for the
+   * next invoiced period; `SubscriptionChange.invoice` is then null.
+   */
+  invoice?: boolean;
   idempotencyKey: string;
 }
 

@@ -1,5 +1,10 @@
 import { AppError } from '../core/errors.js';
-import { BILLING_CAPABILITIES, type BillingAdapter, type BillingCapability, type BillingResult } from './adapter.js';
+import {
+  BILLING_CAPABILITIES,
+  type BillingAdapter,
+  type BillingCapability,
+  type BillingResult,
+} from './adapter.js';
 
 /**
  * The value of an adapter result, or the matching API error: not_found -> 404 naming `what`,

@@ -69,6 +69,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Idempotency-Key reused with a different request body.',
   429: 'Rate limit exceeded; honour Retry-After.',
   500: 'Unexpected server error.',
+  501: 'The tenant’s billing system lacks a capability the operation needs (`capability_unavailable` names it).',
   502: 'An upstream billing system failed.',
   503: 'Database unreachable; retry after Retry-After seconds.',
 };

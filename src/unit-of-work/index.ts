@@ -28,6 +28,7 @@ export {
   type IntentSpec,
   type IntentStep,
   pendingIntentStats,
+  pendingPlanOf,
 } from './intents.js';
 export { type CommitHooks, derivedKey, mintedKey, type OperationKey } from './operation-key.js';
 export { type ReconcileReport, reconcileIntents, startReconciler } from './reconciler.js';

@@ -45,6 +45,8 @@ export type EffectKind =
   | 'settle_invoice'
   | 'reverse_payment'
   | 'void_invoice'
+  | 'refund_payment'
+  | 'apply_credit'
   | 'operator';
 
 /** One external call of an operation, and what it did. */

@@ -9,6 +9,7 @@ import {
   type CancelSubscriptionInput,
   type ChangeSubscriptionInput,
   type CreateInvoiceInput,
+  type CreditApplicationInput,
   fail,
   type Invoice,
   ok,
@@ -17,10 +18,12 @@ import {
   type Quote,
   type QuoteLineInput,
   type RecordedOperation,
+  type RefundInput,
   type RenewSubscriptionInput,
   type SettlementInput,
 } from '../adapter.js';
 import * as accounts from './accounts.js';
+import * as adjustments from './adjustments.js';
 import { ACCOUNT_ID, builtinId } from './ids.js';
 import * as invoices from './invoices.js';
 import { type BuiltinConfig, type EngineContext, findOperation } from './records.js';
@@ -124,6 +127,14 @@ export class BuiltinBilling implements BillingAdapter {
 
   renewSubscription(input: RenewSubscriptionInput) {
     return subscriptions.renewSubscription(this.ctx, input);
+  }
+
+  refundPayment(invoiceId: string, input: RefundInput): Promise<BillingResult<Invoice>> {
+    return adjustments.refundPayment(this.ctx, invoiceId, input);
+  }
+
+  applyCredit(invoiceId: string, input: CreditApplicationInput): Promise<BillingResult<Invoice>> {
+    return adjustments.applyCredit(this.ctx, invoiceId, input);
   }
 
   findOperation(idempotencyKey: string): Promise<BillingResult<RecordedOperation | null>> {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
 /** `prefix` + 20 characters [0-9a-z] from a CSPRNG (rejection sampling, no modulo bias). */
-export function builtinId(prefix: 'ba_' | 'in_' | 'bs_' | 'bp_' | 'pm_'): string {
+export function builtinId(prefix: 'ba_' | 'in_' | 'bs_' | 'bp_' | 'pm_' | 're_'): string {
   let out = prefix;
   while (out.length < prefix.length + 20) {
     for (const byte of randomBytes(32)) {

@@ -176,7 +176,7 @@ export async function issueInvoice(
 export const createInvoice = (ctx: EngineContext, input: CreateInvoiceInput) =>
   once(ctx, input.idempotencyKey, 'invoice', (tx) => issueInvoice(ctx, tx, input));
 
-async function setBalance(
+export async function setBalance(
   ctx: EngineContext,
   tx: Queryable,
   row: InvoiceRow,

@@ -209,13 +209,18 @@ export function renewSubscription(ctx: EngineContext, input: RenewSubscriptionIn
       if (!row) return fail('not_found', `subscription ${input.subscriptionId} not found`);
       if (row.status !== 'active')
         return fail('conflict', `subscription ${row.id} is ${row.status}, not active`);
-      const next: SubscriptionRow = {
+      const moved: SubscriptionRow = {
         ...row,
         currentPeriodStart: new Date(input.currentPeriodStart),
         currentPeriodEnd: new Date(input.currentPeriodEnd),
-        creditCents: 0,
         updatedAt: ctx.clock.now(),
       };
+      // A period billed in advance only moves: the credit carried waits for the next invoice.
+      if (input.invoice === false) {
+        await saveSubscription(ctx, tx, moved);
+        return ok({ subscription: presentSubscription(moved), invoice: null });
+      }
+      const next: SubscriptionRow = { ...moved, creditCents: 0 };
       await saveSubscription(ctx, tx, next);
       const invoice = await periodInvoice(
         ctx,

@@ -36,6 +36,13 @@ function sessionActions(s: PaymentSessionApi): ActionSpec[] {
   return [
     action('self', 'GET', `/payments/${s.id}`, 'read'),
     ...(isTerminal(s.status) ? [] : [action('complete', 'POST', `/payments/${s.id}/complete`, 'commerce')]),
+    ...(s.status === 'success' && s.refundedCents < s.amountCents
+      ? [
+          action('refund', 'POST', `/payments/${s.id}/refunds`, 'commerce', {
+            reason: 'requested_by_customer',
+          }),
+        ]
+      : []),
     // Only a session paying an invoice is known to have a billing account to list invoices of.
     ...(s.invoiceId ? [action('accountInvoices', 'GET', `/accounts/${s.accountId}/invoices`, 'read')] : []),
   ];
