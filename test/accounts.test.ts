@@ -123,6 +123,7 @@ describe('accounts', () => {
           'phone',
           'website',
           'industry',
+          'tags',
           'createdAt',
           'updatedAt',
         ].sort(),
@@ -131,6 +132,7 @@ describe('accounts', () => {
         id: expect.stringMatching(UUID),
         tenantId: tenant.tenantId,
         ...body,
+        tags: {},
         createdAt: expect.stringMatching(ISO),
         updatedAt: data.createdAt,
       });

@@ -18,14 +18,14 @@ export const PageQueryFields = {
     Type.Integer({
       minimum: 1,
       maximum: PAGE_LIMIT_MAX,
-      description: `Page size, 1-${PAGE_LIMIT_MAX}; without it, the whole list.`,
+      description: 'Page size; without it, the whole list.',
     }),
   ),
   cursor: Type.Optional(
     Type.String({
       minLength: 1,
       maxLength: CURSOR_MAX_LENGTH,
-      description: '`meta.nextCursor` of the previous page.',
+      description: 'From `meta.nextCursor`.',
     }),
   ),
 };

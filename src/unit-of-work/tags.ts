@@ -5,7 +5,7 @@ import { lockTagged, type TaggedTable, writeTags } from '../db/tags.js';
 import type { EventType } from '../events/event-types.js';
 import type { AuditAction } from './audit-actions.js';
 import type { OperationKey } from './operation-key.js';
-import { type UnitDeps, runUnitOfWork } from './unit-of-work.js';
+import { runUnitOfWork, type UnitDeps } from './unit-of-work.js';
 
 /** What the tag operations need to know of one tagged resource. */
 export interface TagTarget<Row extends { id: string; tags: Tags }> {

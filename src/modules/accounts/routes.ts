@@ -12,6 +12,7 @@ import {
 } from '../../billing/schemas.js';
 import { ACCOUNT_IDS, BILLING_SUB_LISTS, LIST_PAGING } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
+import { createdKey, listOfRows, NEWEST_FIRST, pageRequest } from '../../core/paging.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
@@ -19,18 +20,28 @@ import { type ActionSpec, action, Envelope, envelope, unavailable } from '../../
 import { errorResponses } from '../../http/errors.js';
 import { accountCreatedExample, accountUpdatedExample } from '../../http/examples.js';
 import { type Presented, respond } from '../../http/operation.js';
-import { inMemoryList, ListEnvelope, PageQuery } from '../../http/paging.js';
+import { inMemoryList, ListEnvelope, listEnvelope, PageQuery } from '../../http/paging.js';
+import type { TagTarget } from '../../http/tag-routes.js';
 import type { TypedApp } from '../../http/types.js';
 import { localAccountPaymentMethods } from '../payment-methods/index.js';
 import { createAccount, updateAccount } from './operations.js';
 import {
   AccountCreate,
   AccountIdParams,
+  AccountListQuery,
   AccountOrBillingSchema,
   AccountSchema,
   AccountUpdate,
 } from './schemas.js';
-import { type AccountApi, billingAccountFor, resolveAccount } from './service.js';
+import {
+  type AccountApi,
+  billingAccountFor,
+  listAccounts,
+  type OrganizationRow,
+  presentAccount,
+  resolveAccount,
+} from './service.js';
+import { accountTags } from './tags.js';
 
 const TAGS = ['Accounts'];
 const BASE = '/api/v1/accounts';
@@ -91,7 +102,7 @@ function registerSubList<T>(app: TypedApp, deps: Deps, spec: SubList<T>) {
       schema: {
         operationId: spec.operationId,
         summary: spec.summary,
-        description: `${spec.about} ${SUB_LIST_RULES} ${ID_RULES} ${LIST_PAGING.text}`,
+        description: `${spec.about} ${SUB_LIST_RULES} ${LIST_PAGING.text}`,
         tags: TAGS,
         params: AccountIdParams,
         querystring: PageQuery,
@@ -139,10 +150,9 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createAccount',
         summary: 'Create an account',
         description:
-          'Creates a tenant-owned account (organization) and returns it with its UUID `id`. Only `name` is ' +
-          'required; optional fields may be omitted or null. `externalId` (the billing-system account id) links ' +
-          'the account to its invoices, subscriptions and payment methods and cannot be changed later. Unknown ' +
-          'fields are rejected (400 naming the field). Emits `account.created`.',
+          'Creates a tenant-owned account (organization) with a UUID `id`. Only `name` is required; optional ' +
+          'fields may be null. `externalId` cannot be changed later. Unknown fields are rejected (400 naming the ' +
+          'field). Emits `account.created`.',
         tags: TAGS,
         body: AccountCreate,
         response: { 201: Envelope(AccountSchema, 'The new account.', accountCreatedExample) },
@@ -159,6 +169,32 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
   );
 
   app.get(
+    BASE,
+    {
+      config: { public: true, scope: 'read' },
+      schema: {
+        operationId: 'listAccounts',
+        summary: 'List accounts',
+        description:
+          'The tenant-owned accounts, newest first (a billing-system account is read with GET /accounts/{id}). ' +
+          LIST_PAGING.text,
+        tags: TAGS,
+        querystring: AccountListQuery,
+        response: { 200: ListEnvelope(AccountSchema, 'The accounts.') },
+      },
+    },
+    async (request) => {
+      const ctx = requireCtx(request);
+      const page = pageRequest(ctx.tenantId, 'accounts', request.query, NEWEST_FIRST);
+      const rows = await listAccounts(deps.db, ctx.tenantId, request.query, page);
+      const where = { tenantId: ctx.tenantId, list: 'accounts' };
+      return listEnvelope(ctx, request, listOfRows(rows, page, createdKey, where, presentAccount), [
+        action('createAccount', 'POST', '/accounts', 'commerce'),
+      ]);
+    },
+  );
+
+  app.get(
     `${BASE}/:id`,
     {
       config: { public: true, scope: 'read' },
@@ -166,11 +202,10 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
         operationId: 'getAccount',
         summary: 'Get an account',
         description:
-          'Looks the id up as a tenant-owned account first. If there is none and the tenant has an active ' +
-          'billing integration whose account-id format the id matches, the account is read live from the ' +
-          'billing system: `data` then has `source: "billing"`, the account number, the open balance (decimal ' +
-          'and minor units) and contacts, and there is no `update` action (it is not a tenant-owned account). ' +
-          `${ID_RULES} 404 when neither finds it; 502 \`billing_unavailable\` when the billing system is down.`,
+          'A tenant-owned account; else, when the id matches the account-id format of the tenant’s active billing ' +
+          'integration, the billing-system account read live: `source: "billing"`, account number, open balance ' +
+          '(decimal and minor units), contacts, and no `update` action. 404 when neither has it; 502 ' +
+          '`billing_unavailable` when the billing system is down.',
         tags: TAGS,
         params: AccountIdParams,
         response: {
@@ -204,11 +239,9 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
         operationId: 'updateAccount',
         summary: 'Update an account',
         description:
-          'Changes the given fields of a tenant-owned account; omitted fields stay as they are, null clears ' +
-          'an optional field. At least one field is required. `externalId` is set at creation and cannot be ' +
-          'changed here (400). Billing-system accounts are not tenant-owned and cannot be updated: 404, as for ' +
-          'any id that is not one of this tenant’s accounts. The audit entry records the changed fields before ' +
-          'and after. Emits `account.updated`.',
+          'Changes the given fields (at least one) of a tenant-owned account; null clears an optional field. ' +
+          '`externalId` cannot be changed (400). A billing-system account is not tenant-owned: 404. The audit ' +
+          'entry records the changed fields before and after. Emits `account.updated`.',
         tags: TAGS,
         params: AccountIdParams,
         body: AccountUpdate,
@@ -236,9 +269,9 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
     operationId: 'listAccountInvoices',
     summary: 'List an account’s invoices',
     about:
-      'The invoices of the account’s billing-system account, newest first. `amount` and `balance` are decimals ' +
-      'in major units of `currency` (`amountCents`/`balanceCents` give minor units); `balance` is what is ' +
-      'still to pay. Pay an open invoice with the `createPaymentSession` action.',
+      'The invoices of the account’s billing-system account, newest first. `amount` and `balance` (still to ' +
+      'pay) are decimals in major units (`amountCents`/`balanceCents` in minor units). Pay an open invoice ' +
+      'with the `createPaymentSession` action.',
     item: InvoiceSchema,
     list: (adapter, accountId) => adapter.listInvoices(accountId),
     present: presentInvoice,
@@ -266,12 +299,10 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
     operationId: 'listAccountPaymentMethods',
     summary: 'List an account’s payment methods',
     about:
-      'The payment methods stored on the account’s billing-system account (`source: "billing"`), newest ' +
-      'first, followed by the local references added with POST /payment-methods (`source: "local"`, newest ' +
-      'first) whose `accountId` is the billing-system account id or the path’s account id (UUID). Card ' +
-      'details are limited to type, last four digits and expiry. `isDefault` holds per source and per ' +
-      '`accountId`: the billing system’s default and the local default may both be listed. Add one with the ' +
-      '`addPaymentMethod` action.',
+      'The payment methods of the account’s billing-system account (`source: "billing"`), then the local ' +
+      'references from POST /payment-methods (`source: "local"`) held under that billing account id or the ' +
+      'path’s id; each newest first. Cards show only type, last four digits and expiry. `isDefault` holds per ' +
+      'source and `accountId`, so two defaults may be listed. Add one with the `addPaymentMethod` action.',
     item: BillingPaymentMethodSchema,
     list: (adapter, accountId) => adapter.listPaymentMethods(accountId),
     present: presentBillingPaymentMethod,
@@ -279,3 +310,14 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
     actions: [action('addPaymentMethod', 'POST', '/payment-methods', 'commerce')],
   });
 }
+
+/** Tags of the tenant's own accounts. */
+export const accountTagTarget = (deps: Deps): TagTarget<OrganizationRow> => ({
+  resource: 'accounts',
+  schema: AccountSchema,
+  operations: accountTags,
+  presenter: async (tenantId) => {
+    const present = accountResponse(200, await deps.billing.forTenant(deps.db, tenantId));
+    return (row, ctx) => present(presentAccount(row), ctx);
+  },
+});

@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { BillingAccountSchema } from '../../billing/schemas.js';
 import { ACCOUNT_IDS } from '../../core/agent-guide.js';
+import { PageQueryFields } from '../../core/paging.js';
+import { TagQueryFields, TagsSchema } from '../../core/tags.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
@@ -16,19 +18,18 @@ const NullableText = (maxLength: number, description: string, format?: 'email') 
     description,
   });
 
-const Name = Type.String({ minLength: 1, maxLength: 255, description: 'Display name, 1-255 characters.' });
+const Name = Type.String({ minLength: 1, maxLength: 255, description: 'Display name.' });
 
 const fields = {
   externalId: NullableText(
     255,
-    'Your own id for this account, up to 255 characters. Put the billing-system account id here (e.g. ' +
-      '`ba_...` with the built-in billing engine) to link the account to its invoices, subscriptions and ' +
-      'payment methods; any other value is stored but links nothing.',
+    'Your own id. A billing-system account id here (e.g. `ba_...` with the built-in engine) links the ' +
+      'account to its invoices, subscriptions and payment methods; any other value links nothing.',
   ),
-  email: NullableText(255, 'Primary email address (up to 255 characters).', 'email'),
-  phone: NullableText(50, 'Phone number, up to 50 characters, free form.'),
-  website: NullableText(500, 'Website URL, up to 500 characters.'),
-  industry: NullableText(100, 'Industry, up to 100 characters.'),
+  email: NullableText(255, 'Primary email address.', 'email'),
+  phone: NullableText(50, 'Phone number, free form.'),
+  website: NullableText(500, 'Website URL.'),
+  industry: NullableText(100, 'Industry.'),
 };
 
 export const AccountSchema = Type.Object(
@@ -43,6 +44,7 @@ export const AccountSchema = Type.Object(
     phone: Type.Union([Type.String(), Type.Null()]),
     website: Type.Union([Type.String(), Type.Null()]),
     industry: Type.Union([Type.String(), Type.Null()]),
+    tags: TagsSchema,
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -86,6 +88,11 @@ export const AccountUpdate = Type.Object(
     description:
       'Every field is optional (SPEC.md): `{}`, or values equal to the current ones, changes nothing and answers 200 with the account as it is (no audit entry, no event).',
   },
+);
+
+export const AccountListQuery = Type.Object(
+  { ...TagQueryFields, ...PageQueryFields },
+  { additionalProperties: false },
 );
 
 export const AccountIdParams = Type.Object({

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import type { BillingAccount, BillingAdapter } from '../../billing/adapter.js';
@@ -6,7 +6,10 @@ import { unwrapBilling } from '../../billing/http.js';
 import type { BillingRegistry } from '../../billing/registry.js';
 import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
+import type { PageRequest } from '../../core/paging.js';
 import type { Queryable } from '../../db/client.js';
+import { rowsAfter } from '../../db/keyset.js';
+import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { AccountCreate, AccountSchema, AccountUpdate } from './schemas.js';
@@ -15,7 +18,7 @@ import { organizations } from './tables.js';
 export type AccountApi = Static<typeof AccountSchema>;
 type CreateInput = Static<typeof AccountCreate>;
 type UpdateInput = Static<typeof AccountUpdate>;
-type OrganizationRow = typeof organizations.$inferSelect;
+export type OrganizationRow = typeof organizations.$inferSelect;
 
 /** What account lookups need: the database and the tenant's billing integration. */
 export interface AccountDeps {
@@ -39,9 +42,32 @@ export function presentAccount(row: OrganizationRow): AccountApi {
     phone: row.phone,
     website: row.website,
     industry: row.industry,
+    tags: row.tags,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };
+}
+
+/** GET /accounts: the tenant-owned accounts, newest first; with a page, `limit + 1` rows after its key. */
+export async function listAccounts(
+  db: Queryable,
+  tenantId: string,
+  filters: { tag?: string[] | undefined },
+  page: PageRequest | null = null,
+): Promise<OrganizationRow[]> {
+  const query = db
+    .select()
+    .from(organizations)
+    .where(
+      tenantWhere(
+        organizations,
+        tenantId,
+        tagsMatch(organizations.tags, filters.tag),
+        page?.after ? rowsAfter([organizations.createdAt, organizations.id], page.after, true) : undefined,
+      ),
+    )
+    .orderBy(desc(organizations.createdAt), desc(organizations.id));
+  return page ? query.limit(page.limit + 1) : query;
 }
 
 /** The tenant's organization with this id, or undefined (also for ids that are not UUIDs). */

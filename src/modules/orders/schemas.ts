@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { MAX_TOTAL_CENTS } from '../../core/money.js';
 import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
+import { TagQueryFields, TagsSchema } from '../../core/tags.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 const NullableUuid = Type.Union([Uuid, Type.Null()]);
@@ -15,7 +16,7 @@ export const CustomerContextSchema = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'Passed to pricing: price rules and offers for this customer.',
+    description: 'Who is buying, for price rules and offers.',
   },
 );
 
@@ -27,7 +28,7 @@ export const OrderItemInput = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: MAX_TOTAL_CENTS,
-        description: 'A hint: the server resolves the price; a different hint is recorded.',
+        description: 'A hint; the resolved price wins.',
       }),
     ),
   },
@@ -47,25 +48,19 @@ export const CreateOrderBody = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: MAX_TOTAL_CENTS,
-        description:
-          'A hint; recorded as submitted only for orders without items. At most 10^13 minor units.',
+        description: 'A hint; kept only for orders without items.',
       }),
     ),
     currency: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'Default USD.' })),
     customerContext: Type.Optional(CustomerContextSchema),
-    journeyId: Type.Optional(
-      Type.String({ format: 'uuid', description: 'Your id for the buyer journey this order belongs to.' }),
-    ),
-    cartId: Type.Optional(
-      Type.String({ format: 'uuid', description: 'Convert this active cart: it becomes checked_out.' }),
-    ),
+    journeyId: Type.Optional(Type.String({ format: 'uuid', description: 'Your id for the buyer journey.' })),
+    cartId: Type.Optional(Type.String({ format: 'uuid', description: 'Active cart to convert.' })),
     billingAccountId: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 64,
         pattern: '^[a-zA-Z0-9_-]+$',
-        description:
-          'Invoice one-time lines to this billing account (default: the organization’s externalId).',
+        description: 'Billing account to invoice (default: the organization’s `externalId`).',
       }),
     ),
   },
@@ -90,7 +85,7 @@ export const PatchOrderBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 50,
-        description: 'Free-form; the vocabulary is draft, pending, confirmed, fulfilled, cancelled.',
+        description: 'Free-form; usually draft, pending, confirmed, fulfilled or cancelled.',
       }),
     ),
     items: Type.Optional(
@@ -100,7 +95,7 @@ export const PatchOrderBody = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: MAX_TOTAL_CENTS,
-        description: 'Recorded only when the order has no items. At most 10^13 minor units.',
+        description: 'Kept only for orders without items.',
       }),
     ),
   },
@@ -137,6 +132,7 @@ export const OrderSchema = Type.Object({
   invoiceId: Type.Union([Type.String(), Type.Null()], {
     description: 'The invoice of the one-time lines, when invoiced.',
   }),
+  tags: TagsSchema,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -204,11 +200,12 @@ export const OrderListQuery = Type.Object(
         description: 'Only orders in this status, e.g. `pending`.',
       }),
     ),
+    ...TagQueryFields,
     ...PageQueryFields,
   },
   { additionalProperties: false },
 );
 
 export const OrderParams = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'The order id (UUID), from POST /orders.' }),
+  id: Type.String({ format: 'uuid', description: 'Order id.' }),
 });

@@ -6,6 +6,7 @@ import type { PageRequest } from '../../core/paging.js';
 import type { Queryable } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
 import type { ScalarRead } from '../../db/read-together.js';
+import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { OrderSchema } from './schemas.js';
@@ -46,6 +47,7 @@ export function presentOrder(row: OrderRow): OrderApi {
     discountCents: row.discountCents,
     billingAccountId: row.billingAccountId,
     invoiceId: row.invoiceId,
+    tags: row.tags,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };
@@ -122,6 +124,7 @@ export async function listOrders(
     contactId?: string | undefined;
     organizationId?: string | undefined;
     status?: string | undefined;
+    tag?: string[] | undefined;
   },
   page: PageRequest | null = null,
 ): Promise<OrderRow[]> {
@@ -136,6 +139,7 @@ export async function listOrders(
           filters.contactId ? eq(orders.contactId, filters.contactId) : undefined,
           filters.organizationId ? eq(orders.organizationId, filters.organizationId) : undefined,
           filters.status ? eq(orders.status, filters.status) : undefined,
+          tagsMatch(orders.tags, filters.tag),
           page?.after ? rowsAfter([orders.sequence], page.after, true) : undefined,
         ),
       ),

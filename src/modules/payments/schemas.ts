@@ -3,6 +3,7 @@ import { PAYING_ACCOUNTS } from '../../core/agent-guide.js';
 import { MAX_AMOUNT_CENTS } from '../../core/money.js';
 import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
+import { TagQueryFields, TagsSchema } from '../../core/tags.js';
 import { PAYMENT_STATUSES } from './tables.js';
 
 const sessionFields = {
@@ -15,10 +16,9 @@ const sessionFields = {
   amountCents: Type.Integer({
     minimum: 1,
     maximum: MAX_AMOUNT_CENTS,
-    description:
-      'Amount in minor units, > 0. With an invoice: at most its balance (else 400); less is a partial payment.',
+    description: 'Minor units. With an invoice: at most its balance (else 400); less is a partial payment.',
   }),
-  currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217, 3 upper-case letters.' }),
+  currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code.' }),
   paymentPageSlug: Type.Optional(
     Type.String({ minLength: 1, maxLength: 255, description: 'Payment page the session is tied to.' }),
   ),
@@ -31,7 +31,7 @@ export const CreatePaymentBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 255,
-        description: 'Invoice being paid: it must be open and in the same currency.',
+        description: 'Invoice to pay: open, in the same currency.',
       }),
     ),
   },
@@ -69,6 +69,7 @@ export const PaymentSessionSchema = Type.Object({
     minimum: 0,
     description: 'Given back so far by refunds that are pending or succeeded; at most `amountCents`.',
   }),
+  tags: TagsSchema,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -79,6 +80,7 @@ export const PaymentListQuery = Type.Object(
       Type.String({ minLength: 1, maxLength: 64, description: 'Only sessions of this paying account.' }),
     ),
     status: Type.Optional(StringEnum(PAYMENT_STATUSES, { description: 'Only sessions in this status.' })),
+    ...TagQueryFields,
     ...PageQueryFields,
   },
   { additionalProperties: false },
@@ -91,8 +93,8 @@ export const CompleteSessionBody = Type.Object(
         minLength: 1,
         maxLength: 500,
         description:
-          'Your reference to the external proof of payment (a bank transfer reference, a receipt URL); kept in ' +
-          'the audit entry `payment.complete`.',
+          'Your reference to the proof (a bank transfer reference, a receipt URL); kept in audit ' +
+          '`payment.complete`.',
       }),
     ),
   },
@@ -100,12 +102,12 @@ export const CompleteSessionBody = Type.Object(
 );
 
 export const SessionParams = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'The payment session id (UUID).' }),
+  id: Type.String({ format: 'uuid', description: 'Payment session id.' }),
 });
 export const InvoiceParams = Type.Object({
   id: Type.String({
     minLength: 1,
     maxLength: 255,
-    description: 'The billing-system invoice id, e.g. `in_...`.',
+    description: 'Billing-system invoice id, e.g. `in_...`.',
   }),
 });

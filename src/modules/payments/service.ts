@@ -3,8 +3,10 @@ import { uuidv7 } from 'uuidv7';
 import { AppError } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import type { PageRequest } from '../../core/paging.js';
+import type { Tags } from '../../core/tags.js';
 import type { Queryable } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
+import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { type PaymentStatus, paymentSessions, TERMINAL_STATUSES } from './tables.js';
@@ -21,6 +23,7 @@ export interface PaymentSessionApi {
   invoiceId: string | null;
   paymentPageSlug: string | null;
   refundedCents: number;
+  tags: Tags;
   createdAt: string;
   updatedAt: string;
 }
@@ -40,6 +43,7 @@ export function presentSession(row: PaymentSessionRow): PaymentSessionApi {
     invoiceId: row.invoiceId,
     paymentPageSlug: row.paymentPageSlug,
     refundedCents: row.refundedCents,
+    tags: row.tags,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };
@@ -58,7 +62,7 @@ export async function getSession(db: Queryable, tenantId: string, id: string, lo
 export async function listSessions(
   db: Queryable,
   tenantId: string,
-  filters: { accountId?: string | undefined; status?: string | undefined },
+  filters: { accountId?: string | undefined; status?: string | undefined; tag?: string[] | undefined },
   page: PageRequest | null = null,
 ) {
   const query = db
@@ -71,6 +75,7 @@ export async function listSessions(
         and(
           filters.accountId ? eq(paymentSessions.accountId, filters.accountId) : undefined,
           filters.status ? eq(paymentSessions.status, filters.status as PaymentStatus) : undefined,
+          tagsMatch(paymentSessions.tags, filters.tag),
           page?.after
             ? rowsAfter([paymentSessions.createdAt, paymentSessions.id], page.after, true)
             : undefined,
