@@ -1,4 +1,5 @@
 import type { Deps } from './deps.js';
+import { startCreditExpiry } from './modules/credits/index.js';
 import { startSubscriptionScheduler } from './modules/subscriptions/index.js';
 import { startDeliveryWorker } from './modules/webhooks/index.js';
 import { startReconciler } from './unit-of-work/index.js';
@@ -19,7 +20,9 @@ export function startBackgroundWork(deps: Deps): () => Promise<void> {
   const stopDeliveries = startDeliveryWorker(deps);
   const stopScheduler = startSubscriptionScheduler(deps, SCHEDULER_INTERVAL_MS);
   const stopReconciler = startReconciler(deps, deps.config.reconcilerIntervalMs);
+  const stopExpiry = startCreditExpiry(deps, SCHEDULER_INTERVAL_MS);
   return async () => {
+    stopExpiry();
     stopScheduler();
     stopReconciler();
     await stopDeliveries();

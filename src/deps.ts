@@ -15,6 +15,7 @@ import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
 import { resumeOperatorCommand } from './modules/billing/index.js';
+import { resumeApplication } from './modules/credits/index.js';
 import { recordOrderUsage } from './modules/orders/index.js';
 import { resumeRefund, resumeReversal, resumeSettlement } from './modules/payments/index.js';
 import { resumeCancel, resumeChange, resumeEnd, resumeRenewal } from './modules/subscriptions/index.js';
@@ -44,6 +45,7 @@ const INTENT_HANDLERS: IntentHandlers = {
   'payments.settle': resumeSettlement,
   'payments.reverse': resumeReversal,
   'payments.refund': resumeRefund,
+  'credits.apply': resumeApplication,
   'billing.operator': resumeOperatorCommand,
 };
 

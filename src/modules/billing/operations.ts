@@ -23,6 +23,7 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
+import { applyCreditOnIssue } from '../credits/index.js';
 import { deleteIntegration, saveIntegration } from './integration.js';
 
 // The billing admin operations: the tenant's integration (local), and the operator's commands to
@@ -183,11 +184,13 @@ async function execute(
       await intent.call('call', (k) => call(engine, command, k), describe),
       'Billing account',
     );
-    return await runUnitOfWork(deps, ctx, key, async (u) => {
+    const recorded = await runUnitOfWork(deps, ctx, key, async (u) => {
       await record(u, command, result);
       await intent.complete(u, resolvedBy);
       return result;
     });
+    if (recorded.action === 'issue_invoice') await applyCreditOnIssue(deps, ctx, recorded.invoice, key);
+    return recorded;
   } catch (err) {
     await abandonIntent(deps, intent, engine, err);
     throw err;

@@ -1,16 +1,16 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
-export const CREDIT_ENTRY_KINDS = ['grant', 'application', 'application_reversal', 'expiry'] as const;
+export const CREDIT_ENTRY_KINDS = ['grant', 'application', 'expiry'] as const;
 export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
 /** `pending`: an application whose billing call is in flight; every other entry is `posted`. */
 export type CreditEntryStatus = 'pending' | 'posted';
 
 /**
- * An account's credit ledger: append-only signed entries per currency. A grant adds; an
- * application (to an invoice) and an expiry take away; a refused application is undone by an
- * `application_reversal` entry, never by changing a row's amount. The balance is the sum of the
- * entries, always. `remainingCents` on a grant is what of it is still unspent: applications spend
+ * An account's credit ledger: signed entries per currency. A grant adds; an application (to an
+ * invoice) and an expiry take away. An application is written `pending` with its billing call's
+ * intent and posted when the call succeeded; one the billing system never took is removed with
+ * its intent's closing, so the balance is the sum of the entries, always. `remainingCents` on a grant is what of it is still unspent: applications spend
  * the grants that expire first, and an expiry takes away what remains of its grant.
  */
 export const creditEntries = pgTable(
@@ -27,7 +27,7 @@ export const creditEntries = pgTable(
     reason: text('reason').notNull(),
     /** The invoice an application (or its reversal) is for. */
     invoiceId: text('invoice_id'),
-    /** What caused the entry: `subscription` (a cancellation or downgrade), `credit_entry` (expiry, reversal). */
+    /** What caused the entry: `subscription` (a cancellation or downgrade), `credit_entry` (the grant an expiry ends). */
     sourceType: text('source_type'),
     sourceId: text('source_id'),
     /** Grants only: what is still unspent, and when it lapses. */

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Static } from 'typebox';
+import { capabilitiesOf } from '../../billing/index.js';
 import { hasScope, SCOPES } from '../../core/scopes.js';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../events/event-types.js';
 import { requireCtx } from '../../http/auth.js';
@@ -89,14 +90,18 @@ export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: Rou
         summary: 'Service manifest for this key',
         description:
           'What this API key can do here: its tenant, environment, effective scopes and rate tier, and ' +
-          '`capabilities.eventTypes`, the complete live list of webhook event types. Cacheable for 60 seconds.',
+          '`capabilities.eventTypes`, the complete live list of webhook event types, and `capabilities.billing`, the ' +
+          'billing system’s optional capabilities. Cacheable for 60 seconds.',
         tags: ['Discovery'],
         response: { 200: Envelope(ManifestSchema, 'The manifest for the calling key.', manifestExample) },
       },
     },
     async (request, reply) => {
       const ctx = requireCtx(request);
-      const tenant = await getTenant(deps.db, ctx.tenantId);
+      const [tenant, adapter] = await Promise.all([
+        getTenant(deps.db, ctx.tenantId),
+        deps.billing.forTenant(deps.db, ctx.tenantId),
+      ]);
       if (!tenant) throw new Error(`key ${ctx.keyId} belongs to a missing tenant`);
       cacheablePerKey(reply);
       return envelope(
@@ -110,6 +115,7 @@ export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: Rou
             eventTypes: EVENT_TYPE_NAMES,
             scopes: [...SCOPES],
             rateLimitTiers: RATE_LIMIT_TIERS,
+            billing: { adapter: adapter?.name ?? null, capabilities: adapter ? capabilitiesOf(adapter) : [] },
           },
           links: { openapi: '/api/v1/openapi.json', capabilities: '/api/v1/capabilities' },
         },
@@ -135,13 +141,13 @@ export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: Rou
     async (request, reply) => {
       const ctx = requireCtx(request);
       cacheablePerKey(reply);
-      return envelope(ctx, capabilitiesOf(ctx, registry, deps), discoveryActions);
+      return envelope(ctx, keyCapabilities(ctx, registry, deps), discoveryActions);
     },
   );
 }
 
 /** What the calling key can do here: event types, operations with its permission, limits. */
-function capabilitiesOf(ctx: RequestContext, registry: RouteRegistry, deps: Deps) {
+function keyCapabilities(ctx: RequestContext, registry: RouteRegistry, deps: Deps) {
   return {
     eventTypes: EVENT_TYPE_NAMES,
     eventTypeDescriptions: EVENT_TYPES,

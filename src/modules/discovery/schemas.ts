@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
+import { BILLING_CAPABILITIES, type BillingCapability } from '../../billing/index.js';
 import { EnvironmentSchema } from '../../core/context.js';
+import { StringEnum } from '../../core/schema.js';
 import { ScopeSchema } from '../../core/scopes.js';
 import { RateTierSchema } from '../api-keys/index.js';
 
@@ -20,6 +22,18 @@ export const ManifestSchema = Type.Object({
     eventTypes: EventTypesSchema,
     scopes: Type.Array(ScopeSchema),
     rateLimitTiers: Type.Record(Type.String(), Type.Integer()),
+    billing: Type.Object(
+      {
+        adapter: Type.Union([Type.String(), Type.Null()], {
+          description: 'The active billing adapter; null: none.',
+        }),
+        capabilities: Type.Array(StringEnum(Object.keys(BILLING_CAPABILITIES) as BillingCapability[]), {
+          description:
+            'Optional capabilities it offers (`refunds`, `credits`...); without one, its operations answer 501.',
+        }),
+      },
+      { description: 'The tenant’s billing system.' },
+    ),
   }),
   links: Type.Object({
     openapi: Type.String(),

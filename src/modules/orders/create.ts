@@ -14,6 +14,7 @@ import {
 } from '../../unit-of-work/index.js';
 import { checkOutCart } from '../carts/index.js';
 import { redeemPromotion } from '../catalog/index.js';
+import { applyCreditOnIssue } from '../credits/index.js';
 import { commitCreate, type Provisioned, provision, provisionSteps } from '../subscriptions/index.js';
 import { getTenant } from '../tenants/index.js';
 import { noBilling, type OrderPlan, planOrder, type RulesApplied } from './plan.js';
@@ -129,15 +130,19 @@ async function createBilledOrder(
     // A retry that took the intent over continues its stored plan: the same order, the same calls.
     const stored = intent.plan;
     const billed = await billOrder(intent, adapter, stored);
-    return await runUnitOfWork(deps, ctx, key, async (u) => {
+    const created = await runUnitOfWork(deps, ctx, key, async (u) => {
       if (stored.cart) await checkOut(u, stored.cart);
-      const created = await writeOrder(u, stored, billed.invoice);
+      const made = await writeOrder(u, stored, billed.invoice);
       for (const [i, sub] of stored.journey.entries())
-        await commitCreate(u, sub, billed.journey[i] as Provisioned, null, { orderId: created.order.id });
-      await emitOrderInvoice(u, billed.invoice, created.order.id);
+        await commitCreate(u, sub, billed.journey[i] as Provisioned, null, { orderId: made.order.id });
+      await emitOrderInvoice(u, billed.invoice, made.order.id);
       await intent.complete(u);
-      return created;
+      return made;
     });
+    // After the commit: an order that fails is undone by voiding its invoices, which credit would block.
+    for (const invoice of [billed.invoice, ...billed.journey.map((j) => j.invoice)])
+      await applyCreditOnIssue(deps, ctx, invoice, key);
+    return created;
   } catch (err) {
     await abandonIntent(deps, intent, adapter, err);
     throw err;

@@ -1,5 +1,14 @@
 export { completeSession, createSession } from './operations.js';
-export { resumeRefund } from './refunds.js';
+export {
+  commitRefund,
+  dropRefund,
+  type RefundPlan,
+  refundableSession,
+  refundCall,
+  reserveRefund,
+  resumeRefund,
+} from './refunds.js';
 export { type FailOutcome, failSession, resumeReversal } from './reversal.js';
+export { InvoiceParams } from './schemas.js';
 export { getSession, insertSession, isTerminal, type PaymentSessionApi, presentSession } from './service.js';
 export { resumeSettlement, type SettleOutcome, settleSession } from './settlement.js';

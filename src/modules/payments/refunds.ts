@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import { type BillingAdapter, type Invoice, requireCapability } from '../../billing/index.js';
 import type { OperationContext } from '../../core/context.js';
@@ -75,7 +75,7 @@ export interface RefundRequest {
 }
 
 /** A refund as decided and reserved; JSON, kept in its intent. */
-interface RefundPlan {
+export interface RefundPlan {
   refundId: string;
   sessionId: string;
   invoiceId: string;
@@ -91,6 +91,9 @@ export async function getRefund(db: Queryable, tenantId: string, id: string) {
     .where(tenantWhere(refunds, tenantId, eq(refunds.id, id)));
   return row;
 }
+
+const noIntegration = () =>
+  new AppError('conflict', 'The tenant has no active billing integration to record the refund in');
 
 /** Refunds matching the filters, newest first; with a page, `limit + 1` rows after its key. */
 export function listRefunds(
@@ -119,7 +122,7 @@ export function listRefunds(
 }
 
 /** Moves `amountCents` into (positive) or out of (negative) the session's refunded total. */
-async function reserve(q: Queryable, tenantId: string, sessionId: string, amountCents: number) {
+async function moveRefunded(q: Queryable, tenantId: string, sessionId: string, amountCents: number) {
   await q
     .update(paymentSessions)
     .set({ refundedCents: sql`${paymentSessions.refundedCents} + ${amountCents}` })
@@ -195,12 +198,53 @@ function refundLocally(
     const amount = refundAmount(row, input);
     const refund = newRefundRow(ctx.tenantId, row, input, amount, 'succeeded', u.now);
     await u.tx.insert(refunds).values(refund);
-    await reserve(u.tx, ctx.tenantId, row.id, amount);
+    await moveRefunded(u.tx, ctx.tenantId, row.id, amount);
     const presented = presentRefund(refund);
     await emitCreated(u, presented);
     await u.emit('refund.succeeded', presented);
     return presented;
   });
+}
+
+/** Writes the pending refund and reserves its amount on the locked session `row`. */
+async function reserve(
+  tx: Queryable,
+  tenantId: string,
+  row: typeof paymentSessions.$inferSelect,
+  input: RefundRequest,
+  amount: number,
+  now: Date,
+): Promise<RefundPlan> {
+  const refund = newRefundRow(tenantId, row, input, amount, 'pending', now);
+  await tx.insert(refunds).values(refund);
+  await moveRefunded(tx, tenantId, row.id, amount);
+  return {
+    refundId: refund.id,
+    sessionId: row.id,
+    invoiceId: row.invoiceId as string,
+    amountCents: amount,
+    currency: row.currency,
+    reason: input.reason,
+  };
+}
+
+/**
+ * For an operation that refunds as one of its steps (a cancellation): in its transaction, the
+ * session locked, the amount checked against what is left and reserved with a pending refund. The
+ * operation makes the billing call with `refundCall` and commits with `commitRefund`, or drops
+ * the reservation with `dropRefund` when nothing took effect.
+ */
+export async function reserveRefund(
+  tx: Queryable,
+  tenantId: string,
+  input: RefundRequest & { amountCents: number },
+  now: Date,
+): Promise<RefundPlan> {
+  const row = await lockSession(tx, tenantId, input.sessionId);
+  if (!row) throw notFound('Payment session');
+  if (!row.invoiceId)
+    throw new AppError('payment_not_refundable', `Payment session ${row.id} paid no invoice`);
+  return reserve(tx, tenantId, row, input, refundAmount(row, input), now);
 }
 
 type Decision = { kind: 'local' } | { kind: 'billing'; intent: Intent<RefundPlan>; resumed: boolean };
@@ -228,31 +272,20 @@ function decide(
       return { kind: 'billing', intent: await beginIntent(tx, deps, ctx, key, spec(earlier)), resumed: true };
     const amount = refundAmount(row, input);
     if (!row.invoiceId) return { kind: 'local' };
-    if (!adapter)
-      throw new AppError('conflict', 'The tenant has no active billing integration to record the refund in');
+    if (!adapter) throw noIntegration();
     requireCapability(adapter, 'refunds');
-    const refund = newRefundRow(ctx.tenantId, row, input, amount, 'pending', deps.clock.now());
-    await tx.insert(refunds).values(refund);
-    await reserve(tx, ctx.tenantId, row.id, amount);
-    const plan: RefundPlan = {
-      refundId: refund.id,
-      sessionId: row.id,
-      invoiceId: row.invoiceId,
-      amountCents: amount,
-      currency: row.currency,
-      reason: input.reason,
-    };
+    const plan = await reserve(tx, ctx.tenantId, row, input, amount, deps.clock.now());
     return { kind: 'billing', intent: await beginIntent(tx, deps, ctx, key, spec(plan)), resumed: false };
   });
 }
 
 /** Nothing was recorded in the billing system: the pending refund and its reservation go. */
-const dropReservation = (tenantId: string, plan: RefundPlan) => async (tx: Tx) => {
+export const dropRefund = (tenantId: string, plan: RefundPlan) => async (tx: Tx) => {
   const gone = await tx
     .delete(refunds)
     .where(tenantWhere(refunds, tenantId, eq(refunds.id, plan.refundId), eq(refunds.status, 'pending')))
     .returning({ id: refunds.id });
-  if (gone.length > 0) await reserve(tx, tenantId, plan.sessionId, -plan.amountCents);
+  if (gone.length > 0) await moveRefunded(tx, tenantId, plan.sessionId, -plan.amountCents);
 };
 
 async function setStatus(u: UnitOfWork, plan: RefundPlan, status: RefundStatus, failure: string | null) {
@@ -263,6 +296,31 @@ async function setStatus(u: UnitOfWork, plan: RefundPlan, status: RefundStatus, 
     .returning();
   if (!row) throw notFound('Refund');
   return presentRefund(row);
+}
+
+/** The refund's billing call, as a step of `intent` (named `step`). */
+export function refundCall(intent: Intent, step: string, adapter: BillingAdapter, plan: RefundPlan) {
+  const refund = requireCapability(adapter, 'refunds');
+  return intent.call(
+    step,
+    (idempotencyKey) =>
+      refund(plan.invoiceId, {
+        paymentReference: plan.sessionId,
+        amountCents: plan.amountCents,
+        currency: plan.currency,
+        reason: plan.reason,
+        idempotencyKey,
+      }),
+    (invoice: Invoice) => ({ invoiceId: invoice.id }),
+  );
+}
+
+/** In the unit of work recording the billing call's success: the refund `succeeded`, its events. */
+export async function commitRefund(u: UnitOfWork, plan: RefundPlan): Promise<RefundApi> {
+  const done = await setStatus(u, plan, 'succeeded', null);
+  await emitCreated(u, done);
+  await u.emit('refund.succeeded', done);
+  return done;
 }
 
 /** The billing call with the intent's key, then the commit of its outcome. */
@@ -277,19 +335,7 @@ async function executeRefund(
 ): Promise<RefundApi> {
   const plan = intent.plan;
   try {
-    const refund = requireCapability(adapter, 'refunds');
-    const result = await intent.call(
-      'refund',
-      (idempotencyKey) =>
-        refund(plan.invoiceId, {
-          paymentReference: plan.sessionId,
-          amountCents: plan.amountCents,
-          currency: plan.currency,
-          reason: plan.reason,
-          idempotencyKey,
-        }),
-      (invoice: Invoice) => ({ invoiceId: invoice.id }),
-    );
+    const result = await refundCall(intent, 'refund', adapter, plan);
     if (!result.ok) {
       // Refused on a retry after an earlier attempt's outcome was unknown: the refund is known and
       // fails visibly. Refused at once: the request fails and leaves nothing.
@@ -297,7 +343,7 @@ async function executeRefund(
         throw new AppError('conflict', `The billing system refused the refund: ${result.failure.message}`);
       return await runUnitOfWork(deps, ctx, key, async (u) => {
         const failed = await setStatus(u, plan, 'failed', result.failure.message);
-        await reserve(u.tx, ctx.tenantId, plan.sessionId, -plan.amountCents);
+        await moveRefunded(u.tx, ctx.tenantId, plan.sessionId, -plan.amountCents);
         await emitCreated(u, failed);
         await u.emit('refund.failed', failed);
         await intent.complete(u, resolvedBy);
@@ -305,16 +351,42 @@ async function executeRefund(
       });
     }
     return await runUnitOfWork(deps, ctx, key, async (u) => {
-      const done = await setStatus(u, plan, 'succeeded', null);
-      await emitCreated(u, done);
-      await u.emit('refund.succeeded', done);
+      const done = await commitRefund(u, plan);
       await intent.complete(u, resolvedBy);
       return done;
     });
   } catch (err) {
-    await abandonIntent(deps, intent, adapter, err, dropReservation(ctx.tenantId, plan));
+    await abandonIntent(deps, intent, adapter, err, dropRefund(ctx.tenantId, plan));
     throw err;
   }
+}
+
+/**
+ * The newest successful session paying one of `invoiceIds` with at least `amountCents` left to
+ * refund (a cancellation refunds the subscription's last payment); null when none has.
+ */
+export async function refundableSession(
+  db: Queryable,
+  tenantId: string,
+  invoiceIds: readonly string[],
+  amountCents: number,
+): Promise<string | null> {
+  if (invoiceIds.length === 0) return null;
+  const [row] = await db
+    .select({ id: paymentSessions.id })
+    .from(paymentSessions)
+    .where(
+      tenantWhere(
+        paymentSessions,
+        tenantId,
+        inArray(paymentSessions.invoiceId, [...invoiceIds]),
+        eq(paymentSessions.status, 'success'),
+        sql`${paymentSessions.amountCents} - ${paymentSessions.refundedCents} >= ${amountCents}`,
+      ),
+    )
+    .orderBy(desc(paymentSessions.createdAt), desc(paymentSessions.id))
+    .limit(1);
+  return row?.id ?? null;
 }
 
 /**
@@ -346,8 +418,7 @@ export const resumeRefund: ResumeIntent = async (deps, intent) => {
   };
   const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
   if (!adapter) throw new Error('no billing integration to finish the refund with');
-  if (!(await anyCallTookEffect(deps, intent, adapter, dropReservation(ctx.tenantId, plan))))
-    return 'abandoned';
+  if (!(await anyCallTookEffect(deps, intent, adapter, dropRefund(ctx.tenantId, plan)))) return 'abandoned';
   await executeRefund(
     deps,
     ctx,

@@ -9,6 +9,7 @@ import { errorResponses } from '../../http/errors.js';
 import { paymentSessionCompletedExample, paymentSessionCreatedExample } from '../../http/examples.js';
 import { type Presented, respond } from '../../http/operation.js';
 import { ListEnvelope, listEnvelope } from '../../http/paging.js';
+import type { TagTarget } from '../../http/tag-routes.js';
 import type { TypedApp } from '../../http/types.js';
 import { completeSession, createSession } from './operations.js';
 import {
@@ -26,9 +27,11 @@ import {
   listSessions,
   type NewSession,
   type PaymentSessionApi,
+  type PaymentSessionRow,
   presentSession,
 } from './service.js';
 import type { SettleOutcome } from './settlement.js';
+import { paymentSessionTags } from './tags.js';
 
 const TAGS = ['Payments'];
 
@@ -138,7 +141,7 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'listPaymentSessions',
         summary: 'List payment sessions',
-        description: `The payment sessions of the tenant, newest first; filters \`accountId\`, \`status\`. ${LIST_PAGING.text}`,
+        description: `The payment sessions of the tenant, newest first; filters \`accountId\`, \`status\`, \`tag\`. ${LIST_PAGING.text}`,
         tags: TAGS,
         querystring: PaymentListQuery,
         response: { 200: ListEnvelope(PaymentSessionSchema, 'The sessions.') },
@@ -221,3 +224,11 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
     },
   );
 }
+
+/** Tags of payment sessions, in any status (a tag changes no money). */
+export const paymentSessionTagTarget = (): TagTarget<PaymentSessionRow> => ({
+  resource: 'payments',
+  schema: PaymentSessionSchema,
+  operations: paymentSessionTags,
+  presenter: () => (row, ctx) => sessionResponse(200)(presentSession(row), ctx),
+});

@@ -37,7 +37,13 @@ export const paymentSessions = pgTable(
   ],
 );
 
-export const REFUND_REASONS = ['requested_by_customer', 'duplicate', 'fraudulent', 'service_issue', 'other'] as const;
+export const REFUND_REASONS = [
+  'requested_by_customer',
+  'duplicate',
+  'fraudulent',
+  'service_issue',
+  'other',
+] as const;
 export type RefundReason = (typeof REFUND_REASONS)[number];
 export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];

@@ -2,11 +2,11 @@ import type { OperationContext } from '../../core/context.js';
 import { diffChanges, type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
 import { getTenant, type Tenant, updateTenantSettings } from './service.js';
 
-/** PATCH /admin/settings: renames the tenant and/or turns usage metering on or off. */
+/** PATCH /admin/settings: renames the tenant and/or turns usage metering or credit on issue on or off. */
 export function changeTenantSettings(
   deps: ServiceDeps,
   ctx: OperationContext,
-  input: { name?: string; usageMetering?: boolean },
+  input: { name?: string; usageMetering?: boolean; autoApplyCredits?: boolean },
   key: OperationKey<Tenant>,
 ): Promise<Tenant> {
   return runUnitOfWork(deps, ctx, key, async (u) => {
@@ -18,8 +18,8 @@ export function changeTenantSettings(
       resourceType: 'tenant',
       resourceId: after.id,
       details: diffChanges(
-        { name: before.name, usageMetering: before.usageMetering },
-        { name: after.name, usageMetering: after.usageMetering },
+        { name: before.name, usageMetering: before.usageMetering, autoApplyCredits: before.autoApplyCredits },
+        { name: after.name, usageMetering: after.usageMetering, autoApplyCredits: after.autoApplyCredits },
       ),
     });
     return after;

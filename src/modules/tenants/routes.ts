@@ -15,6 +15,9 @@ const SettingsSchema = Type.Object({
     description:
       'Record a platform usage event for each order created from a cart (after the response; never affects it).',
   }),
+  autoApplyCredits: Type.Boolean({
+    description: 'Apply an account’s credit to each invoice issued for it (on by default).',
+  }),
 });
 
 const PatchSettings = Type.Object(
@@ -23,6 +26,9 @@ const PatchSettings = Type.Object(
       Type.String({ minLength: 1, maxLength: 255, description: 'The tenant’s display name.' }),
     ),
     usageMetering: Type.Optional(Type.Boolean({ description: 'Record usage events for metered charges.' })),
+    autoApplyCredits: Type.Optional(
+      Type.Boolean({ description: 'Apply account credit to invoices as they are issued.' }),
+    ),
   },
   { additionalProperties: false, examples: [{ usageMetering: true }], minProperties: 1 },
 );
@@ -36,7 +42,12 @@ const settingsResponse = (tenant: Tenant, ctx: RequestContext): Presented => ({
   status: 200,
   body: envelope(
     ctx,
-    { tenantId: tenant.id, name: tenant.name, usageMetering: tenant.usageMetering },
+    {
+      tenantId: tenant.id,
+      name: tenant.name,
+      usageMetering: tenant.usageMetering,
+      autoApplyCredits: tenant.autoApplyCredits,
+    },
     actions,
   ),
 });
@@ -61,7 +72,12 @@ export function registerTenantRoutes(app: TypedApp, deps: Deps) {
       if (!tenant) throw new Error(`key ${ctx.keyId} belongs to a missing tenant`);
       return envelope(
         ctx,
-        { tenantId: tenant.id, name: tenant.name, usageMetering: tenant.usageMetering },
+        {
+          tenantId: tenant.id,
+          name: tenant.name,
+          usageMetering: tenant.usageMetering,
+          autoApplyCredits: tenant.autoApplyCredits,
+        },
         actions,
       );
     },
@@ -74,7 +90,7 @@ export function registerTenantRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'updateTenantSettings',
         summary: 'Update tenant settings',
-        description: 'Renames the tenant and/or turns platform usage metering on or off.',
+        description: 'Renames the tenant and/or turns usage metering or applying credit on issue on or off.',
         tags: ['Tenant admin'],
         body: PatchSettings,
         response: { 200: Envelope(SettingsSchema, 'The settings.') },

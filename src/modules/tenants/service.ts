@@ -8,6 +8,8 @@ export interface Tenant {
   name: string;
   /** Opt-in platform usage metering of orders created from carts. */
   usageMetering: boolean;
+  /** Apply an account's credit to each invoice issued for it. */
+  autoApplyCredits: boolean;
   createdAt: Date;
 }
 
@@ -34,7 +36,7 @@ export async function hasAnyTenant(db: Queryable): Promise<boolean> {
 export async function updateTenantSettings(
   db: Queryable,
   id: string,
-  patch: { name?: string; usageMetering?: boolean },
+  patch: { name?: string; usageMetering?: boolean; autoApplyCredits?: boolean },
 ): Promise<Tenant | undefined> {
   const [row] = await db.update(tenants).set(patch).where(eq(tenants.id, id)).returning();
   return row;

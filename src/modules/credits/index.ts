@@ -1,0 +1,9 @@
+export {
+  applyCredit,
+  applyCreditOnIssue,
+  expireCredits,
+  grantCredit,
+  resumeApplication,
+  startCreditExpiry,
+} from './operations.js';
+export { type CreditEntryApi, grant } from './service.js';

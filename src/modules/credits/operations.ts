@@ -1,0 +1,382 @@
+import { and, eq, sql } from 'drizzle-orm';
+import {
+  type BillingAdapter,
+  type Invoice,
+  presentInvoice,
+  requireCapability,
+  unwrapBilling,
+} from '../../billing/index.js';
+import { type OperationContext, systemContext } from '../../core/context.js';
+import { AppError, validationFailed } from '../../core/errors.js';
+import type { Tx } from '../../db/client.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
+import {
+  abandonIntent,
+  anyCallTookEffect,
+  beginIntent,
+  derivedKey,
+  type Intent,
+  type OperationKey,
+  pendingPlanOf,
+  type ResumeIntent,
+  runUnitOfWork,
+  type ServiceDeps,
+} from '../../unit-of-work/index.js';
+import {
+  accountOfBillingAccount,
+  adjustRemaining,
+  autoApplyTarget,
+  balanceIn,
+  type CreditEntryApi,
+  grant,
+  insertEntry,
+  lockLedger,
+  presentEntry,
+  type Spent,
+  spendGrants,
+} from './service.js';
+import { creditEntries } from './tables.js';
+
+export interface GrantInput {
+  accountId: string;
+  amountCents: number;
+  currency: string;
+  reason: string;
+  expiresAt?: string;
+}
+
+/** Grants credit to an account (admin): a posted `grant` entry, `credit.granted`. */
+export function grantCredit(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  input: GrantInput,
+  key: OperationKey<CreditEntryApi>,
+): Promise<CreditEntryApi> {
+  const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+  if (expiresAt && expiresAt <= deps.clock.now())
+    throw validationFailed('expiresAt', 'future', 'expiresAt must be in the future');
+  return runUnitOfWork(deps, ctx, key, (u) =>
+    grant(u, {
+      accountId: input.accountId,
+      amountCents: input.amountCents,
+      currency: input.currency,
+      reason: input.reason,
+      expiresAt,
+      sourceType: 'admin',
+    }),
+  );
+}
+
+export interface CreditApplication {
+  application: CreditEntryApi;
+  /** The invoice after the application. */
+  invoice: Invoice;
+}
+
+/** An application as decided and reserved; JSON, kept in its intent. */
+interface ApplyPlan {
+  entryId: string;
+  accountId: string;
+  invoiceId: string;
+  amountCents: number;
+  currency: string;
+  spent: Spent;
+}
+
+const noCredit = (message: string) => new AppError('no_credit_available', message);
+
+/** The open invoice credit is applied to, and the account whose credit pays it. */
+async function target(deps: ServiceDeps, ctx: OperationContext, adapter: BillingAdapter, invoiceId: string) {
+  const invoice = unwrapBilling(await adapter.getInvoice(invoiceId), 'Invoice');
+  if (invoice.status !== 'open')
+    throw new AppError(
+      'invoice_not_open',
+      `Invoice ${invoiceId} is ${invoice.status}, not open: it takes no credit`,
+    );
+  const accountId = await accountOfBillingAccount(deps.db, ctx.tenantId, invoice.accountId);
+  if (!accountId)
+    throw noCredit(
+      `No account of this tenant is linked to billing account ${invoice.accountId}: it has no credit`,
+    );
+  return { invoice, accountId };
+}
+
+/** Under the ledger lock: the amount taken from the grants with a pending entry and its intent (or a retry's). */
+function decide(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  key: OperationKey<CreditApplication>,
+  invoice: Invoice,
+  accountId: string,
+  requested: number | undefined,
+): Promise<{ intent: Intent<ApplyPlan>; resumed: boolean }> {
+  return deps.db.transaction(async (tx) => {
+    const spec = (plan: ApplyPlan) => ({
+      operation: 'credits.apply',
+      recovery: 'roll_forward' as const,
+      subject: { type: 'credit_entry', id: plan.entryId },
+      plan,
+      steps: [{ step: 'apply', kind: 'apply_credit' as const }],
+    });
+    const earlier = await pendingPlanOf<ApplyPlan>(tx, ctx.tenantId, key.id);
+    if (earlier) return { intent: await beginIntent(tx, deps, ctx, key, spec(earlier)), resumed: true };
+    await lockLedger(tx, ctx.tenantId, accountId, invoice.currency);
+    const balance = await balanceIn(tx, ctx.tenantId, accountId, invoice.currency);
+    if (balance <= 0 || (requested !== undefined && requested > balance))
+      throw noCredit(
+        `Account ${accountId} has ${Math.max(balance, 0)} ${invoice.currency} of credit available`,
+      );
+    if (requested !== undefined && requested > invoice.balanceCents)
+      throw validationFailed(
+        'amountCents',
+        'maximum',
+        `amountCents is above the invoice's balance (${invoice.balanceCents})`,
+      );
+    const amount = requested ?? Math.min(balance, invoice.balanceCents);
+    const entry = await insertEntry(
+      tx,
+      ctx.tenantId,
+      {
+        accountId,
+        currency: invoice.currency,
+        amountCents: -amount,
+        kind: 'application',
+        status: 'pending',
+        reason: `applied to invoice ${invoice.invoiceNumber}`,
+        invoiceId: invoice.id,
+      },
+      deps.clock.now(),
+    );
+    const spent = await spendGrants(tx, ctx.tenantId, accountId, invoice.currency, amount);
+    const plan: ApplyPlan = {
+      entryId: entry.id,
+      accountId,
+      invoiceId: invoice.id,
+      amountCents: amount,
+      currency: invoice.currency,
+      spent,
+    };
+    return { intent: await beginIntent(tx, deps, ctx, key, spec(plan)), resumed: false };
+  });
+}
+
+/** The billing system never took the application: its pending entry goes and the grants get theirs back. */
+const dropApplication = (tenantId: string, plan: ApplyPlan) => async (tx: Tx) => {
+  await lockLedger(tx, tenantId, plan.accountId, plan.currency);
+  const gone = await tx
+    .delete(creditEntries)
+    .where(
+      tenantWhere(
+        creditEntries,
+        tenantId,
+        eq(creditEntries.id, plan.entryId),
+        eq(creditEntries.status, 'pending'),
+      ),
+    )
+    .returning({ id: creditEntries.id });
+  if (gone.length > 0) await adjustRemaining(tx, tenantId, plan.spent, 1);
+};
+
+async function executeApplication(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  key: OperationKey<CreditApplication>,
+  intent: Intent<ApplyPlan>,
+  adapter: BillingAdapter,
+  resolvedBy: 'operation' | 'reconciler' = 'operation',
+): Promise<CreditApplication> {
+  const plan = intent.plan;
+  try {
+    const apply = requireCapability(adapter, 'credits');
+    const applied = await intent.call(
+      'apply',
+      (idempotencyKey) =>
+        apply(plan.invoiceId, {
+          amountCents: plan.amountCents,
+          currency: plan.currency,
+          creditReference: plan.entryId,
+          idempotencyKey,
+        }),
+      (invoice: Invoice) => ({ invoiceId: invoice.id }),
+    );
+    if (!applied.ok)
+      throw new AppError('conflict', `The billing system refused the credit: ${applied.failure.message}`);
+    const invoice = presentInvoice(applied.value);
+    return await runUnitOfWork<CreditApplication>(deps, ctx, key, async (u) => {
+      const [row] = await u.tx
+        .update(creditEntries)
+        .set({ status: 'posted' })
+        .where(tenantWhere(creditEntries, ctx.tenantId, eq(creditEntries.id, plan.entryId)))
+        .returning();
+      const application = presentEntry(row as NonNullable<typeof row>);
+      await u.audit({
+        action: 'credit.apply',
+        resourceType: 'credit_entry',
+        resourceId: application.id,
+        details: { invoiceId: plan.invoiceId, amountCents: plan.amountCents, currency: plan.currency },
+      });
+      await u.emit('credit.applied', { ...application, invoice });
+      if (applied.value.status === 'paid')
+        await u.emit('invoice.paid', { resourceType: 'invoice', resourceId: invoice.id, invoice });
+      await intent.complete(u, resolvedBy);
+      return { application, invoice: applied.value };
+    });
+  } catch (err) {
+    await abandonIntent(deps, intent, adapter, err, dropApplication(ctx.tenantId, plan));
+    throw err;
+  }
+}
+
+/**
+ * Applies the account's credit to an open invoice: `amountCents`, or as much as both the balance
+ * and the invoice's balance allow. No credit: 409 no_credit_available; a billing system without
+ * credits: 501 capability_unavailable.
+ */
+export async function applyCredit(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  input: { invoiceId: string; amountCents?: number; invoice?: Invoice },
+  key: OperationKey<CreditApplication>,
+): Promise<CreditApplication> {
+  const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
+  if (!adapter) throw new AppError('not_found', 'Not found: this tenant has no active billing integration');
+  requireCapability(adapter, 'credits');
+  const found = await target(deps, ctx, adapter, input.invoiceId);
+  const { intent } = await decide(deps, ctx, key, found.invoice, found.accountId, input.amountCents);
+  return executeApplication(deps, ctx, key, intent, adapter);
+}
+
+/**
+ * After an operation issued `invoice`: applies the account's credit to it when the tenant applies
+ * credit on issue and the account has some, and returns the invoice as it is then (read again
+ * when an earlier attempt of the issuing operation may have applied credit already). Best effort:
+ * a failure leaves the invoice open and the credit in the ledger (both consistent), and is logged.
+ */
+export async function applyCreditOnIssue(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  invoice: Invoice | null,
+  issuedBy: Pick<OperationKey, 'id'>,
+): Promise<Invoice | null> {
+  if (!invoice || invoice.status !== 'open' || invoice.balanceCents <= 0) return invoice;
+  const found = await autoApplyTarget(deps.db, ctx.tenantId, invoice);
+  if (!found) return invoice;
+  try {
+    if (found.balanceCents > 0) {
+      const key = derivedKey<CreditApplication>(['credits.apply-on-issue', issuedBy.id, invoice.id]);
+      return (await applyCredit(deps, ctx, { invoiceId: invoice.id }, key)).invoice;
+    }
+    if (!found.appliedBefore) return invoice;
+    const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
+    const fresh = adapter ? await adapter.getInvoice(invoice.id) : null;
+    return fresh?.ok ? fresh.value : invoice;
+  } catch (err) {
+    deps.logger.warn({ err, tenantId: ctx.tenantId, invoiceId: invoice.id }, 'credit not applied on issue');
+    return invoice;
+  }
+}
+
+/** The reconciler finishing an application left pending: the same call (same key), then the commit. */
+export const resumeApplication: ResumeIntent = async (deps, intent) => {
+  const plan = intent.plan as ApplyPlan;
+  const ctx = {
+    tenantId: intent.row.tenantId,
+    keyId: intent.row.actorKeyId,
+    requestId: intent.row.requestId,
+  };
+  const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
+  if (!adapter) throw new Error('no billing integration to finish the credit application with');
+  if (!(await anyCallTookEffect(deps, intent, adapter, dropApplication(ctx.tenantId, plan))))
+    return 'abandoned';
+  await executeApplication(
+    deps,
+    ctx,
+    { id: intent.row.operationId },
+    intent as Intent<ApplyPlan>,
+    adapter,
+    'reconciler',
+  );
+  return 'completed';
+};
+
+/**
+ * Ends what remains of every grant whose expiry has passed (at most `limit` per run): an `expiry`
+ * entry takes it away, `credit.expired`. Each grant is its own unit of work under the ledger lock.
+ */
+export async function expireCredits(
+  deps: ServiceDeps,
+  options: { tenantId?: string; limit?: number } = {},
+): Promise<number> {
+  const now = deps.clock.now();
+  const due = await deps.db
+    .select({ tenantId: creditEntries.tenantId, id: creditEntries.id })
+    .from(creditEntries)
+    .where(
+      and(
+        sql`${creditEntries.remainingCents} > 0 and ${creditEntries.expiresAt} is not null`,
+        sql`${creditEntries.expiresAt} <= ${now.toISOString()}::timestamptz`,
+        options.tenantId ? eq(creditEntries.tenantId, options.tenantId) : undefined,
+      ),
+    )
+    .orderBy(creditEntries.expiresAt)
+    .limit(options.limit ?? 500);
+  let expired = 0;
+  for (const { tenantId, id } of due) {
+    const ctx = systemContext(tenantId, `credits:expiry:${id}`);
+    const done = await runUnitOfWork(deps, ctx, derivedKey(['credits.expire', tenantId, id]), async (u) => {
+      const [grantRow] = await u.tx
+        .select()
+        .from(creditEntries)
+        .where(tenantWhere(creditEntries, tenantId, eq(creditEntries.id, id)));
+      if (!grantRow) return false;
+      await lockLedger(u.tx, tenantId, grantRow.organizationId, grantRow.currency);
+      const [locked] = await u.tx
+        .select()
+        .from(creditEntries)
+        .where(tenantWhere(creditEntries, tenantId, eq(creditEntries.id, id)));
+      if (!locked || locked.remainingCents <= 0) return false;
+      const expiry = await insertEntry(
+        u.tx,
+        tenantId,
+        {
+          accountId: locked.organizationId,
+          currency: locked.currency,
+          amountCents: -locked.remainingCents,
+          kind: 'expiry',
+          reason: 'credit expired',
+          sourceType: 'credit_entry',
+          sourceId: locked.id,
+        },
+        u.now,
+      );
+      await adjustRemaining(u.tx, tenantId, [{ grantId: locked.id, cents: locked.remainingCents }], -1);
+      const entry = presentEntry(expiry);
+      await u.audit({
+        action: 'credit.expire',
+        resourceType: 'credit_entry',
+        resourceId: entry.id,
+        details: { grantId: locked.id },
+      });
+      await u.emit('credit.expired', { ...entry, grantId: locked.id });
+      return true;
+    });
+    if (done) expired++;
+  }
+  return expired;
+}
+
+/** Runs the expiry every `intervalMs` (one run at a time); returns a stop function. */
+export function startCreditExpiry(deps: ServiceDeps, intervalMs: number): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    expireCredits(deps)
+      .catch((err) => deps.logger.error({ err }, 'credit expiry run failed'))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
