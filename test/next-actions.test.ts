@@ -199,7 +199,7 @@ describe('nextActions an agent can execute', () => {
     const done = (await call('POST', `/payments/${session.data.id}/complete`, tenant.keys.commerce, {})).body;
     expect(done.data.status).toBe('success');
     // Terminal: no complete; the invoice list of its billing account is there.
-    expect(done.nextActions.map((a: Action) => a.rel)).toEqual(['self', 'accountInvoices']);
+    expect(done.nextActions.map((a: Action) => a.rel)).toEqual(['self', 'refund', 'accountInvoices']);
     const invoice = await engine.getInvoice(invoiceId as string);
     expect(invoice.ok && invoice.value.status).toBe('paid');
     const paid = (await call('GET', `/orders/${order.data.id}`, tenant.keys.read)).body;
@@ -215,7 +215,8 @@ describe('nextActions an agent can execute', () => {
     ).body;
     expect(loose.nextActions.map((a: Action) => a.rel)).toEqual(['self', 'complete']);
 
-    // A subscription mid-period offers no renew; once pending cancellation, only an immediate cancel.
+    // A subscription mid-period offers renew (billing the next period early) until that is billed;
+    // once pending cancellation, only an immediate cancel.
     const plan = await adminPost(t, tenant, 'products', perSeat('Team', 900, { family: 'dead-ends' }));
     const sub = (
       await call('POST', '/subscriptions', tenant.keys.commerce, {
@@ -223,14 +224,20 @@ describe('nextActions an agent can execute', () => {
         organizationId: orgId,
       })
     ).body;
-    expect(sub.nextActions.map((a: Action) => a.rel)).not.toContain('renew');
+    expect(sub.nextActions.map((a: Action) => a.rel)).toContain('renew');
     expect(rels(sub).previewCancellation?.arguments).toEqual({ subscriptionId: sub.data.id });
+    const early = await call('POST', `/subscriptions/${sub.data.id}/renew`, tenant.keys.commerce, {});
+    expect(early.status).toBe(200);
+    expect(early.body.nextActions.map((a: Action) => a.rel)).not.toContain('renew');
+    const billed = (await call('GET', `/subscriptions/${sub.data.id}`, tenant.keys.read)).body;
+    expect(billed.nextActions.map((a: Action) => a.rel)).not.toContain('renew');
     const ending = (
       await call('POST', `/subscriptions/${sub.data.id}/cancel`, tenant.keys.commerce, {
         timing: 'end_of_period',
       })
     ).body;
     expect(ending.data.status).toBe('pending_cancellation');
+    expect(ending.nextActions.map((a: Action) => a.rel)).not.toContain('renew');
     expect(rels(ending).cancel?.arguments).toEqual({ id: sub.data.id, timing: 'immediate' });
     const again = await call('POST', `/subscriptions/${sub.data.id}/cancel`, tenant.keys.commerce, {
       timing: 'immediate',

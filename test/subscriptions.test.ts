@@ -632,6 +632,8 @@ describe('subscriptions', () => {
       currentPeriodStart: '2024-02-15T10:00:00.000Z',
       currentPeriodEnd: '2024-03-15T10:00:00.000Z',
       version: 2,
+      renewal: 'due',
+      renewedPeriod: { start: '2024-02-15T10:00:00.000Z', end: '2024-03-15T10:00:00.000Z' },
     });
     const evs = await eventsOf(sub.id);
     expect(evs.at(-1)?.payload).toEqual({
@@ -648,8 +650,17 @@ describe('subscriptions', () => {
     expect(audit?.details).toMatchObject({ priceCents: 1000, invoiceId: expect.stringMatching(/^in_/) });
     const session = (await get(`/payments/${audit?.details.paymentSessionId}`)).json().data;
     expect(session).toMatchObject({ amountCents: 1000, invoiceId: audit?.details.invoiceId });
-    // Renewed once: a second renew is not due.
-    expect((await post(`/subscriptions/${sub.id}/renew`, {})).statusCode).toBe(409);
+    // Renewed once: a second renew bills the following period early, a third is not due.
+    const early = await post(`/subscriptions/${sub.id}/renew`, {});
+    expect(early.statusCode, early.body).toBe(200);
+    expect(early.json().data).toMatchObject({
+      renewal: 'early',
+      renewedPeriod: { start: '2024-03-15T10:00:00.000Z', end: '2024-04-15T10:00:00.000Z' },
+      currentPeriodEnd: '2024-03-15T10:00:00.000Z',
+    });
+    const again = await post(`/subscriptions/${sub.id}/renew`, {});
+    expect(again.statusCode).toBe(409);
+    expect(errorBody(again).code).toBe('subscription_not_due');
   });
 
   it('a plan_change policy blocks the change (403) and shows in the preview', async () => {

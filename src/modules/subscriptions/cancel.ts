@@ -1,6 +1,7 @@
-import type { BillingAdapter } from '../../billing/index.js';
+import { type BillingAdapter, requireCapability, unwrapBilling } from '../../billing/index.js';
 import type { OperationContext } from '../../core/context.js';
-import { notFound, validationFailed } from '../../core/errors.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
+import type { Tx } from '../../db/client.js';
 import {
   type Intent,
   type OperationKey,
@@ -9,7 +10,18 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
+import { grant } from '../credits/index.js';
+import {
+  commitRefund,
+  dropRefund,
+  type RefundPlan,
+  refundableSession,
+  refundCall,
+  reserveRefund,
+} from '../payments/index.js';
 import type { ChangeTiming } from '../price-engine/index.js';
+import { cancellationChanges, emitEntitlementsChanged } from './entitlements.js';
+import type { CancellationFigures, GiveBack } from './figures.js';
 import { quoteCancellation } from './quotes.js';
 import {
   getSubscription,
@@ -19,6 +31,7 @@ import {
   updateSubscription,
 } from './service.js';
 import {
+  adapterFor,
   assertSameFigures,
   billingValue,
   claimAndBegin,
@@ -41,19 +54,62 @@ export interface CancelPlan {
   linked: { id: string; billingSubscriptionId: string }[];
   /** Live add-ons, cancelled with it. */
   addOnIds: string[];
+  /** Unused time given back as account credit, granted in the commit. */
+  credit?: { accountId: string; amountCents: number; currency: string } | null;
+  /** Unused time refunded: the session to refund from, then (reserved with the claim) the refund. */
+  refundFrom?: { sessionId: string; amountCents: number } | null;
+  refund?: RefundPlan | null;
+}
+
+const noPayment = (amount: number) =>
+  new AppError(
+    'payment_not_refundable',
+    `No successful payment of this subscription has ${amount} left to refund; cancel with refund \`credit\` instead`,
+  );
+
+/** What the cancellation gives back for the unused time, checked now: to whom and from which payment. */
+async function giveBackPlan(
+  deps: ServiceDeps,
+  sub: SubscriptionRow,
+  giveBack: GiveBack,
+  figures: CancellationFigures,
+): Promise<Pick<CancelPlan, 'credit' | 'refundFrom'>> {
+  if (giveBack === 'credit' && figures.creditCents > 0) {
+    if (!sub.organizationId)
+      throw validationFailed(
+        'refund',
+        'account',
+        'refund `credit` needs a subscription of an account (organizationId)',
+      );
+    return {
+      credit: { accountId: sub.organizationId, amountCents: figures.creditCents, currency: sub.currency },
+    };
+  }
+  if (giveBack !== 'refund' || figures.refundCents === 0) return {};
+  if (!sub.billingAccountId || !sub.billingSubscriptionId) throw noPayment(figures.refundCents);
+  const adapter = await adapterFor(deps, sub.tenantId);
+  requireCapability(adapter, 'refunds');
+  const invoices = unwrapBilling(await adapter.listInvoices(sub.billingAccountId), 'Billing account');
+  const billed = invoices.filter((i) => i.subscriptionId === sub.billingSubscriptionId).map((i) => i.id);
+  const sessionId = await refundableSession(deps.db, sub.tenantId, billed, figures.refundCents);
+  if (!sessionId) throw noPayment(figures.refundCents);
+  return { refundFrom: { sessionId, amountCents: figures.refundCents } };
 }
 
 export async function planCancel(
   deps: ServiceDeps,
   sub: SubscriptionRow,
-  request: { timing?: ChangeTiming | undefined; previewId?: string | undefined },
+  request: CancelRequest,
 ): Promise<CancelPlan> {
   const now = deps.clock.now();
   const claims = previewInstant(request.previewId, 'cancellation', sub, now);
   if (claims && request.timing !== undefined && request.timing !== claims.t)
     throw validationFailed('previewId', 'matches', 'previewId previews another timing');
+  if (claims && request.refund !== undefined && request.refund !== (claims.r ?? 'none'))
+    throw validationFailed('previewId', 'matches', 'previewId previews another refund option');
   const timing = claims?.t ?? request.timing ?? 'end_of_period';
-  const figures = quoteCancellation(sub, timing, claims ? new Date(claims.a) : now);
+  const giveBack = claims?.r ?? request.refund ?? 'none';
+  const figures = quoteCancellation(sub, timing, claims ? new Date(claims.a) : now, giveBack);
   assertSameFigures(claims, figures);
   const addOns = sub.parentSubscriptionId ? [] : await liveAddOns(deps.db, sub.tenantId, sub.id);
   return {
@@ -66,8 +122,37 @@ export async function planCancel(
       s.billingSubscriptionId ? [{ id: s.id, billingSubscriptionId: s.billingSubscriptionId }] : [],
     ),
     addOnIds: addOns.map((a) => a.id),
+    ...(await giveBackPlan(deps, sub, giveBack, figures)),
   };
 }
+
+type CancelRequest = {
+  timing?: ChangeTiming | undefined;
+  refund?: GiveBack | undefined;
+  previewId?: string | undefined;
+};
+
+/** With the claim: the refund reserved on its session (a retry resuming the intent keeps its own). */
+const reserveGiveBack =
+  (deps: ServiceDeps, tenantId: string, subscriptionId: string) =>
+  async (tx: Tx, plan: CancelPlan): Promise<CancelPlan> => {
+    if (!plan.refundFrom) return plan;
+    const refund = await reserveRefund(
+      tx,
+      tenantId,
+      {
+        ...plan.refundFrom,
+        reason: 'requested_by_customer',
+        note: `cancellation of subscription ${subscriptionId}`,
+      },
+      deps.clock.now(),
+    );
+    return { ...plan, refund };
+  };
+
+/** Nothing took effect: the refund reserved with the claim goes with it. */
+const dropGiveBack = (tenantId: string, plan: CancelPlan) => (tx: Tx) =>
+  plan.refund ? dropRefund(tenantId, plan.refund)(tx) : Promise.resolve();
 
 async function cancelInBilling(intent: Intent<CancelPlan>, adapter: BillingAdapter, plan: CancelPlan) {
   for (const s of plan.linked) {
@@ -81,6 +166,7 @@ async function cancelInBilling(intent: Intent<CancelPlan>, adapter: BillingAdapt
       ),
     );
   }
+  if (plan.refund) unwrapBilling(await refundCall(intent, 'refund', adapter, plan.refund), 'Payment');
 }
 
 async function commitCancel(u: UnitOfWork, plan: CancelPlan, claim: string | null): Promise<SubscriptionRow> {
@@ -118,7 +204,16 @@ async function commitCancel(u: UnitOfWork, plan: CancelPlan, claim: string | nul
       },
     });
     await u.emit('subscription.cancelled', await eventData(u, row, u.ctx.keyId));
+    await emitEntitlementsChanged(u, cancellationChanges(before, after, ended));
   }
+  if (plan.credit)
+    await grant(u, {
+      ...plan.credit,
+      reason: `unused time of subscription ${plan.subscriptionId}`,
+      sourceType: 'subscription',
+      sourceId: plan.subscriptionId,
+    });
+  if (plan.refund) await commitRefund(u, plan.refund);
   return after;
 }
 
@@ -140,25 +235,37 @@ async function executeCancel(
       {
         operation: 'subscriptions.cancel',
         plan,
-        steps: plan.linked.map((s) => ({ step: `cancel-${s.id}`, kind: 'cancel_subscription' as const })),
+        steps: [
+          ...plan.linked.map((s) => ({ step: `cancel-${s.id}`, kind: 'cancel_subscription' as const })),
+          ...(plan.refundFrom ? [{ step: 'refund', kind: 'refund_payment' as const }] : []),
+        ],
       },
+      reserveGiveBack(deps, ctx.tenantId, plan.subscriptionId),
     ));
-  return underClaim(deps, ctx, key, intent, plan.subscriptionId, async (adapter) => {
-    const stored = intent.plan;
-    await cancelInBilling(intent, adapter, stored);
-    return runUnitOfWork(deps, ctx, key, async (u) => {
-      const row = await commitCancel(u, stored, key.id);
-      await intent.complete(u, resumed ? 'reconciler' : 'operation');
-      return row;
-    });
-  });
+  const stored = intent.plan;
+  return underClaim(
+    deps,
+    ctx,
+    key,
+    intent,
+    plan.subscriptionId,
+    async (adapter) => {
+      await cancelInBilling(intent, adapter, stored);
+      return runUnitOfWork(deps, ctx, key, async (u) => {
+        const row = await commitCancel(u, stored, key.id);
+        await intent.complete(u, resumed ? 'reconciler' : 'operation');
+        return row;
+      });
+    },
+    dropGiveBack(ctx.tenantId, stored),
+  );
 }
 
 /** Cancels now or at the period end, with its live add-ons; in the billing system first. */
 export async function cancelSubscription(
   deps: ServiceDeps,
   ctx: OperationContext,
-  input: { subscriptionId: string; timing?: ChangeTiming | undefined; previewId?: string | undefined },
+  input: { subscriptionId: string } & CancelRequest,
   key: OperationKey<SubscriptionRow>,
 ): Promise<SubscriptionRow> {
   const sub = await getSubscription(deps.db, ctx.tenantId, input.subscriptionId);
@@ -168,7 +275,8 @@ export async function cancelSubscription(
 
 export const resumeCancel: ResumeIntent = async (deps, intent) => {
   const plan = intent.plan as CancelPlan;
-  if (!(await tookEffect(deps, intent, plan.subscriptionId))) return 'abandoned';
+  if (!(await tookEffect(deps, intent, plan.subscriptionId, dropGiveBack(intent.row.tenantId, plan))))
+    return 'abandoned';
   await executeCancel(
     deps,
     contextOf(intent),

@@ -10,8 +10,10 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
+import { applyCreditOnIssue, grant } from '../credits/index.js';
 import { assertAllowed } from '../policies/index.js';
 import type { ChangeTiming, ProrationType } from '../price-engine/index.js';
+import { emitEntitlementsChanged } from './entitlements.js';
 import { missingFor, planChangeDigestInput, quotePlanChange } from './quotes.js';
 import { getSubscription, lockForChange, type SubscriptionRow, updateSubscription } from './service.js';
 import {
@@ -58,7 +60,16 @@ export interface ChangePlan {
   newPeriod: { start: string; end: string } | null;
   ruleId: string | null;
   previewId: string | null;
+  /**
+   * The account whose credit ledger receives what an immediate change credits (a downgrade, fewer
+   * units) of a billing-linked subscription; null (or absent, in older plans): the billing
+   * subscription carries the credit to its next invoice.
+   */
+  creditAccountId?: string | null;
 }
+
+/** What an immediate change credits the customer, minor units. */
+const creditOf = (plan: ChangePlan) => (plan.newPeriod ? plan.creditCents : Math.max(0, -plan.netCents));
 
 /** Quotes the change exactly as the preview does, checks a preview id and the policies. */
 export async function planChange(
@@ -91,6 +102,7 @@ export async function planChange(
     subscriptionId: sub.id,
     version: sub.version,
     billingSubscriptionId: sub.billingSubscriptionId,
+    creditAccountId: sub.billingSubscriptionId ? sub.organizationId : null,
     kind: quote.kind,
     target: { id: quote.target.id, name: quote.target.name },
     quantity: quote.quantity,
@@ -133,7 +145,7 @@ async function changeInBilling(intent: Intent<ChangePlan>, adapter: BillingAdapt
           priceCents: plan.newPriceCents,
           // A switch of interval charges its new period through the renewal below.
           chargeCents: plan.newPeriod ? 0 : Math.max(0, plan.netCents),
-          creditCents: plan.newPeriod ? plan.creditCents : Math.max(0, -plan.netCents),
+          creditCents: plan.creditAccountId ? 0 : creditOf(plan),
           idempotencyKey,
         }),
       (v) => ({ subscriptionId: v.subscription.id, ...(v.invoice ? { invoiceId: v.invoice.id } : {}) }),
@@ -216,7 +228,18 @@ async function commitChange(
       previewId: plan.previewId,
     },
   });
+  const credit = plan.changeTiming === 'immediate' && plan.creditAccountId ? creditOf(plan) : 0;
+  if (credit > 0)
+    await grant(u, {
+      accountId: plan.creditAccountId as string,
+      amountCents: credit,
+      currency: before.currency,
+      reason: `${plan.kind === 'plan' ? 'plan change' : 'quantity change'} of subscription ${plan.subscriptionId}`,
+      sourceType: 'subscription',
+      sourceId: plan.subscriptionId,
+    });
   await u.emit('subscription.changed', await eventData(u, after, u.ctx.keyId));
+  await emitEntitlementsChanged(u, [[before, after]]);
   await emitInvoice(u, invoice, plan.subscriptionId);
   return after;
 }
@@ -257,7 +280,7 @@ async function executeChange(
   return underClaim(deps, ctx, key, intent, plan.subscriptionId, async (adapter) => {
     // A retry (or the reconciler) that took the intent over continues its stored plan.
     const stored = intent.plan;
-    const invoice = await changeInBilling(intent, adapter, stored);
+    const invoice = await applyCreditOnIssue(deps, ctx, await changeInBilling(intent, adapter, stored), key);
     return runUnitOfWork(deps, ctx, key, async (u) => {
       const subscription = await commitChange(u, stored, invoice, key.id);
       await intent.complete(u, resumed ? 'reconciler' : 'operation');

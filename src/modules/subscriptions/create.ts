@@ -11,7 +11,9 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
+import { applyCreditOnIssue } from '../credits/index.js';
 import { type CreateInput, type CreatePlan, planCreate } from './create-plan.js';
+import { emitEntitlementsChanged } from './entitlements.js';
 import { getSubscription, insertSubscription, type SubscriptionRow } from './service.js';
 import { adapterFor, at, emitInvoice, eventData, snapshot } from './shared.js';
 
@@ -157,6 +159,7 @@ export async function commitCreate(
       : { after: snapshot(row), orderId: row.orderId, invoiceId },
   });
   await u.emit('subscription.created', await eventData(u, row, userId));
+  await emitEntitlementsChanged(u, [[null, row]]);
   await emitInvoice(u, provisioned.invoice, row.id);
   return row;
 }
@@ -196,11 +199,14 @@ export async function createSubscription(
     // A retry that took the intent over continues its stored plan: the same calls, the same keys.
     const stored = intent.plan;
     const provisioned = await provision(intent, adapter, stored);
-    return await runUnitOfWork(deps, ctx, key, async (u) => {
+    const created = await runUnitOfWork(deps, ctx, key, async (u) => {
       const subscription = await commitCreate(u, stored, provisioned, ctx.keyId);
       await intent.complete(u);
       return { subscription, invoice: provisioned.invoice };
     });
+    // After the commit: a creation that fails is undone by voiding its invoice, which credit would block.
+    await applyCreditOnIssue(deps, ctx, provisioned.invoice, key);
+    return created;
   } catch (err) {
     await abandonIntent(deps, intent, adapter, err);
     throw err;

@@ -95,13 +95,19 @@ export function planChangeFigures(input: {
   };
 }
 
+/** What an immediate cancellation gives back for the unused time: nothing, account credit, or a refund. */
+export const GIVE_BACK = ['none', 'credit', 'refund'] as const;
+export type GiveBack = (typeof GIVE_BACK)[number];
+
 export interface CancellationFigures {
   timing: ChangeTiming;
   effectiveDate: Date;
   currentPriceCents: number;
   /**
-   * Always 0: cancelling gives no refund or credit for unused time (the billing boundary has no
-   * credit notes). An immediate cancellation ends access now; end_of_period keeps it to the end.
+   * The unused time of what was billed (the rest of the current period, prorated by the day, and a
+   * next period billed early), given back as account credit (`creditCents`) or as a refund of the
+   * subscription's last payment (`refundCents`) as the cancellation asks; 0 for `none` and for
+   * end_of_period, which leaves nothing unused.
    */
   creditCents: number;
   refundCents: number;
@@ -111,17 +117,28 @@ export interface CancellationFigures {
   unusedDays: number;
 }
 
-export function cancellationFigures(state: PeriodState, timing: ChangeTiming, at: Date): CancellationFigures {
+export function cancellationFigures(
+  state: PeriodState & { billedThrough?: Date | null },
+  timing: ChangeTiming,
+  at: Date,
+  giveBack: GiveBack = 'none',
+): CancellationFigures {
   const immediate = timing === 'immediate';
+  const days = prorationDays(state.currentPeriodStart, state.currentPeriodEnd, at);
+  const billedAhead =
+    state.billedThrough && state.billedThrough > state.currentPeriodEnd ? state.priceCents : 0;
+  const unusedCents = immediate ? prorate(state.priceCents, days) + billedAhead : 0;
+  const creditCents = giveBack === 'credit' ? unusedCents : 0;
+  const refundCents = giveBack === 'refund' ? unusedCents : 0;
   return {
     timing,
     effectiveDate: immediate ? at : state.currentPeriodEnd,
     currentPriceCents: state.priceCents,
-    creditCents: 0,
-    refundCents: 0,
+    creditCents,
+    refundCents,
     chargeCents: 0,
-    netCents: 0,
-    unusedDays: immediate ? prorationDays(state.currentPeriodStart, state.currentPeriodEnd, at).remaining : 0,
+    netCents: -(creditCents + refundCents),
+    unusedDays: immediate ? days.remaining : 0,
   };
 }
 

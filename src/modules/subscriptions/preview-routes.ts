@@ -24,12 +24,12 @@ export function registerPreviewRoutes(app: TypedApp, deps: Deps) {
         operationId: 'previewPlanChange',
         summary: 'Preview a plan change',
         description:
-          'What POST /subscriptions/{id}/change-plan would do now, changing nothing: the products, `direction`, ' +
-          '`effectiveDate`, plan links (`planDependencyAdjustments`), `financialImpact` (credit for unused days, ' +
-          'charge for the rest of the period, net; integer cents, UTC day count, half-up), the plan-change ' +
-          '`businessRule`, the `plan_change` `policyEvaluation` (a block shows `allowed: false` here; the change ' +
-          'would be 403) and the target’s `resolvedPrice`. Pass `previewId` to change-plan within 15 minutes ' +
-          '(`expiresAt`) to execute exactly these figures. 404 for a missing subscription or target product.',
+          'What POST /subscriptions/{id}/change-plan would do now: `direction`, `effectiveDate`, plan links ' +
+          '(`planDependencyAdjustments`), `financialImpact` (credit for unused days, charge for the rest of the ' +
+          'period, net; by UTC days, half-up cents), the `businessRule`, the `plan_change` `policyEvaluation` ' +
+          '(`allowed: false`: the change would be 403) and the target’s `resolvedPrice`. Its `previewId` (until ' +
+          '`expiresAt`, 15 minutes) makes the change run at exactly these figures. 404 for a missing subscription ' +
+          'or target product.',
         tags: TAGS,
         body: PlanChangePreviewBody,
         response: { 200: Envelope(PlanChangePreviewSchema, 'The previewed change.'), ...errorResponses(404) },
@@ -54,11 +54,10 @@ export function registerPreviewRoutes(app: TypedApp, deps: Deps) {
         operationId: 'previewAddOn',
         summary: 'Preview buying an add-on',
         description:
-          'What buying `addOnProductId` for the subscription would do now, changing nothing: the add-on’s price per ' +
-          'period (priced with the subscription’s customer context), the charge now (the rest of the parent’s period, ' +
-          'prorated by UTC days, half-up cents; the add-on then renews with the parent), and the entitlements before, ' +
-          'after and gained (add-ons merge into the subscription’s entitlements: limits add up, null is unlimited). ' +
-          'Buy with POST /subscriptions `{ productId, parentSubscriptionId, previewId }` within 15 minutes for exactly ' +
+          'What buying `addOnProductId` would do now: its price per period (with the subscription’s customer ' +
+          'context), the charge for the rest of the parent’s period (by UTC days, half-up cents; it then renews ' +
+          'with the parent) and the entitlements before, after and gained (limits add up, null is unlimited). Buy ' +
+          'with POST /subscriptions `{ productId, parentSubscriptionId, previewId }` within 15 minutes for exactly ' +
           'these figures. 404 for a missing subscription or add-on product; 400 when it is not an add-on.',
         tags: TAGS,
         body: AddOnPreviewBody,
@@ -80,11 +79,10 @@ export function registerPreviewRoutes(app: TypedApp, deps: Deps) {
         operationId: 'previewCancellation',
         summary: 'Preview a cancellation',
         description:
-          'What POST /subscriptions/{id}/cancel would do now, changing nothing: the effective date (now for ' +
-          '`immediate`, `currentPeriodEnd` for `end_of_period`, the default), the financial impact (no refund or ' +
-          'credit for unused time; `unusedDays` says what an immediate cancellation gives up), the entitlements ' +
-          'lost and the add-ons cancelled with it. Pass `previewId` to cancel within 15 minutes for exactly this ' +
-          'effective date. 404 for a missing subscription; 409 when already cancelled.',
+          'What POST /subscriptions/{id}/cancel would do now: the effective date, the financial impact ' +
+          '(`unusedDays`; `creditCents` or `refundCents` per `refund`), the entitlements lost and the add-ons ' +
+          'cancelled with it. Its `previewId` (15 minutes) cancels at exactly this date and figure. 404 for a ' +
+          'missing subscription; 409 when already cancelled.',
         tags: TAGS,
         body: CancellationPreviewBody,
         response: {

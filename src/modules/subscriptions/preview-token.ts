@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { validationFailed } from '../../core/errors.js';
 import type { ChangeTiming } from '../price-engine/index.js';
+import type { GiveBack } from './figures.js';
 
 /**
  * A preview id is the preview's question, not its answer: which operation, on which subscription
@@ -27,6 +28,8 @@ export interface PreviewClaims {
   q?: number;
   /** Timing asked for (absent: the rule's, or the default). */
   t?: ChangeTiming;
+  /** What a cancellation gives back (absent: `none`). */
+  r?: GiveBack;
   /** Digest of the figures. */
   d: string;
 }

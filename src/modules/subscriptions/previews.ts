@@ -168,8 +168,9 @@ export async function previewCancellation(
 ) {
   const sub = await load(deps, tenantId, input.subscriptionId);
   const timing = input.timing ?? 'end_of_period';
+  const giveBack = input.refund ?? 'none';
   const now = deps.clock.now();
-  const f = quoteCancellation(sub, timing, now);
+  const f = quoteCancellation(sub, timing, now, giveBack);
   const addOns = sub.parentSubscriptionId ? [] : await liveAddOns(deps.db, tenantId, sub.id);
   const lost = sub.parentSubscriptionId
     ? await addOnEntitlements(deps, tenantId, sub.productId)
@@ -195,6 +196,7 @@ export async function previewCancellation(
       v: sub.version,
       a: now.getTime(),
       t: timing,
+      ...(giveBack !== 'none' ? { r: giveBack } : {}),
       d: figuresDigest(f),
     }),
   };

@@ -21,6 +21,7 @@ import {
   addOnFigures,
   type CancellationFigures,
   cancellationFigures,
+  type GiveBack,
   type PlanChangeFigures,
   planChangeFigures,
 } from './figures.js';
@@ -216,11 +217,22 @@ export const planChangeDigestInput = (q: PlanChangeQuote) => ({
   rule: q.rule.ruleId,
 });
 
-export function quoteCancellation(sub: SubscriptionRow, timing: ChangeTiming, at: Date): CancellationFigures {
+export function quoteCancellation(
+  sub: SubscriptionRow,
+  timing: ChangeTiming,
+  at: Date,
+  giveBack: GiveBack = 'none',
+): CancellationFigures {
   if (sub.status === 'cancelled') throw new AppError('conflict', 'The subscription is already cancelled');
   if (sub.status === 'pending_cancellation' && timing === 'end_of_period')
     throw new AppError('conflict', 'The subscription is already cancelled at the period end');
-  return cancellationFigures(sub, timing, at);
+  if (giveBack !== 'none' && timing !== 'immediate')
+    throw validationFailed(
+      'refund',
+      'timing',
+      'refund `credit` or `refund` needs timing `immediate`: end_of_period leaves nothing unused',
+    );
+  return cancellationFigures(sub, timing, at, giveBack);
 }
 
 export interface AddOnQuote {

@@ -11,7 +11,9 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
+import { applyCreditOnIssue } from '../credits/index.js';
 import { insertSession, presentSession } from '../payments/index.js';
+import { emitEntitlementsChanged } from './entitlements.js';
 import { nextPeriod, periodEnd } from './periods.js';
 import { getSubscription, lockForChange, type SubscriptionRow, updateSubscription } from './service.js';
 import {
@@ -29,7 +31,16 @@ import type { BillingInterval, PendingChange } from './tables.js';
 
 // What happens at a period end (the scheduler, or POST /subscriptions/{id}/renew once due): a
 // renewal into the next period (a pending change applied first), or the end of a subscription
-// cancelled at its period end.
+// cancelled at its period end. Before the period end, POST .../renew bills the next period early
+// (`billedThrough`); at the period end the subscription then moves into it without a second
+// invoice or payment session.
+
+/**
+ * `due`: the period has ended; the next one starts now, invoiced. `early`: the period runs on; the
+ * next one is invoiced now and `billedThrough` set to its end. `prebilled`: the period has ended
+ * and the next one was billed early; it starts now, invoicing nothing.
+ */
+export type RenewalKind = 'due' | 'early' | 'prebilled';
 
 /** A renewal as decided; JSON, kept in its intent. */
 export interface RenewalPlan {
@@ -39,23 +50,66 @@ export interface RenewalPlan {
   pending: PendingChange | null;
   interval: BillingInterval;
   anchor: string;
+  /** The period the renewal covers (for `early`, the one after the current period). */
   periodStart: string;
   periodEnd: string;
   priceCents: number;
+  /** Absent in plans stored before early renewals existed: `due`. */
+  kind?: RenewalKind;
+  /** `early`, billing-linked: the invoice for the period billed in advance. */
+  advanceInvoice?: { accountId: string; currency: string; description: string } | null;
+}
+
+/** What a renewal did: the subscription after it and the period it covers. */
+export interface RenewalResult {
+  subscription: SubscriptionRow;
+  kind: RenewalKind;
+  renewedPeriod: { start: string; end: string };
+  invoice: Invoice | null;
+  paymentSessionId: string | null;
+}
+
+/** The next period is billed already (an early renewal), the current one still running or not. */
+export const billedAhead = (sub: { currentPeriodEnd: Date; billedThrough: Date | null }) =>
+  sub.billedThrough !== null && sub.billedThrough.getTime() > sub.currentPeriodEnd.getTime();
+
+/**
+ * Why renewing `sub` at `now` is refused (the error to throw), or null when it goes through:
+ * cancelled or pending cancellation: 409 conflict; not due with the next period billed already,
+ * or with a change pending for the period end: 409 subscription_not_due.
+ */
+export function renewalRefusal(
+  sub: Pick<SubscriptionRow, 'id' | 'status' | 'currentPeriodEnd' | 'billedThrough'>,
+  now: Date,
+): AppError | null {
+  if (sub.status === 'cancelled') return new AppError('conflict', 'The subscription is cancelled');
+  if (sub.status === 'pending_cancellation')
+    return new AppError('conflict', 'The subscription ends at its period end; it does not renew');
+  const end = sub.currentPeriodEnd;
+  if (now.getTime() >= end.getTime()) return null;
+  const notDue = (message: string) =>
+    new AppError('subscription_not_due', message, undefined, undefined, [
+      action('self', 'GET', `/subscriptions/${sub.id}`, 'read'),
+    ]);
+  if (billedAhead(sub))
+    return notDue(
+      `The next period (${end.toISOString()} to ${sub.billedThrough?.toISOString()}) is already billed; ` +
+        `the subscription moves into it at ${end.toISOString()}`,
+    );
+  if (sub.status === 'pending_change')
+    return notDue(
+      `A change is pending for the period end; the subscription renews with it at ${end.toISOString()}`,
+    );
+  return null;
 }
 
 export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPlan {
-  if (sub.status === 'cancelled') throw new AppError('conflict', 'The subscription is cancelled');
-  if (sub.status === 'pending_cancellation')
-    throw new AppError('conflict', 'The subscription ends at its period end; it does not renew');
-  if (deps.clock.now().getTime() < sub.currentPeriodEnd.getTime())
-    throw new AppError(
-      'subscription_not_due',
-      `The subscription is not due for renewal until ${sub.currentPeriodEnd.toISOString()}`,
-      undefined,
-      undefined,
-      [action('self', 'GET', `/subscriptions/${sub.id}`, 'read')],
-    );
+  const now = deps.clock.now();
+  const refusal = renewalRefusal(sub, now);
+  if (refusal) throw refusal;
+  const kind: RenewalKind =
+    now.getTime() < sub.currentPeriodEnd.getTime() ? 'early' : billedAhead(sub) ? 'prebilled' : 'due';
+  // Early renewal is refused with a change pending: the period billed early is on the current plan.
   const pending = sub.pendingChange;
   const interval: BillingInterval = pending?.billingInterval ?? sub.billingInterval;
   const switches = interval !== sub.billingInterval;
@@ -63,6 +117,8 @@ export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPla
   const period = switches
     ? { start: sub.currentPeriodEnd, end: periodEnd(sub.currentPeriodEnd, interval, 1) }
     : nextPeriod(anchor, interval, sub.currentPeriodEnd);
+  const start = period.start.toISOString();
+  const end = period.end.toISOString();
   return {
     subscriptionId: sub.id,
     version: sub.version,
@@ -70,14 +126,26 @@ export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPla
     pending,
     interval,
     anchor: anchor.toISOString(),
-    periodStart: period.start.toISOString(),
-    periodEnd: period.end.toISOString(),
+    periodStart: start,
+    periodEnd: end,
     priceCents: pending?.priceCents ?? sub.priceCents,
+    kind,
+    advanceInvoice:
+      kind === 'early' && sub.billingSubscriptionId && sub.billingAccountId
+        ? {
+            accountId: sub.billingAccountId,
+            currency: sub.currency,
+            description: `${sub.productName} x ${sub.quantity}, ${start.slice(0, 10)} to ${end.slice(0, 10)} (billed in advance)`,
+          }
+        : null,
   };
 }
 
+const kindOf = (plan: RenewalPlan): RenewalKind => plan.kind ?? 'due';
+
 function renewalSteps(plan: RenewalPlan): IntentStep[] {
   if (!plan.billingSubscriptionId) return [];
+  if (kindOf(plan) === 'early') return [{ step: 'invoice', kind: 'create_invoice' }];
   return [
     ...(plan.pending ? [{ step: 'pending-change', kind: 'change_subscription' as const }] : []),
     { step: 'renew', kind: 'renew_subscription' },
@@ -86,6 +154,26 @@ function renewalSteps(plan: RenewalPlan): IntentStep[] {
 
 async function renewInBilling(intent: Intent<RenewalPlan>, adapter: BillingAdapter, plan: RenewalPlan) {
   const billingId = plan.billingSubscriptionId as string;
+  if (kindOf(plan) === 'early') {
+    // The next period, invoiced now; the billing subscription's period moves when it starts.
+    const invoice = plan.advanceInvoice;
+    if (!invoice)
+      throw new AppError('conflict', 'The subscription is billing-linked but has no billing account');
+    return billingValue(
+      await intent.call(
+        'invoice',
+        (idempotencyKey) =>
+          adapter.createInvoice({
+            accountId: invoice.accountId,
+            currency: invoice.currency,
+            lines: [{ description: invoice.description, quantity: 1, unitAmountCents: plan.priceCents }],
+            subscriptionId: billingId,
+            idempotencyKey,
+          }),
+        (v) => ({ invoiceId: v.id }),
+      ),
+    );
+  }
   const pending = plan.pending;
   if (pending)
     billingValue(
@@ -108,6 +196,8 @@ async function renewInBilling(intent: Intent<RenewalPlan>, adapter: BillingAdapt
           subscriptionId: billingId,
           currentPeriodStart: plan.periodStart,
           currentPeriodEnd: plan.periodEnd,
+          // Billed by an early renewal: the period only moves.
+          ...(kindOf(plan) === 'prebilled' ? { invoice: false } : {}),
           idempotencyKey,
         }),
       (v) => ({ subscriptionId: v.subscription.id, ...(v.invoice ? { invoiceId: v.invoice.id } : {}) }),
@@ -115,13 +205,83 @@ async function renewInBilling(intent: Intent<RenewalPlan>, adapter: BillingAdapt
   ).invoice;
 }
 
-/** The next period, its payment session, the audit entries and events. */
+/** The payment session for a period billed now: the invoice's balance, or the price without one. */
+async function openSession(u: UnitOfWork, sub: SubscriptionRow, invoice: Invoice | null, priceCents: number) {
+  const amountCents = invoice ? invoice.balanceCents : priceCents;
+  const accountId = sub.billingAccountId ?? sub.organizationId ?? sub.contactId;
+  if (amountCents <= 0 || !accountId) return null;
+  const session = presentSession(
+    await insertSession(
+      u.tx,
+      u.ctx.tenantId,
+      {
+        accountId,
+        amountCents,
+        currency: sub.currency,
+        invoiceId: invoice?.id ?? null,
+        paymentPageSlug: null,
+      },
+      u.now,
+    ),
+  );
+  return session;
+}
+
+const resultOf = (
+  plan: RenewalPlan,
+  subscription: SubscriptionRow,
+  invoice: Invoice | null,
+  sessionId: string | null,
+): RenewalResult => ({
+  subscription,
+  kind: kindOf(plan),
+  renewedPeriod: { start: plan.periodStart, end: plan.periodEnd },
+  invoice,
+  paymentSessionId: sessionId,
+});
+
+/** Early: the next period billed (`billedThrough`), its payment session; the current period runs on. */
+async function commitEarlyRenewal(
+  u: UnitOfWork,
+  plan: RenewalPlan,
+  invoice: Invoice | null,
+  claim: string | null,
+): Promise<RenewalResult> {
+  const before = await lockForChange(u.tx, u.ctx.tenantId, plan.subscriptionId, plan.version, claim);
+  const after = await updateSubscription(u.tx, u.ctx.tenantId, plan.subscriptionId, {
+    billedThrough: at(plan.periodEnd),
+    version: before.version + 1,
+    operationKey: null,
+    operationAt: null,
+    updatedAt: u.now,
+  });
+  const session = await openSession(u, after, invoice, plan.priceCents);
+  await u.audit({
+    action: 'subscription.renew',
+    resourceType: 'subscription',
+    resourceId: plan.subscriptionId,
+    details: {
+      renewal: 'early',
+      billedPeriodStart: plan.periodStart,
+      billedPeriodEnd: plan.periodEnd,
+      priceCents: plan.priceCents,
+      invoiceId: invoice?.id ?? null,
+      paymentSessionId: session?.id ?? null,
+    },
+  });
+  await emitInvoice(u, invoice, plan.subscriptionId);
+  if (session) await u.emit('payment.session_created', session);
+  return resultOf(plan, after, invoice, session?.id ?? null);
+}
+
+/** The next period (billed now, or early before), its payment session, the audit entries and events. */
 async function commitRenewal(
   u: UnitOfWork,
   plan: RenewalPlan,
   invoice: Invoice | null,
   claim: string | null,
-) {
+): Promise<RenewalResult> {
+  if (kindOf(plan) === 'early') return commitEarlyRenewal(u, plan, invoice, claim);
   const before = await lockForChange(u.tx, u.ctx.tenantId, plan.subscriptionId, plan.version, claim);
   const pending = plan.pending;
   const after = await updateSubscription(u.tx, u.ctx.tenantId, plan.subscriptionId, {
@@ -140,25 +300,8 @@ async function commitRenewal(
     operationAt: null,
     updatedAt: u.now,
   });
-  const amountCents = invoice ? invoice.balanceCents : plan.priceCents;
-  const accountId = after.billingAccountId ?? after.organizationId ?? after.contactId;
-  const session =
-    amountCents > 0 && accountId
-      ? presentSession(
-          await insertSession(
-            u.tx,
-            u.ctx.tenantId,
-            {
-              accountId,
-              amountCents,
-              currency: after.currency,
-              invoiceId: invoice?.id ?? null,
-              paymentPageSlug: null,
-            },
-            u.now,
-          ),
-        )
-      : null;
+  // Billed by an early renewal (its invoice and session): nothing to pay again.
+  const session = kindOf(plan) === 'prebilled' ? null : await openSession(u, after, invoice, plan.priceCents);
   const userId = u.ctx.keyId;
   if (pending) {
     await u.audit({
@@ -173,12 +316,14 @@ async function commitRenewal(
       },
     });
     await u.emit('subscription.changed', await eventData(u, after, userId));
+    await emitEntitlementsChanged(u, [[before, after]]);
   }
   await u.audit({
     action: 'subscription.renew',
     resourceType: 'subscription',
     resourceId: plan.subscriptionId,
     details: {
+      renewal: kindOf(plan),
       currentPeriodStart: plan.periodStart,
       currentPeriodEnd: plan.periodEnd,
       priceCents: plan.priceCents,
@@ -189,16 +334,16 @@ async function commitRenewal(
   await u.emit('subscription.renewed', await eventData(u, after, userId));
   await emitInvoice(u, invoice, plan.subscriptionId);
   if (session) await u.emit('payment.session_created', session);
-  return after;
+  return resultOf(plan, after, invoice, session?.id ?? null);
 }
 
 async function executeRenewal(
   deps: ServiceDeps,
   ctx: OperationContext,
-  key: OperationKey<SubscriptionRow>,
+  key: OperationKey<RenewalResult>,
   plan: RenewalPlan,
   resumed?: Intent,
-): Promise<SubscriptionRow> {
+): Promise<RenewalResult> {
   const steps = renewalSteps(plan);
   if (steps.length === 0) return runUnitOfWork(deps, ctx, key, (u) => commitRenewal(u, plan, null, null));
   const intent =
@@ -215,23 +360,29 @@ async function executeRenewal(
       },
     ));
   return underClaim(deps, ctx, key, intent, plan.subscriptionId, async (adapter) => {
+    // A retry taking over a pending intent finishes what was planned then, not what is due now.
     const stored = intent.plan;
-    const invoice = await renewInBilling(intent, adapter, stored);
+    // Credit paid part of the invoice before the session for the rest is opened.
+    const invoice = await applyCreditOnIssue(deps, ctx, await renewInBilling(intent, adapter, stored), key);
     return runUnitOfWork(deps, ctx, key, async (u) => {
-      const row = await commitRenewal(u, stored, invoice, key.id);
+      const result = await commitRenewal(u, stored, invoice, key.id);
       await intent.complete(u, resumed ? 'reconciler' : 'operation');
-      return row;
+      return result;
     });
   });
 }
 
-/** Renews a due subscription into its next period, invoiced, with a payment session for it. */
+/**
+ * Renews a subscription. Due (its period ended): into the next period, invoiced, with a payment
+ * session, or without either when an early renewal billed that period. Not due yet: bills the next
+ * period now (invoice, payment session, `billedThrough`); the current period runs on.
+ */
 export async function renewSubscription(
   deps: ServiceDeps,
   ctx: OperationContext,
   input: { subscriptionId: string },
-  key: OperationKey<SubscriptionRow>,
-): Promise<SubscriptionRow> {
+  key: OperationKey<RenewalResult>,
+): Promise<RenewalResult> {
   const sub = await getSubscription(deps.db, ctx.tenantId, input.subscriptionId);
   if (!sub) throw notFound('Subscription');
   return executeRenewal(deps, ctx, key, planRenewal(deps, sub));
@@ -278,6 +429,7 @@ async function commitFinalCancel(u: UnitOfWork, plan: FinalCancelPlan, claim: st
     },
   });
   await u.emit('subscription.cancelled', await eventData(u, after, u.ctx.keyId));
+  await emitEntitlementsChanged(u, [[before, after]]);
   return after;
 }
 

@@ -10,17 +10,19 @@ import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope
 import { errorResponses } from '../../http/errors.js';
 import { type Presented, respond } from '../../http/operation.js';
 import { ListEnvelope, listEnvelope } from '../../http/paging.js';
+import type { TagTarget } from '../../http/tag-routes.js';
 import type { TypedApp } from '../../http/types.js';
 import type { OperationKey } from '../../unit-of-work/index.js';
 import { cancelSubscription } from './cancel.js';
 import { changeSubscription } from './change.js';
 import { createSubscription } from './create.js';
-import { renewSubscription } from './renew.js';
+import { type RenewalResult, renewalRefusal, renewSubscription } from './renew.js';
 import {
   CancelBody,
   ChangePlanBody,
   ChangeQuantityBody,
   CreateSubscriptionBody,
+  RenewalSchema,
   SubscriptionListQuery,
   SubscriptionParams,
   SubscriptionSchema,
@@ -32,17 +34,20 @@ import {
   type SubscriptionApi,
   type SubscriptionRow,
 } from './service.js';
+import { subscriptionTags } from './tags.js';
 
 const TAGS = ['Subscriptions'];
 
 /**
  * What a subscription offers next, in its state now: previews carry the subscription, a pending
- * cancellation can still be made immediate, and renew appears once the period has ended.
+ * cancellation can still be made immediate, and renew appears whenever it would go through (due,
+ * or early when the next period is not billed yet: `billedThrough` of the row).
  */
 export function subscriptionActions(
   s: SubscriptionApi,
   now: Date,
   invoice: Invoice | null = null,
+  billedThrough: Date | null = null,
 ): ActionSpec[] {
   const self = action('self', 'GET', `/subscriptions/${s.id}`, 'read');
   const pay =
@@ -80,9 +85,9 @@ export function subscriptionActions(
       ? action('cancel', 'POST', `${base}/cancel`, 'commerce', { timing: 'immediate' })
       : action('cancel', 'POST', `${base}/cancel`, 'commerce'),
     action('previewCancellation', 'POST', '/preview/cancellation', 'read', { subscriptionId: s.id }),
-    ...(s.status !== 'pending_cancellation' && Date.parse(s.currentPeriodEnd) <= now.getTime()
-      ? [action('renew', 'POST', `${base}/renew`, 'commerce')]
-      : []),
+    ...(renewalRefusal({ ...s, currentPeriodEnd: new Date(s.currentPeriodEnd), billedThrough }, now)
+      ? []
+      : [action('renew', 'POST', `${base}/renew`, 'commerce')]),
     ...pay,
   ];
 }
@@ -92,14 +97,16 @@ const subscriptionResponse =
   (status: number, clock: Clock) =>
   (result: { subscription: SubscriptionRow; invoice: Invoice | null }, ctx: RequestContext): Presented => {
     const sub = presentSubscription(result.subscription);
-    return { status, body: envelope(ctx, sub, subscriptionActions(sub, clock.now(), result.invoice)) };
+    const actions = subscriptionActions(sub, clock.now(), result.invoice, result.subscription.billedThrough);
+    return { status, body: envelope(ctx, sub, actions) };
   };
 /** The subscription in its envelope, after an operation that issued no invoice to pay. */
 const subscriptionRowResponse =
   (clock: Clock) =>
   (row: SubscriptionRow, ctx: RequestContext): Presented => {
     const sub = presentSubscription(row);
-    return { status: 200, body: envelope(ctx, sub, subscriptionActions(sub, clock.now())) };
+    const actions = subscriptionActions(sub, clock.now(), null, row.billedThrough);
+    return { status: 200, body: envelope(ctx, sub, actions) };
   };
 
 const OPERATION_ERRORS = errorResponses(404, 502);
@@ -113,9 +120,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         operationId: 'listSubscriptions',
         summary: 'List subscriptions',
         description:
-          'The subscriptions of the tenant, newest first (add-ons included; they have ' +
-          '`parentSubscriptionId`). Filters: `status`; `accountId`, matching the owner organization id or the ' +
-          'billing-system account id; `orderId`; `parentSubscriptionId` (the add-ons of one subscription). ' +
+          'The subscriptions of the tenant, add-ons included (they have `parentSubscriptionId`), newest first. ' +
           LIST_PAGING.text,
         tags: TAGS,
         querystring: SubscriptionListQuery,
@@ -141,14 +146,12 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createSubscription',
         summary: 'Create a subscription (or buy an add-on)',
         description:
-          'Subscribes an owner (`organizationId` and/or `contactId`, at least one) to a `subscription` product for ' +
-          '`quantity` units. The price of one period is resolved by the pricing engine with `customerContext`; the ' +
-          'first period starts now and ends one `billingInterval` later. When the owner has a billing account ' +
-          '(`accountId`, or the organization’s `externalId`), the subscription is provisioned in the billing system ' +
-          'first and its first period invoiced (`payInvoice` in nextActions); a billing outage is 502 and nothing is ' +
-          'recorded. With `parentSubscriptionId` and an `add_on` product it buys an add-on: it ends its periods with the ' +
-          'parent and its first, partial period is charged prorated (see POST /preview/add-on; pass its `previewId` to ' +
-          'buy at exactly the previewed figures). With `orderId`, one subscription per order and product. Send an ' +
+          'Subscribes an owner (`organizationId` and/or `contactId`, at least one) to a `subscription` product, ' +
+          'the period price resolved with `customerContext`; the first period starts now. With a billing account ' +
+          '(`accountId` or the organization’s `externalId`) it is provisioned in the billing system and its first ' +
+          'period invoiced (`payInvoice` action); a billing outage is 502 with nothing recorded. With ' +
+          '`parentSubscriptionId` and an `add_on` product it buys an add-on that renews with the parent, its first ' +
+          'period prorated (POST /preview/add-on). With `orderId`, one subscription per order and product. Send an ' +
           'Idempotency-Key to retry safely. Event `subscription.created`; audit `subscription.create`.',
         tags: TAGS,
         body: CreateSubscriptionBody,
@@ -176,7 +179,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         summary: 'Get a subscription',
         description:
           'The subscription: plan, quantity, price per period, status, current period and any change waiting for ' +
-          'the period end (`pendingChange`). 404 when not a subscription of this tenant.',
+          'the period end (`pendingChange`).',
         tags: TAGS,
         params: SubscriptionParams,
         response: { 200: Envelope(SubscriptionSchema, 'The subscription.'), ...errorResponses(404) },
@@ -187,7 +190,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
       const row = await getSubscription(deps.db, ctx.tenantId, request.params.id);
       if (!row) throw notFound('Subscription');
       const sub = presentSubscription(row);
-      return envelope(ctx, sub, subscriptionActions(sub, deps.clock.now()));
+      return envelope(ctx, sub, subscriptionActions(sub, deps.clock.now(), null, row.billedThrough));
     },
   );
 
@@ -199,14 +202,12 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         operationId: 'changeSubscriptionPlan',
         summary: 'Change the plan of a subscription',
         description:
-          'Moves the subscription to `targetProductId` following the tenant’s plan-change rule for the pair ' +
-          '(direction by rank in the family, timing, proration); `timing` overrides the rule’s timing. `immediate`: ' +
-          'the unused days of the current price are credited and the rest of the period at the new price charged ' +
-          '(prorated by UTC days, half-up cents); `end_of_period`: status `pending_change` until the period end, ' +
-          'nothing charged now. `plan_change` policies may block it (403). Exactly what POST /preview/plan-change ' +
-          'shows; with its `previewId`, exactly those figures (409 if the subscription or prices changed since, 400 ' +
-          'once expired). 400 for an unknown, inactive or non-subscription target, or another currency; 409 for a ' +
-          'cancelled subscription. Event `subscription.changed`; audit `subscription.change`.',
+          'Moves to `targetProductId` by the tenant’s plan-change rule for the pair (direction by rank in the ' +
+          'family, timing, proration). `immediate`: the unused days of the current price are credited and the rest ' +
+          'of the period charged at the new price (by UTC days, half-up cents); `end_of_period`: `pending_change` ' +
+          'until the period end, nothing charged now. As POST /preview/plan-change shows. 400 for an unknown, ' +
+          'inactive or non-subscription target or another currency; 403 when `plan_change` policies block; 409 ' +
+          'when cancelled. Event `subscription.changed`; audit `subscription.change`.',
         tags: TAGS,
         params: SubscriptionParams,
         body: ChangePlanBody,
@@ -236,11 +237,10 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         operationId: 'changeSubscriptionQuantity',
         summary: 'Change the quantity of a subscription',
         description:
-          'Sets `quantity` (>= 1, different from now). The new price is resolved by the pricing engine; more units ' +
-          'is an upgrade and fewer a downgrade for the plan-change rules of the product’s family (defaults: more now ' +
-          'and prorated, fewer at the period end), `timing` overrides. `plan_change` policies see `operation: ' +
-          '"change_quantity"` and `targetQuantity` (403 when blocked). 409 for a cancelled subscription. Event ' +
-          '`subscription.changed`; audit `subscription.change`.',
+          'Sets `quantity` (different from now), re-priced. More units is an upgrade, fewer a downgrade under the ' +
+          'family’s plan-change rules (default: more now, prorated; fewer at the period end). `plan_change` ' +
+          'policies see `operation: "change_quantity"` and `targetQuantity` (403 when blocked). 409 when ' +
+          'cancelled. Event `subscription.changed`; audit `subscription.change`.',
         tags: TAGS,
         params: SubscriptionParams,
         body: ChangeQuantityBody,
@@ -273,11 +273,11 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         operationId: 'cancelSubscription',
         summary: 'Cancel a subscription',
         description:
-          '`timing: end_of_period` (default): status `pending_cancellation`, it runs to `currentPeriodEnd` and is then ' +
-          'cancelled by the scheduler; `immediate`: `cancelled` now. No refund or credit for unused time. A pending ' +
-          'change is dropped. Live add-ons are cancelled with it. With a `previewId` from POST /preview/cancellation, ' +
-          'exactly the previewed effective date. 409 when already cancelled (or already pending cancellation, for ' +
-          '`end_of_period`). Event `subscription.cancelled` (status tells which); audit `subscription.cancel`.',
+          '`end_of_period` (default): `pending_cancellation`, cancelled by the scheduler at `currentPeriodEnd`. ' +
+          '`immediate`: `cancelled` now, giving back the unused time per `refund` (`credit.granted`, or ' +
+          '`refund.succeeded`; nothing to refund: 409 `payment_not_refundable`). A pending change is dropped; live ' +
+          'add-ons are cancelled too. 409 when already cancelled (or pending cancellation, for `end_of_period`). ' +
+          'Event `subscription.cancelled` (status tells which); audit `subscription.cancel`.',
         tags: TAGS,
         params: SubscriptionParams,
         body: CancelBody,
@@ -301,25 +301,47 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
       config: { public: true, scope: 'commerce' },
       schema: {
         operationId: 'renewSubscription',
-        summary: 'Renew a subscription into its next period',
+        summary: 'Renew a subscription (bill its next period)',
         description:
-          'Once `currentPeriodEnd` has passed (409 `subscription_not_due` before; the scheduler does this on its own): applies a pending ' +
-          'change, starts the next period, invoices it (billing-linked subscriptions) and opens a payment session for ' +
-          'it (`payment.session_created`). 409 for a cancelled or pending-cancellation subscription. Event ' +
-          '`subscription.renewed`; audit `subscription.renew`.',
+          'Bills the next period. When due (`currentPeriodEnd` passed; the scheduler does it too): applies a ' +
+          'pending change, starts and invoices the next period, opens a payment session. Earlier (`renewal: ' +
+          '"early"`): invoices the next period now with a payment session; the subscription enters it at ' +
+          '`currentPeriodEnd` without another invoice. 409 `subscription_not_due` when the next period is billed ' +
+          'already or a change is pending; 409 `conflict` when cancelled or ending. Event `subscription.renewed` ' +
+          'as a period starts; audit `subscription.renew`.',
         tags: TAGS,
         params: SubscriptionParams,
         response: {
-          200: Envelope(SubscriptionSchema, 'The subscription in its new period.'),
+          200: Envelope(RenewalSchema, 'The subscription, and the period the renewal billed.'),
           ...OPERATION_ERRORS,
         },
       },
     },
     async (request, reply) => {
       const input = { subscriptionId: request.params.id };
-      const renew = (ctx: RequestContext, key: OperationKey<SubscriptionRow>) =>
+      const renew = (ctx: RequestContext, key: OperationKey<RenewalResult>) =>
         renewSubscription(deps, ctx, input, key);
-      return respond(deps, request, reply, renew, subscriptionRowResponse(deps.clock));
+      const present = (r: RenewalResult, ctx: RequestContext): Presented => {
+        const sub = presentSubscription(r.subscription);
+        const data = {
+          ...sub,
+          renewal: r.kind,
+          renewedPeriod: r.renewedPeriod,
+          invoiceId: r.invoice?.id ?? null,
+          paymentSessionId: r.paymentSessionId,
+        };
+        const actions = subscriptionActions(sub, deps.clock.now(), r.invoice, r.subscription.billedThrough);
+        return { status: 200, body: envelope(ctx, data, actions) };
+      };
+      return respond(deps, request, reply, renew, present);
     },
   );
 }
+
+/** Tags of subscriptions. */
+export const subscriptionTagTarget = (deps: Deps): TagTarget<SubscriptionRow> => ({
+  resource: 'subscriptions',
+  schema: SubscriptionSchema,
+  operations: subscriptionTags,
+  presenter: () => subscriptionRowResponse(deps.clock),
+});

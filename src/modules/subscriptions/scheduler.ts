@@ -17,7 +17,8 @@ const MAX_PERIODS_PER_RUN = 24;
 /**
  * The scheduler's work at `deps.clock.now()`: every live subscription whose period has ended is
  * cancelled (pending_cancellation), or has its pending change applied and is renewed (new
- * period, invoice, payment session, `subscription.renewed`). Each subscription is its own
+ * period, invoice, payment session, `subscription.renewed`); a period an early renewal billed
+ * already (`billedThrough`) starts without a second invoice or session. Each subscription is its own
  * transaction; a failure (billing outage) leaves it due for the next run. Events carry no userId.
  * `options.tenantId` limits the run to one tenant (tests that share a database).
  */

@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import { PREVIEW_IDS } from '../../core/agent-guide.js';
 import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
+import { TagQueryFields, TagsSchema } from '../../core/tags.js';
+import { GIVE_BACK } from './figures.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 const NullableUuid = Type.Union([Uuid, Type.Null()]);
@@ -15,8 +17,8 @@ export const SUBSCRIPTION_STATUSES = [
 ] as const;
 const Status = StringEnum(SUBSCRIPTION_STATUSES, {
   description:
-    '`active`; `pending_change` (a plan or quantity change waits for the period end, see `pendingChange`); ' +
-    '`pending_cancellation` (ends at `currentPeriodEnd`); `cancelled` (final). Clients should accept other values.',
+    '`pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at ' +
+    '`currentPeriodEnd`; `cancelled` is final. Accept other values too.',
 });
 const Timing = StringEnum(['immediate', 'end_of_period']);
 const Interval = StringEnum(['month', 'year']);
@@ -42,7 +44,7 @@ export const CustomerContext = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'Passed to pricing (price rules, offers); kept for plan and quantity changes.',
+    description: 'Who is buying, for price rules and offers; kept for later changes.',
   },
 );
 
@@ -84,14 +86,15 @@ export const SubscriptionSchema = Type.Object(
     currentPeriodEnd: Timestamp,
     pendingChange: Type.Union([PendingChangeSchema, Type.Null()]),
     cancelledAt: Type.Union([Timestamp, Type.Null()]),
-    version: Type.Integer({ description: 'Increases with every change.' }),
+    version: Type.Integer({ description: 'Increases with every change (not with a tag change).' }),
+    tags: TagsSchema,
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
   { $id: 'Subscription' },
 );
 
-const SubscriptionId = Type.String({ format: 'uuid', description: 'The subscription id (UUID).' });
+const SubscriptionId = Type.String({ format: 'uuid', description: 'Subscription id.' });
 
 export const SubscriptionParams = Type.Object({ id: SubscriptionId }, { additionalProperties: false });
 
@@ -111,6 +114,7 @@ export const SubscriptionListQuery = Type.Object(
     parentSubscriptionId: Type.Optional(
       Type.String({ format: 'uuid', description: 'Only the add-ons of this subscription.' }),
     ),
+    ...TagQueryFields,
     ...PageQueryFields,
   },
   { additionalProperties: false },
@@ -132,7 +136,7 @@ export const CreateSubscriptionBody = Type.Object(
     ),
     contactId: Type.Optional(Type.String({ format: 'uuid', description: 'Individual owner.' })),
     organizationId: Type.Optional(
-      Type.String({ format: 'uuid', description: 'B2B owner: an account (organization) of this tenant.' }),
+      Type.String({ format: 'uuid', description: 'B2B owner: one of this tenant’s accounts.' }),
     ),
     accountId: Type.Optional(
       Type.String({
@@ -140,8 +144,8 @@ export const CreateSubscriptionBody = Type.Object(
         maxLength: 64,
         pattern: '^[a-zA-Z0-9_-]+$',
         description:
-          'Billing-system account to provision and invoice in (default: the organization’s externalId when it is ' +
-          'one). Without either, the subscription is kept here only, without invoices.',
+          'Billing account to provision and invoice in (default: the organization’s `externalId`, if one). ' +
+          'Without either, it is kept here only, uninvoiced.',
       }),
     ),
     orderId: Type.Optional(Type.String({ format: 'uuid', description: 'The order it came from.' })),
@@ -195,16 +199,47 @@ export const ChangeQuantityBody = Type.Object(
   { additionalProperties: false, examples: [{ quantity: 12 }] },
 );
 
+const GiveBackField = StringEnum(GIVE_BACK, {
+  description:
+    'For `immediate`: the unused time (the preview’s figure) as account `credit` or a `refund` of the last ' +
+    'payment; default `none`.',
+});
+
 export const CancelBody = Type.Object(
   {
     timing: Type.Optional({
       ...Timing,
-      description: '`immediate` ends it now; `end_of_period` (default) at `currentPeriodEnd`.',
+      description: 'Default `end_of_period` (at `currentPeriodEnd`).',
     }),
+    refund: Type.Optional(GiveBackField),
     previewId: Type.Optional(PREVIEW_ID),
   },
-  { additionalProperties: false, examples: [{ timing: 'end_of_period' }, { timing: 'immediate' }] },
+  {
+    additionalProperties: false,
+    examples: [{ timing: 'end_of_period' }, { timing: 'immediate', refund: 'credit' }],
+  },
 );
+
+/** The answer of POST /subscriptions/{id}/renew: the subscription, and what the renewal billed. */
+export const RenewalSchema = Type.Object({
+  ...SubscriptionSchema.properties,
+  renewal: StringEnum(['due', 'early', 'prebilled'], {
+    description:
+      '`due`: the period had ended, the next one started and was invoiced; `early`: the next period was ' +
+      'invoiced now, the current one runs on and the subscription moves into it at `currentPeriodEnd` without ' +
+      'a second invoice; `prebilled`: the period had ended and the next one, billed early, started.',
+  }),
+  renewedPeriod: Type.Object(
+    { start: Timestamp, end: Timestamp },
+    { description: 'The period this renewal covers.' },
+  ),
+  invoiceId: Type.Union([Type.String(), Type.Null()], {
+    description: 'The invoice for `renewedPeriod`, when one was issued now.',
+  }),
+  paymentSessionId: Type.Union([Uuid, Type.Null()], {
+    description: 'The payment session opened for it (GET /payments/{id}), when there is something to pay.',
+  }),
+});
 
 // ---- previews ------------------------------------------------------------------------------
 
@@ -363,10 +398,13 @@ export const CancellationPreviewBody = Type.Object(
   {
     subscriptionId: SubscriptionId,
     timing: Type.Optional({ ...Timing, description: 'Default `end_of_period`.' }),
+    refund: Type.Optional(GiveBackField),
   },
   {
     additionalProperties: false,
-    examples: [{ subscriptionId: '01900000-0000-7000-8000-0000000000b1', timing: 'immediate' }],
+    examples: [
+      { subscriptionId: '01900000-0000-7000-8000-0000000000b1', timing: 'immediate', refund: 'credit' },
+    ],
   },
 );
 
@@ -376,8 +414,12 @@ export const CancellationPreviewSchema = Type.Object({
   effectiveDate: Timestamp,
   financialImpact: Type.Object({
     currentPriceCents: Type.Integer(),
-    creditCents: Type.Integer({ description: 'Always 0: no credit for unused time.' }),
-    refundCents: Type.Integer({ description: 'Always 0: no refund for unused time.' }),
+    creditCents: Type.Integer({
+      description: 'Unused time given back as account credit (`refund: credit`), to the cent.',
+    }),
+    refundCents: Type.Integer({
+      description: 'Unused time refunded on the last payment (`refund: refund`), to the cent.',
+    }),
     chargeCents: Type.Integer(),
     netCents: Type.Integer(),
     currency: Type.String(),

@@ -5,6 +5,7 @@ import { iso, isoOrNull } from '../../core/format.js';
 import type { PageRequest } from '../../core/paging.js';
 import type { Queryable } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
+import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { pricingDataFor } from '../catalog/index.js';
@@ -43,6 +44,7 @@ export function presentSubscription(row: SubscriptionRow): SubscriptionApi {
     pendingChange: row.pendingChange,
     cancelledAt: isoOrNull(row.cancelledAt),
     version: row.version,
+    tags: row.tags,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   };
@@ -72,6 +74,7 @@ export async function listSubscriptions(
     accountId?: string | undefined;
     orderId?: string | undefined;
     parentSubscriptionId?: string | undefined;
+    tag?: string[] | undefined;
   },
   page: PageRequest | null = null,
 ): Promise<SubscriptionRow[]> {
@@ -94,6 +97,7 @@ export async function listSubscriptions(
           filters.parentSubscriptionId
             ? eq(subscriptions.parentSubscriptionId, filters.parentSubscriptionId)
             : undefined,
+          tagsMatch(subscriptions.tags, filters.tag),
           page?.after ? rowsAfter([subscriptions.createdAt, subscriptions.id], page.after, true) : undefined,
         ),
       ),

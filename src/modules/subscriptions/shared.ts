@@ -15,6 +15,7 @@ import {
   type Intent,
   type IntentSpec,
   type OperationKey,
+  pendingPlanOf,
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
@@ -107,11 +108,16 @@ export const contextOf = (intent: Intent): OperationContext => ({
   requestId: intent.row.requestId,
 });
 
-/** Gives the subscription's claim back (the operation's intent closed without taking effect). */
+/**
+ * Gives the subscription's claim back (the operation's intent closed without taking effect), and
+ * whatever else the operation reserved with it (`also`: a cancellation's refund).
+ */
 export const releaseClaim =
-  (tenantId: string, subscriptionId: string, operationId: string) =>
-  (tx: Tx): Promise<void> =>
-    releaseOperation(tx, tenantId, subscriptionId, operationId);
+  (tenantId: string, subscriptionId: string, operationId: string, also?: (tx: Tx) => Promise<void>) =>
+  async (tx: Tx): Promise<void> => {
+    await releaseOperation(tx, tenantId, subscriptionId, operationId);
+    await also?.(tx);
+  };
 
 /**
  * The reconciler, before finishing a change left pending: whether one of its calls took effect.
@@ -121,9 +127,10 @@ export async function tookEffect(
   deps: ServiceDeps,
   intent: Intent,
   subscriptionId: string,
+  also?: (tx: Tx) => Promise<void>,
 ): Promise<boolean> {
   const adapter = await adapterFor(deps, intent.row.tenantId);
-  const release = releaseClaim(intent.row.tenantId, subscriptionId, intent.row.operationId);
+  const release = releaseClaim(intent.row.tenantId, subscriptionId, intent.row.operationId, also);
   return anyCallTookEffect(deps, intent, adapter, release);
 }
 
@@ -140,6 +147,7 @@ export async function claimAndBegin<P>(
   key: Pick<OperationKey, 'id'>,
   sub: { id: string; version: number },
   spec: Omit<IntentSpec<P>, 'subject' | 'recovery'>,
+  reserve?: (tx: Tx, plan: P) => Promise<P>,
 ): Promise<Intent<P>> {
   return deps.db.transaction(async (tx) => {
     if (!(await claimOperation(tx, ctx.tenantId, sub.id, sub.version, key.id, deps.clock.now())))
@@ -147,8 +155,12 @@ export async function claimAndBegin<P>(
         'conflict',
         'The subscription changed meanwhile, or another change of it is in progress; read it again and retry',
       );
+    // What the operation reserves with its claim (a refund), unless a retry resumes an earlier plan.
+    const resuming = reserve && (await pendingPlanOf(tx, ctx.tenantId, key.id));
+    const plan = reserve && !resuming ? await reserve(tx, spec.plan) : spec.plan;
     return beginIntent(tx, deps, ctx, key, {
       ...spec,
+      plan,
       recovery: 'roll_forward',
       subject: { type: 'subscription', id: sub.id },
     });
@@ -168,12 +180,13 @@ export async function underClaim<P, T>(
   intent: Intent<P>,
   subscriptionId: string,
   run: (adapter: BillingAdapter) => Promise<T>,
+  also?: (tx: Tx) => Promise<void>,
 ): Promise<T> {
   const adapter = await adapterFor(deps, ctx.tenantId);
   try {
     return await run(adapter);
   } catch (err) {
-    await abandonIntent(deps, intent, adapter, err, releaseClaim(ctx.tenantId, subscriptionId, key.id));
+    await abandonIntent(deps, intent, adapter, err, releaseClaim(ctx.tenantId, subscriptionId, key.id, also));
     throw err;
   }
 }
