@@ -4,7 +4,10 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 
-/** One bench tenant: an unlimited admin key, two products, a promotion, one order. */
+/**
+ * One bench tenant: an unlimited admin key, two products, a promotion, one order, and an account
+ * with a subscription to the plan and an add-on (its entitlements).
+ */
 export interface Fixture {
   key: string;
   tenantId: string;
@@ -13,6 +16,7 @@ export interface Fixture {
   oneTimeProductId: string;
   orderId: string;
   promoCode: string;
+  accountId: string;
 }
 
 export interface BenchServer {

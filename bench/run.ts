@@ -5,6 +5,7 @@
 //   npm run bench                      # full run (about 5 minutes), rewrites bench/RESULTS.md
 //   npm run bench -- --smoke           # 1 s per scenario: proves it all still runs (CI); writes nothing
 //   npm run bench -- --only=api        # or --only=webhooks; prints, does not rewrite RESULTS.md
+//   npm run bench -- --only=entitlements   # the check and its baseline only, small order seeds
 //
 // The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets two
 // databases of the bench's own, cak_bench_api and cak_bench_webhooks, dropped and created afresh
@@ -25,6 +26,7 @@ import {
   type StreamResult,
   streamedWholeList,
 } from './scenarios/api.js';
+import { entitlementScenarios } from './scenarios/entitlements.js';
 import { type WebhookResult, webhookDelivery } from './scenarios/webhook-delivery.js';
 
 const args = process.argv.slice(2);
@@ -97,6 +99,22 @@ if (!only || only === 'api') {
   try {
     stream = await streamedWholeList(server);
     rows = await apiScenarios(server, opts);
+    rows.push(...(await entitlementScenarios(server, opts)));
+  } finally {
+    await server.stop();
+  }
+}
+if (only === 'entitlements') {
+  // Its rows need no order volume: the paging and streaming tenants are seeded small.
+  const server = await startBenchServer({
+    DATABASE_URL: await freshDatabase('cak_bench_api'),
+    REDIS_URL: redisUrl,
+    BENCH_PAGING_ORDERS: '1000',
+    BENCH_STREAM_ORDERS: '1000',
+    BENCH_LIST_ORDERS: '20',
+  });
+  try {
+    rows = await entitlementScenarios(server, opts);
   } finally {
     await server.stop();
   }
@@ -171,6 +189,17 @@ if (resolve) {
     target: 'GET /pricing/resolve recorded beside the bare-route baseline',
     measured: `${n(resolve.requestsPerSecond)} req/s, ${pct(ratioOf(resolve))} of the bare read`,
     met: true,
+  });
+}
+const check = find('GET /entitlements/check');
+if (check) {
+  const ratio = ratioOf(check) ?? 0;
+  const warm = find(BASELINES['entitlements-read']);
+  targets.push({
+    issue: 'Entitlements',
+    target: 'GET /entitlements/check >= 80% of the bare route with the same read',
+    measured: `${n(check.requestsPerSecond)} req/s, p99 ${check.p99Ms} ms: ${pct(ratio)} of the read with nothing remembered (${pct(warm && check.requestsPerSecond / warm.requestsPerSecond)} of the warm reader's)`,
+    met: ratio >= 0.8,
   });
 }
 for (const [row, label] of configurations('POST /orders')) {

@@ -6,6 +6,9 @@
 //   GET  /bare                        no I/O
 //   GET  /read/order/:tenantId/:id    the row GET /orders/{id} reads, with raw node-postgres
 //   GET  /same-read/order/:tenantId/:id  the same read through the API's own data access (getOrder)
+//   GET  /same-read/entitlements/:tenantId/:accountId  an account's entitlements, through the
+//                                     reader GET /entitlements/check uses (warm: one read)
+//   GET  /cold-read/entitlements/:tenantId/:accountId  the same through a new reader (three reads)
 //   GET  /read/orders/:tenantId       the rows GET /orders reads, with raw node-postgres
 //   POST /raw-tx                      BEGIN; three INSERTs; COMMIT, with raw node-postgres
 //   GET  /rss                         this process's resident set size (sampled by the runner)
@@ -25,6 +28,7 @@ import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { productCrud } from '../src/modules/catalog/index.js';
+import { EntitlementReader } from '../src/modules/entitlements/service.js';
 import { getOrder } from '../src/modules/orders/service.js';
 import { orders } from '../src/modules/orders/tables.js';
 import { createTenant } from '../src/modules/tenants/index.js';
@@ -37,6 +41,7 @@ const benchProduct = {
   type: 'subscription' as const,
   billingInterval: 'month' as const,
   currency: 'USD',
+  entitlements: { seats: 10, sso: true },
   charges: [
     { name: 'Seats', chargeModel: 'per_unit' as const, tiers: [{ upTo: null, unitPriceCents: 1000 }] },
     {
@@ -63,6 +68,17 @@ const benchOneTime = {
         { upTo: null, unitPriceCents: 700 },
       ],
     },
+  ],
+};
+
+/** An add-on to the plan: the account's entitlements merge two products. */
+const benchAddOn = {
+  name: 'Bench extra seats',
+  type: 'add_on' as const,
+  currency: 'USD',
+  entitlements: { seats: 5, api_calls: null },
+  charges: [
+    { name: 'Seats', chargeModel: 'per_unit' as const, tiers: [{ upTo: null, unitPriceCents: 300 }] },
   ],
 };
 
@@ -125,9 +141,10 @@ async function benchTenant(name: string): Promise<Fixture> {
     rateTier: 'unlimited',
     environment: 'sandbox',
   });
-  const [product, oneTime] = await database.db.transaction(async (tx) => [
+  const [product, oneTime, addOn] = await database.db.transaction(async (tx) => [
     await productCrud.service.create(tx, tenant.id, benchProduct, new Date()),
     await productCrud.service.create(tx, tenant.id, benchOneTime, new Date()),
+    await productCrud.service.create(tx, tenant.id, benchAddOn, new Date()),
   ]);
   // One active subscription to order.created, so every order pays for its webhook fan-out (no
   // worker runs here: the deliveries stay queued).
@@ -149,7 +166,21 @@ async function benchTenant(name: string): Promise<Fixture> {
   });
   const ids = { productId: product.id, oneTimeProductId: oneTime.id };
   const order = await call(secret, 'POST', '/orders', orderBody(ids));
-  return { key: secret, tenantId: tenant.id, keyId: apiKey.id, ...ids, orderId: order.id, promoCode };
+  const account = await call(secret, 'POST', '/accounts', { name: 'Bench account' });
+  const plan = await call(secret, 'POST', '/subscriptions', {
+    productId: product.id,
+    organizationId: account.id,
+  });
+  await call(secret, 'POST', '/subscriptions', { productId: addOn.id, parentSubscriptionId: plan.id });
+  return {
+    key: secret,
+    tenantId: tenant.id,
+    keyId: apiKey.id,
+    ...ids,
+    orderId: order.id,
+    promoCode,
+    accountId: account.id,
+  };
 }
 
 const fixtures: Fixture[] = [];
@@ -222,6 +253,17 @@ bare.get<{ Params: { tenantId: string; id: string } }>('/read/order/:tenantId/:i
 bare.get<{ Params: { tenantId: string; id: string } }>('/same-read/order/:tenantId/:id', async (request) => {
   return (await getOrder(database.db, request.params.tenantId, request.params.id)) ?? null;
 });
+// What GET /entitlements/check reads, through the same reader (one per process, as the app has).
+const entitlementReader = new EntitlementReader(deps);
+bare.get<{ Params: { tenantId: string; accountId: string } }>(
+  '/same-read/entitlements/:tenantId/:accountId',
+  async (request) => entitlementReader.read(request.params.tenantId, request.params.accountId),
+);
+// The same answer with nothing remembered: the account lookup, the subscriptions, the products.
+bare.get<{ Params: { tenantId: string; accountId: string } }>(
+  '/cold-read/entitlements/:tenantId/:accountId',
+  async (request) => new EntitlementReader(deps).read(request.params.tenantId, request.params.accountId),
+);
 bare.get<{ Params: { tenantId: string } }>('/read/orders/:tenantId', async (request) => {
   const { rows } = await rawPool.query('select * from orders where tenant_id = $1 order by sequence desc', [
     request.params.tenantId,

@@ -6,7 +6,8 @@ import { FAULTS, type Fault, MoneyWorld } from './support/money-world.js';
 
 // "One write path", model-based: random sequences of the operations that move money across the
 // billing boundary (pay an invoice, complete, provider success and failure events, void, create,
-// change and cancel subscriptions, billing-linked orders, retries with the same key and body or
+// change and cancel subscriptions (giving back credit or a refund), refunds, credit grants and
+// parallel credit applications, billing-linked orders, retries with the same key and body or
 // another body, and races of complete against a provider failure), each with a fault on its
 // billing call (none; before the call reaches the system; after it took effect, as a timeout;
 // slow). After every sequence and one reconciler pass, the two systems must agree
@@ -174,11 +175,61 @@ const commands = [
           );
       }),
   ),
-  fc.tuple(n, fc.constantFrom('immediate', 'end_of_period'), fault).map(
-    ([i, timing, f]) =>
-      new Command(`cancel(${i},${timing},${f})`, async (w) => {
-        const sub = pick(w.subscriptions, i);
-        if (sub) await w.send('POST', `/subscriptions/${sub}/cancel`, { timing }, newKey(), undefined, f);
+  fc
+    .tuple(
+      n,
+      fc.constantFrom('immediate', 'end_of_period'),
+      fc.constantFrom('none', 'credit', 'refund'),
+      fault,
+    )
+    .map(
+      ([i, timing, refund, f]) =>
+        new Command(`cancel(${i},${timing},${refund},${f})`, async (w) => {
+          const sub = pick(w.subscriptions, i);
+          const giveBack = timing === 'immediate' ? { refund } : {};
+          if (sub)
+            await w.send(
+              'POST',
+              `/subscriptions/${sub}/cancel`,
+              { timing, ...giveBack },
+              newKey(),
+              undefined,
+              f,
+            );
+        }),
+    ),
+  fc.tuple(n, fc.option(fc.integer({ min: 1, max: 4000 })), fault).map(
+    ([i, amountCents, f]) =>
+      new Command(`refund(${i},${amountCents},${f})`, async (w) => {
+        const session = pick(w.sessions, i);
+        const body = { reason: 'requested_by_customer', ...(amountCents ? { amountCents } : {}) };
+        if (session) await w.send('POST', `/payments/${session}/refunds`, body, newKey(), undefined, f);
+      }),
+  ),
+  fc.tuple(n, fc.boolean()).map(
+    ([amount, parallel]) =>
+      new Command(`grant(${amount},${parallel})`, async (w) => {
+        const grant = () =>
+          w.send(
+            'POST',
+            `/accounts/${w.orgId}/credits`,
+            { amountCents: 100 + amount * 5, currency: 'USD', reason: 'model' },
+            undefined,
+            w.tenant.keys.admin,
+          );
+        await (parallel ? Promise.all([grant(), grant()]) : grant());
+      }),
+  ),
+  fc.tuple(n, n, fault).map(
+    ([i, j, f]) =>
+      new Command(`apply-credit(${i}||${j},${f})`, async (w) => {
+        const a = pick(w.invoices, i);
+        const b = pick(w.invoices, j);
+        if (!a || !b) return;
+        await Promise.all([
+          w.send('POST', `/invoices/${a}/apply-credit`, {}, newKey(), undefined, f),
+          w.send('POST', `/invoices/${b}/apply-credit`, {}, newKey()),
+        ]);
       }),
   ),
   fault.map(

@@ -12,6 +12,10 @@ export const BASELINES = {
   'bare-list': "baseline: bare Fastify + raw pg read of the list tenant's orders",
   'bare-page': 'baseline: bare Fastify + raw pg read of 100 orders of the million-order tenant',
   'raw-tx': 'baseline: raw pg transaction, 3 INSERTs',
+  'entitlements-cold':
+    'baseline: bare Fastify + an account’s entitlements through our data access, nothing remembered (3 reads)',
+  'entitlements-read':
+    'baseline: bare Fastify + the same entitlements read through the route’s warm EntitlementReader (1 read)',
 } as const;
 export type Baseline = keyof typeof BASELINES;
 
@@ -32,7 +36,7 @@ export interface LoadOptions {
 }
 
 /** Samples the server's RSS every `everyMs` while `run` goes on; returns its result and the peak. */
-async function withPeakRss<T>(
+export async function withPeakRss<T>(
   server: BenchServer,
   run: () => Promise<T>,
   everyMs = 250,

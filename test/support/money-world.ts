@@ -1,8 +1,14 @@
 import { and, eq } from 'drizzle-orm';
-import { billingInvoices, billingPayments, billingSubscriptions } from '../../src/billing/builtin/tables.js';
+import {
+  billingInvoices,
+  billingPayments,
+  billingRefunds,
+  billingSubscriptions,
+} from '../../src/billing/builtin/tables.js';
 import type { FaultController } from '../../src/billing/index.js';
+import { creditEntries } from '../../src/modules/credits/tables.js';
 import { orders } from '../../src/modules/orders/tables.js';
-import { paymentSessions } from '../../src/modules/payments/tables.js';
+import { paymentSessions, refunds } from '../../src/modules/payments/tables.js';
 import { subscriptions } from '../../src/modules/subscriptions/tables.js';
 import { intents, reconcileIntents } from '../../src/unit-of-work/index.js';
 import { bearer, createTestTenant, type TestApp, type TestTenant } from '../harness.js';
@@ -26,6 +32,8 @@ const MUTATING = [
   'changeSubscription',
   'cancelSubscription',
   'renewSubscription',
+  'refundPayment',
+  'applyCredit',
 ];
 
 export interface Sent {
@@ -180,6 +188,9 @@ export class MoneyWorld {
         .where(eq(billingSubscriptions.tenantId, tenantId)),
       localSubs: await db.select().from(subscriptions).where(eq(subscriptions.tenantId, tenantId)),
       orders: await db.select().from(orders).where(eq(orders.tenantId, tenantId)),
+      refunds: await db.select().from(refunds).where(eq(refunds.tenantId, tenantId)),
+      billingRefunds: await db.select().from(billingRefunds).where(eq(billingRefunds.tenantId, tenantId)),
+      credits: await db.select().from(creditEntries).where(eq(creditEntries.tenantId, tenantId)),
       openIntents: await db
         .select()
         .from(intents)
@@ -201,20 +212,63 @@ export class MoneyWorld {
       out.push(
         `intents needing attention: ${s.attention.map((i) => `${i.operation}: ${i.lastError}`).join('; ')}`,
       );
-    // Paid amount of every invoice = the successful sessions paying it.
+    // Paid amount of every invoice = the successful sessions paying it, plus the credit applied.
     for (const invoice of s.invoices) {
-      const paid = s.payments
-        .filter((p) => p.invoiceId === invoice.id)
-        .reduce((sum, p) => sum + Number(p.amountCents), 0);
+      const paidBy = (method: string) =>
+        s.payments
+          .filter((p) => p.invoiceId === invoice.id && p.method === method)
+          .reduce((sum, p) => sum + Number(p.amountCents), 0);
+      const credited = paidBy('credit');
+      const applied = s.credits
+        .filter((e) => e.kind === 'application' && e.invoiceId === invoice.id)
+        .reduce((sum, e) => sum - Number(e.amountCents), 0);
+      if (credited !== applied)
+        out.push(`invoice ${invoice.id}: credit ${credited} in billing, ${applied} in the ledger`);
+      if (Number(invoice.balanceCents) < 0)
+        out.push(`invoice ${invoice.id}: balance ${invoice.balanceCents} < 0`);
+      const paid = paidBy('payment');
       const sessions = s.sessions
         .filter((x) => x.invoiceId === invoice.id && x.status === 'success')
         .reduce((sum, x) => sum + Number(x.amountCents), 0);
       if (paid !== sessions) out.push(`invoice ${invoice.id}: paid ${paid}, successful sessions ${sessions}`);
-      if (Number(invoice.balanceCents) !== Number(invoice.amountCents) - paid && invoice.status !== 'void')
+      if (
+        Number(invoice.balanceCents) !== Number(invoice.amountCents) - paid - credited &&
+        invoice.status !== 'void'
+      )
         out.push(
-          `invoice ${invoice.id}: balance ${invoice.balanceCents} != amount ${invoice.amountCents} - paid ${paid}`,
+          `invoice ${invoice.id}: balance ${invoice.balanceCents} != amount ${invoice.amountCents} - paid ${paid} - credit ${credited}`,
         );
     }
+    // Refunds: never more than paid; what the billing system recorded is what succeeded here.
+    for (const session of s.sessions) {
+      const mine = s.refunds.filter((r) => r.paymentSessionId === session.id);
+      const reserved = mine
+        .filter((r) => r.status !== 'failed')
+        .reduce((sum, r) => sum + Number(r.amountCents), 0);
+      if (reserved !== Number(session.refundedCents))
+        out.push(`session ${session.id}: refunded ${session.refundedCents}, refunds ${reserved}`);
+      if (Number(session.refundedCents) > Number(session.amountCents))
+        out.push(`session ${session.id}: refunded ${session.refundedCents} > paid ${session.amountCents}`);
+      if (mine.some((r) => r.status === 'pending'))
+        out.push(`session ${session.id}: a refund is still pending`);
+      const recorded = s.billingRefunds
+        .filter((r) => r.paymentReference === session.id)
+        .reduce((sum, r) => sum + Number(r.amountCents), 0);
+      const succeeded = mine
+        .filter((r) => r.status === 'succeeded' && r.invoiceId)
+        .reduce((sum, r) => sum + Number(r.amountCents), 0);
+      if (recorded !== succeeded)
+        out.push(`session ${session.id}: billing refunded ${recorded}, here ${succeeded}`);
+    }
+    // The credit ledger: its balance is the sum of its entries, never below zero, nothing pending,
+    // and what the grants have left is that balance.
+    const balance = s.credits.reduce((sum, e) => sum + Number(e.amountCents), 0);
+    const left = s.credits
+      .filter((e) => e.kind === 'grant')
+      .reduce((sum, e) => sum + Number(e.remainingCents), 0);
+    if (balance < 0) out.push(`credit balance ${balance} < 0`);
+    if (left !== balance) out.push(`credit grants have ${left} left, the balance is ${balance}`);
+    if (s.credits.some((e) => e.status === 'pending')) out.push('a credit application is still pending');
     // Every local subscription has exactly its billing subscription, alike.
     for (const local of s.localSubs.filter((x) => x.billingSubscriptionId)) {
       const billed = s.billingSubs.find((b) => b.id === local.billingSubscriptionId);
