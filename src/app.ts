@@ -13,29 +13,32 @@ import { registerIdempotentReplay } from './http/operation.js';
 import { registerProtectedResource } from './http/protected-resource.js';
 import { requestIdFor } from './http/request-id.js';
 import { RouteRegistry, registerRouteRegistry } from './http/route-registry.js';
+import { registerTagRoutes } from './http/tag-routes.js';
 import { registerTextGuard } from './http/text-guard.js';
 import type { TypedApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerMcpRoutes } from './mcp/server.js';
-import { registerAccountRoutes } from './modules/accounts/routes.js';
+import { accountTagTarget, registerAccountRoutes } from './modules/accounts/routes.js';
 import { registerApiKeyRoutes } from './modules/api-keys/routes.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerBillingAdminRoutes } from './modules/billing/routes.js';
 import { registerCartRoutes } from './modules/carts/routes.js';
 import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/catalog/routes.js';
+import { registerCreditRoutes } from './modules/credits/routes.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
+import { registerEntitlementRoutes } from './modules/entitlements/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerIntentRoutes } from './modules/intents/routes.js';
-import { registerOrderRoutes } from './modules/orders/routes.js';
+import { orderTagTarget, registerOrderRoutes } from './modules/orders/routes.js';
 import { registerPaymentMethodRoutes } from './modules/payment-methods/routes.js';
 import { registerRefundRoutes } from './modules/payments/refund-routes.js';
-import { registerPaymentRoutes } from './modules/payments/routes.js';
+import { paymentSessionTagTarget, registerPaymentRoutes } from './modules/payments/routes.js';
 import { registerPolicyRoutes } from './modules/policies/routes.js';
 import { registerPricingRoutes } from './modules/pricing/routes.js';
 import { registerProviderEventRoutes } from './modules/provider-events/routes.js';
 import { registerShippingRoutes } from './modules/shipping/routes.js';
 import { registerPreviewRoutes } from './modules/subscriptions/preview-routes.js';
-import { registerSubscriptionRoutes } from './modules/subscriptions/routes.js';
+import { registerSubscriptionRoutes, subscriptionTagTarget } from './modules/subscriptions/routes.js';
 import { registerTenantRoutes } from './modules/tenants/routes.js';
 import { registerWebhookRoutes } from './modules/webhooks/routes.js';
 
@@ -139,6 +142,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerWebhookRoutes(app, deps);
   registerPaymentRoutes(app, deps);
   registerRefundRoutes(app, deps);
+  registerCreditRoutes(app, deps);
   registerTenantRoutes(app, deps);
   registerAccountRoutes(app, deps);
   registerBillingAdminRoutes(app, deps);
@@ -146,7 +150,14 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerPolicyRoutes(app, deps);
   registerShippingRoutes(app, deps);
   registerSubscriptionRoutes(app, deps);
+  registerTagRoutes(app, deps, [
+    accountTagTarget(deps),
+    orderTagTarget(deps),
+    subscriptionTagTarget(deps),
+    paymentSessionTagTarget(),
+  ]);
   registerPreviewRoutes(app, deps);
+  registerEntitlementRoutes(app, deps);
   registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
   registerProtectedResource(app, { publicBaseUrl: deps.config.publicBaseUrl, name: SERVICE_NAME });
   registerApiReference(app);

@@ -22,11 +22,13 @@ export const EVENT_TYPES = {
   'invoice.reopened': 'A payment on an invoice was reversed: the invoice is open again for the amount.',
   'refund.created': 'A refund of a payment session was requested; the billing system records it next.',
   'refund.succeeded': 'A refund was recorded in the billing system: the money goes back to the customer.',
-  'refund.failed': 'The billing system refused a refund; nothing was given back and the amount is refundable again.',
+  'refund.failed':
+    'The billing system refused a refund; nothing was given back and the amount is refundable again.',
   'credit.granted': 'Credit was added to an account’s balance (by an admin, a cancellation or a downgrade).',
   'credit.applied': 'Account credit was applied to an open invoice, lowering its balance.',
   'credit.expired': 'What remained of a credit grant lapsed at its expiry.',
-  'entitlements.changed': 'The features an account is entitled to changed (a subscription was created, changed, renewed or cancelled).',
+  'entitlements.changed':
+    'The features an account is entitled to changed (a subscription was created, changed, renewed or cancelled).',
   'webhook.test': 'A test event sent on request to one webhook subscription.',
 } as const;
 

@@ -45,6 +45,7 @@ export const manifestExample = {
         premium: 300,
         unlimited: 10000,
       },
+      billing: { adapter: 'builtin', capabilities: ['refunds', 'credits', 'passthroughQuotes'] },
     },
     links: {
       openapi: '/api/v1/openapi.json',
@@ -136,6 +137,7 @@ export const accountCreatedExample = {
     phone: null,
     website: null,
     industry: null,
+    tags: {},
     createdAt: '2026-03-01T10:00:00.000Z',
     updatedAt: '2026-03-01T10:00:00.000Z',
   },
@@ -300,6 +302,7 @@ export const orderCreatedExample = {
     discountCents: 0,
     billingAccountId: 'ba_9f2k4m6p8r0t2v4x6z8b',
     invoiceId: 'in_3h5j7l9n1q3s5u7w9y1a',
+    tags: {},
     createdAt: '2026-03-01T10:00:00.000Z',
     updatedAt: '2026-03-01T10:00:00.000Z',
     rulesApplied: {
@@ -357,6 +360,7 @@ export const paymentSessionCreatedExample = {
     invoiceId: 'in_3h5j7l9n1q3s5u7w9y1a',
     paymentPageSlug: null,
     refundedCents: 0,
+    tags: {},
     createdAt: '2026-03-01T10:00:00.000Z',
     updatedAt: '2026-03-01T10:00:00.000Z',
   },

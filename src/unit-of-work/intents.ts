@@ -289,11 +289,17 @@ export class Intent<P = unknown> {
  * The plan of `operationId`'s intent while it is pending (a retry finds what the first attempt
  * decided and reserved, and resumes it instead of deciding again); null otherwise.
  */
-export async function pendingPlanOf<P>(q: Queryable, tenantId: string, operationId: string): Promise<P | null> {
+export async function pendingPlanOf<P>(
+  q: Queryable,
+  tenantId: string,
+  operationId: string,
+): Promise<P | null> {
   const [row] = await q
     .select({ plan: intents.plan })
     .from(intents)
-    .where(tenantWhere(intents, tenantId, eq(intents.operationId, operationId), eq(intents.status, 'pending')));
+    .where(
+      tenantWhere(intents, tenantId, eq(intents.operationId, operationId), eq(intents.status, 'pending')),
+    );
   return row ? (row.plan as P) : null;
 }
 

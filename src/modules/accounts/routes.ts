@@ -10,7 +10,7 @@ import {
   presentBillingSubscription,
   presentInvoice,
 } from '../../billing/schemas.js';
-import { ACCOUNT_IDS, BILLING_SUB_LISTS, LIST_PAGING } from '../../core/agent-guide.js';
+import { BILLING_SUB_LISTS, LIST_PAGING } from '../../core/agent-guide.js';
 import { notFound } from '../../core/errors.js';
 import { createdKey, listOfRows, NEWEST_FIRST, pageRequest } from '../../core/paging.js';
 import { requireCtx } from '../../http/auth.js';
@@ -46,7 +46,6 @@ import { accountTags } from './tags.js';
 const TAGS = ['Accounts'];
 const BASE = '/api/v1/accounts';
 
-const ID_RULES = ACCOUNT_IDS.text;
 const SUB_LIST_RULES = BILLING_SUB_LISTS.text;
 
 /** Why a tenant-owned account has no billing data to list, or undefined when it has. */

@@ -9,6 +9,7 @@ import { errorResponses } from '../../http/errors.js';
 import { orderCreatedExample, orderExample, orderUpdatedExample } from '../../http/examples.js';
 import { type Presented, respond } from '../../http/operation.js';
 import { ListEnvelope, listEnvelope, streamList } from '../../http/paging.js';
+import type { TagTarget } from '../../http/tag-routes.js';
 import type { TypedApp } from '../../http/types.js';
 import { type CreatedOrder, createOrder, type InvoiceState } from './create.js';
 import {
@@ -19,7 +20,8 @@ import {
   OrderSchema,
   PatchOrderBody,
 } from './schemas.js';
-import { getOrder, listOrders, type OrderApi, presentOrder } from './service.js';
+import { getOrder, listOrders, type OrderApi, type OrderRow, presentOrder } from './service.js';
+import { orderTags } from './tags.js';
 import { updateOrderFields } from './update.js';
 
 const TAGS = ['Orders'];
@@ -128,16 +130,14 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createOrder',
         summary: 'Create an order',
         description:
-          'Creates an order from `items` or from an active cart (`cartId`: its lines, totals and promo; the cart ' +
-          'becomes `checked_out` in the same transaction). In order: unknown or inactive products are 400 naming ' +
-          'the line; lines are priced by the pricing engine with `customerContext` (price rules, tiers, offers); ' +
-          '`order_create` policies then see the resolved order and may block it (403 policy_blocked); passthrough ' +
-          'charges get a live quote from the billing system (502 quote_unavailable when it cannot quote). `priceCents` ' +
-          'and `totalCents` are hints: resolved values win and differing hints are listed in `rulesApplied`. An order ' +
-          'with an owner starts `pending`, without one `draft`. When the owner is linked to a billing account ' +
-          '(organization `externalId`, or `billingAccountId`), one-time lines are invoiced at once (`invoiceId`) and ' +
-          '`nextActions` offers to pay that invoice; a billing outage is 502 with nothing written. Send an ' +
-          'Idempotency-Key to retry safely. `rulesApplied` is returned on create only.',
+          'Creates an order from `items` or an active cart (`cartId`: its lines, totals and promo; the cart becomes ' +
+          '`checked_out` atomically). Unknown or inactive products: 400 naming the line. Lines are priced with ' +
+          '`customerContext`; `order_create` policies may then block it (403 `policy_blocked`); passthrough charges ' +
+          'are quoted live by the billing system (502 `quote_unavailable`). Resolved prices win over the ' +
+          '`priceCents`/`totalCents` hints; differing hints are listed in `rulesApplied` (on create only). Starts ' +
+          '`pending` with an owner, else `draft`. With a billing account (organization `externalId` or ' +
+          '`billingAccountId`), one-time lines are invoiced at once (`invoiceId`, with a pay action); a billing ' +
+          'outage is 502 with nothing written. Send an Idempotency-Key to retry safely.',
         tags: TAGS,
         body: CreateOrderBody,
         response: {
@@ -163,9 +163,7 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'listOrders',
         summary: 'List orders',
-        description:
-          'The orders of the tenant, newest first (by order number). Optional exact-match filters `contactId`, ' +
-          `\`organizationId\`, \`status\`. ${LIST_PAGING.text}`,
+        description: `The orders of the tenant, newest first (by order number); filters match exactly. ${LIST_PAGING.text}`,
         tags: TAGS,
         querystring: OrderListQuery,
         response: { 200: ListEnvelope(OrderSchema, 'The orders.') },
@@ -195,8 +193,7 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'getOrder',
         summary: 'Get an order',
-        description:
-          'The full order (same shape as create, without `rulesApplied`); 404 when not an order of this tenant.',
+        description: 'The full order: the shape create returns, without `rulesApplied`.',
         tags: TAGS,
         params: OrderParams,
         response: { 200: Envelope(OrderSchema, 'The order.', orderExample), ...errorResponses(404) },
@@ -219,10 +216,9 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         operationId: 'updateOrder',
         summary: 'Update an order',
         description:
-          'Changes `status` (free-form, usually pending -> confirmed -> fulfilled, or cancelled), `items` (re-priced ' +
-          'like create) and/or `totalCents` (kept only for orders without items). `order_update` policies run ' +
-          'first (403 policy_blocked). The audit entry `order.update` holds a before/after diff of the changed ' +
-          'fields; event `order.updated`. Invoices and subscriptions made from the order are not changed.',
+          'Changes `status`, `items` (re-priced like create) and/or `totalCents`. `order_update` policies run ' +
+          'first (403 `policy_blocked`). Audit `order.update` (before/after diff); event `order.updated`. ' +
+          'Invoices and subscriptions made from the order are not changed.',
         tags: TAGS,
         params: OrderParams,
         body: PatchOrderBody,
@@ -248,3 +244,15 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
     },
   );
 }
+
+/** Tags of orders; a tag leaves the invoice as it is: it is read before, as for PATCH. */
+export const orderTagTarget = (deps: Deps): TagTarget<OrderRow> => ({
+  resource: 'orders',
+  schema: OrderSchema,
+  operations: orderTags,
+  presenter: async (tenantId, id) => {
+    const row = await getOrder(deps.db, tenantId, id);
+    const invoice = row ? await invoiceStateOf(deps, tenantId, presentOrder(row)) : undefined;
+    return (after, ctx) => orderResponse(presentOrder(after), ctx, invoice);
+  },
+});
