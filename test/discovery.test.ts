@@ -19,6 +19,13 @@ const SPEC_EVENT_TYPES = [
   'invoice.paid',
   'invoice.failed',
   'invoice.reopened',
+  'refund.created',
+  'refund.succeeded',
+  'refund.failed',
+  'credit.granted',
+  'credit.applied',
+  'credit.expired',
+  'entitlements.changed',
   'webhook.test',
 ];
 
@@ -51,6 +58,23 @@ describe('manifest and capabilities', () => {
     });
     expect([...data.capabilities.eventTypes].sort()).toEqual([...SPEC_EVENT_TYPES].sort());
     expect(data.capabilities.eventTypes).toEqual(EVENT_TYPE_NAMES);
+    // No billing integration: no billing capability.
+    expect(data.capabilities.billing).toEqual({ adapter: null, capabilities: [] });
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/admin/billing-integration',
+      headers: bearer(tenant.keys.admin),
+      payload: { adapter: 'builtin' },
+    });
+    const linked = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/manifest',
+      headers: bearer(tenant.keys.read),
+    });
+    expect(linked.json().data.capabilities.billing).toEqual({
+      adapter: 'builtin',
+      capabilities: ['refunds', 'credits', 'passthroughQuotes'],
+    });
   });
 
   it('capabilities lists every public operation with the key’s permission', async () => {

@@ -38,7 +38,8 @@ export const CART_PRICING: SharedRule = {
     'the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, ' +
     '`discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). ' +
     'Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and ' +
-    'the cart then have `requiresQuote: true`).',
+    'the cart then have `requiresQuote: true`). A code that no longer applies stays on the cart with ' +
+    '`applies: false`, discount 0 and the `reason`.',
 };
 
 export const CART_CHECKED_OUT: SharedRule = {
@@ -57,7 +58,7 @@ export const ACCOUNT_IDS: SharedRule = {
 };
 
 export const BILLING_SUB_LISTS: SharedRule = {
-  title: 'Billing sub-lists of an account',
+  title: 'Billing sub-lists',
   text:
     'The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 ' +
     '(whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, ' +
@@ -109,7 +110,7 @@ export const WEBHOOK_DELIVERIES: SharedRule = {
 };
 
 export const LIST_PAGING: SharedRule = {
-  title: 'Paging a list',
+  title: 'Paging',
   text:
     'Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with ' +
     '`meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same ' +
@@ -131,7 +132,7 @@ export const SHARED_RULES: readonly SharedRule[] = [
 ];
 
 /** How a tool description or argument points to a shared rule instead of repeating it. */
-export const ruleReference = (rule: SharedRule) => `See “${rule.title}” in the instructions.`;
+export const ruleReference = (rule: SharedRule) => `See “${rule.title}”.`;
 
 export const IDEMPOTENCY_RULE =
   'Write tools take an optional `idempotencyKey` (sent as the Idempotency-Key header): a retry with the same key ' +
@@ -164,6 +165,12 @@ export function scopeSummaries(
   };
 }
 
+/** How tool descriptions and arguments name the sections of the guide. */
+const RULE_REFERENCES =
+  'Tool descriptions and arguments name the sections below instead of repeating them: “See “Cart ' +
+  'pricing”.” means the section of that title. An `id` argument that is unknown or another tenant’s is ' +
+  '404 `not_found` unless the tool’s description says otherwise.';
+
 /** The guide as Markdown: the MCP server's instructions and the body of docs/agents.md. */
 export function renderAgentGuide(scopes: Record<Scope, string>): string {
   return [
@@ -178,6 +185,10 @@ export function renderAgentGuide(scopes: Record<Scope, string>): string {
     (Object.entries(scopes) as [Scope, string][])
       .map(([scope, text]) => `- \`${scope}\`: ${text}`)
       .join('\n'),
+    '',
+    '## Rules named in descriptions',
+    '',
+    RULE_REFERENCES,
     '',
     '## Idempotency',
     '',

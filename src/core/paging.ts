@@ -18,7 +18,7 @@ export const PageQueryFields = {
     Type.Integer({
       minimum: 1,
       maximum: PAGE_LIMIT_MAX,
-      description: 'Page size; without it, the whole list.',
+      description: 'Page size.',
     }),
   ),
   cursor: Type.Optional(

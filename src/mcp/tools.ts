@@ -41,7 +41,11 @@ export interface ToolAnnotations {
 
 export interface ToolDefinition {
   name: string;
-  title: string;
+  /**
+   * Not set: it would only repeat the operation's summary, which the name and the description
+   * already say, and tools/list must stay under 60 KB for the commerce key.
+   */
+  title?: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
   outputSchema: JsonSchema & { type: 'object' };
@@ -120,7 +124,7 @@ const IDEMPOTENCY_KEY_SCHEMA = {
   type: 'string',
   minLength: 1,
   maxLength: 255,
-  description: 'See “Idempotency” in the instructions.',
+  description: 'See “Idempotency”.',
 };
 
 /**
@@ -139,7 +143,8 @@ function withSharedRulesNamed(text: string): string {
   let out = text;
   for (const phrase of STATED_ONCE) out = out.replace(phrase, (m) => (m.startsWith(';') ? '.' : ''));
   for (const rule of SHARED_RULES) out = out.split(rule.text).join(ruleReference(rule));
-  return out;
+  // References in a row read as one: “See “A”, “B”.”
+  return out.replaceAll('”. See “', '”, “');
 }
 
 /** The same for every description inside a schema (arguments and their fields). */
@@ -236,12 +241,9 @@ export function toolsFromOpenApi(doc: OpenApiDocumentLike): ToolDefinition[] {
       if (!op?.operationId || NOT_TOOLS.has(op.operationId)) continue;
       const method = lower.toUpperCase();
       const write = WRITE_METHODS.has(method);
-      const summary = op.summary ?? op.operationId;
       tools.push({
         name: op.operationId,
-        title: summary,
-        // The title carries the summary; the description adds what it does not say.
-        description: withSharedRulesNamed(op.description ?? summary),
+        description: withSharedRulesNamed(op.description ?? op.summary ?? op.operationId),
         ...toolArguments(op, doc, write && !isReadOnly(method, op.operationId)),
         outputSchema: toolOutput(op, doc),
         annotations: annotationsOf(method, op.operationId),

@@ -299,9 +299,8 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
     summary: 'List an account’s payment methods',
     about:
       'The payment methods of the account’s billing-system account (`source: "billing"`), then the local ' +
-      'references from POST /payment-methods (`source: "local"`) held under that billing account id or the ' +
-      'path’s id; each newest first. Cards show only type, last four digits and expiry. `isDefault` holds per ' +
-      'source and `accountId`, so two defaults may be listed. Add one with the `addPaymentMethod` action.',
+      'references (`source: "local"`) held under its id or the path’s id; each newest first. `isDefault` ' +
+      'holds per source and `accountId`, so two defaults may be listed. Add one with the `addPaymentMethod` action.',
     item: BillingPaymentMethodSchema,
     list: (adapter, accountId) => adapter.listPaymentMethods(accountId),
     present: presentBillingPaymentMethod,

@@ -58,9 +58,8 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createCart',
         summary: 'Create a cart',
         description:
-          'Starts an empty `active` cart (totals 0, no items, no promo); every field is optional (each says what ' +
-          'it does). Next: add items with the `addItem` action, then the `checkout` action (POST /orders with the ' +
-          'body `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.',
+          'Starts an empty `active` cart; every field is optional. Next: its `addItem` action, then `checkout` ' +
+          '(POST /orders with `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.',
         tags: TAGS,
         body: CartCreate,
         response: { 201: Envelope(CartSchema, 'The new, empty cart.', cartCreatedExample) },
@@ -84,10 +83,8 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         operationId: 'getCart',
         summary: 'Get a cart',
         description:
-          `The cart with its lines, totals and promotion code, as priced at its last change. ${PRICING} ` +
-          'A code that no longer applies stays on the cart with `applies: false` and the `reason`. While the cart ' +
-          'is `active`, the `checkout` action is POST /orders with the body `{ "cartId": "<this cart id>" }`; ' +
-          'once `checked_out` only `self` remains. 404 when the cart is not in this tenant.',
+          `The cart as priced at its last change. ${PRICING} While it is \`active\`, its \`checkout\` action is ` +
+          'POST /orders with `{ "cartId": "<this cart id>" }`; once `checked_out` only `self` remains.',
         tags: TAGS,
         params: CartIdParams,
         response: { 200: Envelope(CartSchema, 'The cart.', cartItemAddedExample), ...errorResponses(404) },
@@ -109,12 +106,10 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         operationId: 'addCartItem',
         summary: 'Add a product to a cart',
         description:
-          'Adds `quantity` (default 1) of an active product priced in the cart’s currency. Adding a product ' +
-          'that is already in the cart MERGES: that line’s quantity grows by `quantity` (at most 100000 units a ' +
-          'line) and it is re-priced for the new quantity (tiers apply to the whole line); no second line is made. ' +
-          `${PRICING} 400 \`validation_failed\` naming \`productId\` for an unknown or inactive product (rule ` +
-          '`exists` or `active`) or one in another currency (rule `currency`). 404 unknown cart. ' +
-          `${CHECKED_OUT} Send an Idempotency-Key so a retry cannot add the quantity twice.`,
+          'Adds `quantity` of an active product priced in the cart’s currency. A product already in the cart ' +
+          'MERGES: its line grows by `quantity` (at most 100000 a line) and is re-priced (tiers apply to the ' +
+          `whole line). ${PRICING} 400 \`validation_failed\` naming \`productId\`, rule \`exists\`, \`active\` or ` +
+          `\`currency\`. ${CHECKED_OUT} A retry without the same Idempotency-Key adds the quantity again.`,
         tags: TAGS,
         params: CartIdParams,
         body: CartItemAdd,
@@ -148,9 +143,8 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         operationId: 'removeCartItem',
         summary: 'Remove a line from a cart',
         description:
-          `Removes the whole line (all its units) and re-prices the rest. ${PRICING} A promotion code that no ` +
-          'longer applies (e.g. the total fell below its minimum) stays on the cart with `applies: false`, ' +
-          `discount 0 and the \`reason\`. 404 unknown cart or item. ${CHECKED_OUT}`,
+          `Removes the whole line (all its units) and re-prices the rest. ${PRICING} 404 unknown item. ` +
+          CHECKED_OUT,
         tags: TAGS,
         params: CartItemParams,
         response: {
@@ -179,13 +173,10 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         operationId: 'applyCartPromo',
         summary: 'Apply a promotion code to a cart',
         description:
-          'Puts a promotion code on the cart (one code per cart: it replaces any other). The code applies to the ' +
-          'sum of the line totals after offers, never below 0. 400 `validation_failed` naming `code`, with the ' +
-          'rule saying why: `unknown` (no such code), `inactive`, `not_started`, `expired`, `exhausted` (usage ' +
-          'limit reached), `minimum_not_met` (cart total after offers below the code’s minimum), ' +
-          '`currency_mismatch` (an amount code in another currency). Once applied, the code stays on the cart ' +
-          'through later changes; when it stops applying it shows `applies: false` and the reason. Its use is ' +
-          `counted when the order is created. ${PRICING} 404 unknown cart. ${CHECKED_OUT}`,
+          'Puts a promotion code on the cart, replacing any other. 400 `validation_failed` naming `code`, rule ' +
+          '`unknown`, `inactive`, `not_started`, `expired`, `exhausted` (usage limit reached), `minimum_not_met` ' +
+          '(total after offers below its minimum) or `currency_mismatch`. The code stays through later changes; ' +
+          `its use is counted when the order is created. ${PRICING} ${CHECKED_OUT}`,
         tags: TAGS,
         params: CartIdParams,
         body: CartPromoApply,
@@ -215,8 +206,8 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
         operationId: 'removeCartPromo',
         summary: 'Remove the promotion code from a cart',
         description:
-          'Takes the promotion code off the cart and re-prices it without the code. A cart without a code is ' +
-          `returned unchanged (200). 404 unknown cart. ${CHECKED_OUT}`,
+          'Takes the promotion code off and re-prices the cart; a cart without a code is returned unchanged ' +
+          `(200). ${CHECKED_OUT}`,
         tags: TAGS,
         params: CartIdParams,
         response: {

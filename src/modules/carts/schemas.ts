@@ -19,15 +19,14 @@ const NullableUuid = (description: string) =>
 
 const CustomerContextInput = Type.Object(
   {
-    segment: Type.Optional(NullableText(100, 'Customer segment (up to 100 characters), e.g. `smb`.')),
-    locale: Type.Optional(NullableText(20, 'Customer locale (up to 20 characters), e.g. `de-DE`.')),
-    partner: Type.Optional(NullableText(255, 'Partner the sale goes through (up to 255 characters).')),
+    segment: Type.Optional(NullableText(100, 'Customer segment, e.g. `smb`.')),
+    locale: Type.Optional(NullableText(20, 'Customer locale, e.g. `de-DE`.')),
+    partner: Type.Optional(NullableText(255, 'Partner the sale goes through.')),
   },
   {
     additionalProperties: false,
     description:
-      'Who is buying, for pricing: the price rules and offers matching this context price every line ' +
-      '(as GET /pricing/resolve does with the same segment, locale and partner). Fixed for the cart’s life.',
+      'Who is buying: every line is priced with the matching price rules and offers. Fixed for the cart’s life.',
   },
 );
 
@@ -38,50 +37,46 @@ export const CartCreate = Type.Object(
         minLength: 1,
         maxLength: 255,
         description:
-          'Your id for the shopping session (1-255 characters), e.g. a conversation id; generated ' +
-          '(`sess_` + random) when absent.',
+          'Your id for the shopping session, e.g. a conversation id; generated (`sess_...`) when absent.',
       }),
     ),
     currency: Type.Optional(
       Type.String({
         pattern: '^[A-Z]{3}$',
         default: 'USD',
-        description:
-          'ISO 4217 code, upper case (default `USD`). Only products priced in this currency can be added.',
+        description: 'ISO 4217 code. Only products priced in it can be added.',
       }),
     ),
     customerContext: Type.Optional(CustomerContextInput),
-    contactId: Type.Optional(NullableUuid('The individual buyer (UUID), if known.')),
+    contactId: Type.Optional(NullableUuid('The individual buyer, if known.')),
     organizationId: Type.Optional(
-      NullableUuid(
-        'The buying account (UUID): must be an account of this tenant (from POST /accounts), else 400.',
-      ),
+      NullableUuid('The buying account: one of this tenant’s accounts, else 400.'),
     ),
   },
   { additionalProperties: false, examples: [{ currency: 'USD', sessionId: 'conversation-42' }] },
 );
 
 export const CartIdParams = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'The cart id (UUID), from POST /carts.' }),
+  id: Type.String({ format: 'uuid', description: 'Cart id.' }),
 });
 
 export const CartItemParams = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'The cart id (UUID).' }),
-  itemId: Type.String({ format: 'uuid', description: 'The line item id (UUID), from the cart’s `items`.' }),
+  id: Type.String({ format: 'uuid', description: 'Cart id.' }),
+  itemId: Type.String({ format: 'uuid', description: 'Line id, from the cart’s `items`.' }),
 });
 
 export const CartItemAdd = Type.Object(
   {
     productId: Type.String({
       format: 'uuid',
-      description: 'An active product of this tenant priced in the cart’s currency (see GET /catalog).',
+      description: 'An active product priced in the cart’s currency.',
     }),
     quantity: Type.Optional(
       Type.Integer({
         minimum: 1,
         maximum: MAX_LINE_QUANTITY,
         default: 1,
-        description: `Units to add, 1-${MAX_LINE_QUANTITY} (default 1); added to the line when the product is already in the cart.`,
+        description: 'Units to add.',
       }),
     ),
   },

@@ -26,9 +26,8 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps) {
         operationId: 'getCatalog',
         summary: 'Product catalog',
         description:
-          'The active products of this tenant with their charges (price models and tiers) and entitlements. List ' +
-          'prices only: follow the `resolvePrice` action of a product (GET /pricing/resolve) for the price a given ' +
-          'customer (segment, locale, partner) pays for a quantity, with price rules and offers applied. ' +
+          'The active products of this tenant with their charges (price models, tiers) and entitlements, at list ' +
+          'prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. ' +
           `Cacheable 60 s. ${LIST_PAGING.text}`,
         tags: ['Catalog'],
         querystring: PageQuery,

@@ -126,9 +126,8 @@ export function registerCreditRoutes(app: TypedApp, deps: Deps) {
         operationId: 'applyCreditToInvoice',
         summary: 'Apply credit to an invoice',
         description:
-          'Pays an open invoice from the credit of the account linked to its billing account (`externalId`): ' +
-          '`amountCents`, or as much as the credit and the invoice balance allow. No credit: 409 ' +
-          '`no_credit_available`; not open: 409 `invoice_not_open`; billing system without credits: 501. Emits ' +
+          'Pays an open invoice from the credit of the account linked to its billing account (`externalId`). ' +
+          '409 `no_credit_available` or `invoice_not_open`; 501 when the billing system has no credits. Emits ' +
           '`credit.applied`, and `invoice.paid` when nothing is left to pay.',
         tags: TAGS,
         params: InvoiceParams,

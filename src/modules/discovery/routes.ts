@@ -89,9 +89,9 @@ export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: Rou
         operationId: 'getManifest',
         summary: 'Service manifest for this key',
         description:
-          'What this API key can do here: its tenant, environment, effective scopes and rate tier, and ' +
-          '`capabilities.eventTypes`, the complete live list of webhook event types, and `capabilities.billing`, the ' +
-          'billing system’s optional capabilities. Cacheable for 60 seconds.',
+          'What this API key can do here: its tenant, environment, effective scopes and rate tier, the webhook ' +
+          'event types (`capabilities.eventTypes`) and the billing system’s optional capabilities ' +
+          '(`capabilities.billing`). Cacheable for 60 seconds.',
         tags: ['Discovery'],
         response: { 200: Envelope(ManifestSchema, 'The manifest for the calling key.', manifestExample) },
       },

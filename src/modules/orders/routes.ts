@@ -130,14 +130,14 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createOrder',
         summary: 'Create an order',
         description:
-          'Creates an order from `items` or an active cart (`cartId`: its lines, totals and promo; the cart becomes ' +
-          '`checked_out` atomically). Unknown or inactive products: 400 naming the line. Lines are priced with ' +
-          '`customerContext`; `order_create` policies may then block it (403 `policy_blocked`); passthrough charges ' +
-          'are quoted live by the billing system (502 `quote_unavailable`). Resolved prices win over the ' +
-          '`priceCents`/`totalCents` hints; differing hints are listed in `rulesApplied` (on create only). Starts ' +
-          '`pending` with an owner, else `draft`. With a billing account (organization `externalId` or ' +
-          '`billingAccountId`), one-time lines are invoiced at once (`invoiceId`, with a pay action); a billing ' +
-          'outage is 502 with nothing written. Send an Idempotency-Key to retry safely.',
+          'Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically). ' +
+          'Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` ' +
+          'policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 ' +
+          '`quote_unavailable`). Resolved prices win over the `priceCents`/`totalCents` hints, differing hints ' +
+          'listed in `rulesApplied` (create only). Starts `pending` with an owner, else `draft`. With a billing ' +
+          'account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once ' +
+          '(`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to ' +
+          'retry safely.',
         tags: TAGS,
         body: CreateOrderBody,
         response: {

@@ -43,9 +43,8 @@ export function registerPaymentMethodRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createPaymentMethod',
         summary: 'Add a payment-method reference',
         description:
-          'Stores a local reference to a payment method held by the payment provider (no card number is ever ' +
-          'sent or kept): type, brand, last four digits and expiry; only `accountId` is required. The account’s ' +
-          'first reference becomes its default (`isDefault: true`); later ones do not until set with the ' +
+          'Stores a local reference to a payment method held by the payment provider (never a card number). The ' +
+          'account’s first reference becomes its default (`isDefault: true`); later ones only through the ' +
           '`setDefault` action. Listed by GET /accounts/{accountId}/payment-methods with `source: "local"`.',
         tags: TAGS,
         body: CreatePaymentMethodBody,
@@ -69,7 +68,7 @@ export function registerPaymentMethodRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'getPaymentMethod',
         summary: 'Get a payment-method reference',
-        description: 'A local payment-method reference of this tenant; 404 when there is none with this id.',
+        description: 'One local payment-method reference of this tenant.',
         tags: TAGS,
         params: PaymentMethodParams,
         response: { 200: Envelope(PaymentMethodSchema, 'The reference.'), ...errorResponses(404) },
@@ -91,10 +90,8 @@ export function registerPaymentMethodRoutes(app: TypedApp, deps: Deps) {
         operationId: 'setDefaultPaymentMethod',
         summary: 'Make a payment-method reference the default',
         description:
-          'Makes this reference its account’s default and clears the flag on the account’s other local ' +
-          'references, so exactly one is the default, also under concurrent calls (the last one wins). ' +
-          'Idempotent: on the current default it changes nothing and answers 200. No body. 404 when the id ' +
-          'is not one of this tenant’s references.',
+          'Makes this reference its account’s only local default, also under concurrent calls (the last one ' +
+          'wins). On the current default it changes nothing (200). No body.',
         tags: TAGS,
         params: PaymentMethodParams,
         response: {

@@ -34,9 +34,7 @@ export const CreatePaymentMethodBody = Type.Object(
       minLength: 1,
       maxLength: 64,
       pattern: '^[a-zA-Z0-9_-]+$',
-      description:
-        'The account to attach the method to: an account id (UUID) from POST /accounts or a billing-system ' +
-        'account id; 1-64 characters [a-zA-Z0-9_-]. Required.',
+      description: 'An account id (UUID) or a billing-system account id.',
     }),
     type: Type.Optional(
       Type.String({ minLength: 1, maxLength: 50, default: 'card', description: 'Default `card`.' }),
@@ -75,5 +73,5 @@ export const CreatePaymentMethodBody = Type.Object(
 );
 
 export const PaymentMethodParams = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'Id of the local payment-method reference.' }),
+  id: Type.String({ format: 'uuid', description: 'Payment-method reference id.' }),
 });

@@ -41,11 +41,10 @@ export function registerRefundRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createRefund',
         summary: 'Refund a payment',
         description:
-          'Gives back `amountCents` (default: all that is left) of a `success` session; the session’s ' +
-          '`refundedCents` grows. Recorded in the billing system against the invoice the session paid (the invoice ' +
-          'stays paid). Not successful: 409 `payment_not_refundable`; more than is left: 409 ' +
-          '`refund_exceeds_remaining`; billing system without refunds: 501 `capability_unavailable`. Emits ' +
-          '`refund.created` and `refund.succeeded`.',
+          'Gives back `amountCents` of a `success` session (its `refundedCents` grows), recorded in the billing ' +
+          'system against the invoice it paid (which stays paid). 409 `payment_not_refundable` (not successful) ' +
+          'or `refund_exceeds_remaining`; 501 `capability_unavailable` when the billing system has no refunds. ' +
+          'Emits `refund.created` and `refund.succeeded`.',
         tags: TAGS,
         params: SessionParams,
         body: CreateRefundBody,
@@ -96,7 +95,7 @@ export function registerRefundRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'getRefund',
         summary: 'Get a refund',
-        description: 'One refund; 404 when not a refund of this tenant.',
+        description: 'One refund of this tenant, with its status.',
         tags: TAGS,
         params: RefundParams,
         response: {

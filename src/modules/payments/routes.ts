@@ -79,10 +79,10 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createPaymentSession',
         summary: 'Create a payment session',
         description:
-          'Records the intent to pay `amountCents` (money moves at the payment provider). With `invoiceId`, the ' +
-          'session pays that invoice: unknown to the billing system -> 400 naming invoiceId; not open or another ' +
-          'currency -> 409. Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or ' +
-          'let the provider report the outcome.',
+          'Records the intent to pay `amountCents`; money moves at the payment provider. With `invoiceId` it pays ' +
+          'that invoice: unknown to the billing system 400 naming `invoiceId`; not open or another currency 409. ' +
+          'Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or let the provider ' +
+          'report the outcome.',
         tags: TAGS,
         body: CreatePaymentBody,
         response: {
@@ -111,8 +111,8 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         operationId: 'payInvoice',
         summary: 'Pay an invoice',
         description:
-          'Same as POST /payments with `invoiceId` taken from the path: creates a payment session for the invoice ' +
-          '(400 when the billing system does not know it, 409 when it is not open or in another currency).',
+          'POST /payments with the `invoiceId` of the path: a payment session for the invoice (400 when the ' +
+          'billing system does not know it, 409 when not open or in another currency).',
         tags: TAGS,
         params: InvoiceParams,
         body: PayInvoiceBody,
@@ -171,7 +171,7 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'getPaymentSession',
         summary: 'Get a payment session',
-        description: 'One payment session; 404 when not a session of this tenant.',
+        description: 'One payment session of this tenant.',
         tags: TAGS,
         params: SessionParams,
         response: {
@@ -197,12 +197,11 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         operationId: 'completePaymentSession',
         summary: 'Complete a payment session',
         description:
-          'Force-marks the session `success`: only with external proof of payment. A terminal session is 400 ' +
-          '(`session_terminal`). A session paying an invoice first settles the invoice in the billing system for the ' +
-          'session amount: if that fails (502 outage, 409 refused) the session stays as it was, and a retry with ' +
-          'the same Idempotency-Key completes it without settling twice. Emits `payment.succeeded`, and ' +
-          '`invoice.paid` when the invoice is now fully paid. Pass `proof` (your reference to that proof) to keep ' +
-          'it in the audit entry.',
+          'Force-marks the session `success`: only with external proof of payment (see `proof`). A terminal ' +
+          'session is 400 `session_terminal`. A session paying an invoice first settles it in the billing system; ' +
+          'if that fails (502 outage, 409 refused) nothing changes, and a retry with the same Idempotency-Key ' +
+          'completes it without settling twice. Emits `payment.succeeded`, and `invoice.paid` once the invoice is ' +
+          'fully paid.',
         tags: TAGS,
         params: SessionParams,
         body: CompleteSessionBody,

@@ -53,10 +53,10 @@ export function registerPricingRoutes(app: TypedApp, deps: Deps) {
         operationId: 'resolvePrice',
         summary: 'Resolve the price of a product',
         description:
-          'What `quantity` of a product costs for a customer context (`segment`, `locale`, `partner`): the list ' +
-          'price, the price rule applied to each charge (the most specific match), the charge math (flat fee, per ' +
-          'unit, graduated tiers, volume), active offers, and the total in minor units. Changes nothing; cacheable 60 s. ' +
-          '404 when the product does not exist in this tenant or is inactive.',
+          'What `quantity` of a product costs for a customer context: the list price, the price rule applied to ' +
+          'each charge (the most specific match), the charge math (flat, per unit, graduated, volume), active ' +
+          'offers and the total in minor units. Changes nothing; cacheable 60 s. 404 when the product is unknown ' +
+          'or inactive.',
         tags: ['Pricing'],
         querystring: ResolveQuery,
         response: { 200: Envelope(ResolvedPriceSchema, 'The resolved price.'), ...errorResponses(404) },

@@ -28,10 +28,8 @@ export function registerShippingRoutes(app: TypedApp, deps: Deps) {
         operationId: 'listShippingOptions',
         summary: 'List available shipping options',
         description:
-          'The shipping options a buyer can choose from: active options only, cheapest first (then by name). ' +
-          'Pass `country` (the destination, ISO 3166-1 alpha-2, any case) to keep the options that ship there ' +
-          'or everywhere, and `currency` to keep the options priced in your cart’s currency. `amountCents` is ' +
-          'the shipping price in minor units; `minDays`-`maxDays` is the delivery estimate. Unknown query ' +
+          'The active shipping options, cheapest first (then by name), filtered by `country` and `currency`. ' +
+          '`amountCents` is the price in minor units; `minDays`-`maxDays` the delivery estimate. Unknown query ' +
           `parameters are rejected with 400. Cacheable for 60 seconds. ${LIST_PAGING.text}`,
         tags: ['Shipping'],
         querystring: ShippingOptionQuery,

@@ -94,14 +94,13 @@ export const ShippingOptionQuery = Type.Object(
       Type.String({
         pattern: '^[A-Za-z]{2}$',
         description:
-          'ISO 3166-1 alpha-2 code of the destination, any case (e.g. `us`). Keeps options that ship there ' +
-          'or ship everywhere.',
+          'Destination, ISO 3166-1 alpha-2, any case (e.g. `us`): keeps options shipping there or everywhere.',
       }),
     ),
     currency: Type.Optional(
       Type.String({
         pattern: '^[A-Z]{3}$',
-        description: 'ISO 4217 code, upper case; keeps options priced in it (match your cart’s currency).',
+        description: 'ISO 4217; keeps options priced in it (your cart’s currency).',
       }),
     ),
     ...PageQueryFields,

@@ -24,12 +24,11 @@ export function registerPreviewRoutes(app: TypedApp, deps: Deps) {
         operationId: 'previewPlanChange',
         summary: 'Preview a plan change',
         description:
-          'What POST /subscriptions/{id}/change-plan would do now: `direction`, `effectiveDate`, plan links ' +
-          '(`planDependencyAdjustments`), `financialImpact` (credit for unused days, charge for the rest of the ' +
-          'period, net; by UTC days, half-up cents), the `businessRule`, the `plan_change` `policyEvaluation` ' +
-          '(`allowed: false`: the change would be 403) and the target’s `resolvedPrice`. Its `previewId` (until ' +
-          '`expiresAt`, 15 minutes) makes the change run at exactly these figures. 404 for a missing subscription ' +
-          'or target product.',
+          'What POST /subscriptions/{id}/change-plan would do now: `direction`, `effectiveDate`, ' +
+          '`planDependencyAdjustments`, `financialImpact` (credit for unused days, charge for the rest of the ' +
+          'period, net), `businessRule`, `policyEvaluation` (`allowed: false`: the change would be 403) and ' +
+          '`resolvedPrice`. Its `previewId` (until `expiresAt`) runs the change at exactly these figures. 404 for ' +
+          'a missing subscription or target product.',
         tags: TAGS,
         body: PlanChangePreviewBody,
         response: { 200: Envelope(PlanChangePreviewSchema, 'The previewed change.'), ...errorResponses(404) },
@@ -56,9 +55,9 @@ export function registerPreviewRoutes(app: TypedApp, deps: Deps) {
         description:
           'What buying `addOnProductId` would do now: its price per period (with the subscription’s customer ' +
           'context), the charge for the rest of the parent’s period (by UTC days, half-up cents; it then renews ' +
-          'with the parent) and the entitlements before, after and gained (limits add up, null is unlimited). Buy ' +
-          'with POST /subscriptions `{ productId, parentSubscriptionId, previewId }` within 15 minutes for exactly ' +
-          'these figures. 404 for a missing subscription or add-on product; 400 when it is not an add-on.',
+          'with the parent) and the entitlements before, after and gained. POST /subscriptions with `productId`, ' +
+          '`parentSubscriptionId` and its `previewId` buys at exactly these figures. 404 for a missing ' +
+          'subscription or add-on product; 400 when it is not an add-on.',
         tags: TAGS,
         body: AddOnPreviewBody,
         response: { 200: Envelope(AddOnPreviewSchema, 'The previewed purchase.'), ...errorResponses(404) },

@@ -147,12 +147,12 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         summary: 'Create a subscription (or buy an add-on)',
         description:
           'Subscribes an owner (`organizationId` and/or `contactId`, at least one) to a `subscription` product, ' +
-          'the period price resolved with `customerContext`; the first period starts now. With a billing account ' +
-          '(`accountId` or the organization’s `externalId`) it is provisioned in the billing system and its first ' +
-          'period invoiced (`payInvoice` action); a billing outage is 502 with nothing recorded. With ' +
-          '`parentSubscriptionId` and an `add_on` product it buys an add-on that renews with the parent, its first ' +
-          'period prorated (POST /preview/add-on). With `orderId`, one subscription per order and product. Send an ' +
-          'Idempotency-Key to retry safely. Event `subscription.created`; audit `subscription.create`.',
+          'priced with `customerContext`; the first period starts now. With a billing account (`accountId` or the ' +
+          'organization’s `externalId`) it is provisioned in the billing system and its first period invoiced ' +
+          '(`payInvoice` action); a billing outage is 502 with nothing recorded. With `parentSubscriptionId` and ' +
+          'an `add_on` product it buys an add-on renewing with the parent, its first period prorated. One ' +
+          'subscription per `orderId` and product. Send an Idempotency-Key to retry safely. Event ' +
+          '`subscription.created`; audit `subscription.create`.',
         tags: TAGS,
         body: CreateSubscriptionBody,
         response: { 201: Envelope(SubscriptionSchema, 'The new subscription.'), ...errorResponses(502) },
@@ -202,12 +202,12 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         operationId: 'changeSubscriptionPlan',
         summary: 'Change the plan of a subscription',
         description:
-          'Moves to `targetProductId` by the tenant’s plan-change rule for the pair (direction by rank in the ' +
-          'family, timing, proration). `immediate`: the unused days of the current price are credited and the rest ' +
-          'of the period charged at the new price (by UTC days, half-up cents); `end_of_period`: `pending_change` ' +
-          'until the period end, nothing charged now. As POST /preview/plan-change shows. 400 for an unknown, ' +
-          'inactive or non-subscription target or another currency; 403 when `plan_change` policies block; 409 ' +
-          'when cancelled. Event `subscription.changed`; audit `subscription.change`.',
+          'Moves to `targetProductId` under the tenant’s plan-change rule for the pair (direction by rank in the ' +
+          'family, timing, proration). `immediate`: unused days of the current price credited, the rest of the ' +
+          'period charged at the new price (by UTC days, half-up cents); `end_of_period`: `pending_change` until ' +
+          'the period end, nothing charged now. 400 for an unknown, inactive or non-subscription target or ' +
+          'another currency; 403 when `plan_change` policies block; 409 when cancelled. Event ' +
+          '`subscription.changed`; audit `subscription.change`.',
         tags: TAGS,
         params: SubscriptionParams,
         body: ChangePlanBody,
@@ -305,10 +305,10 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         description:
           'Bills the next period. When due (`currentPeriodEnd` passed; the scheduler does it too): applies a ' +
           'pending change, starts and invoices the next period, opens a payment session. Earlier (`renewal: ' +
-          '"early"`): invoices the next period now with a payment session; the subscription enters it at ' +
-          '`currentPeriodEnd` without another invoice. 409 `subscription_not_due` when the next period is billed ' +
-          'already or a change is pending; 409 `conflict` when cancelled or ending. Event `subscription.renewed` ' +
-          'as a period starts; audit `subscription.renew`.',
+          '"early"`): invoices the next period now with a payment session; it starts at `currentPeriodEnd`, not ' +
+          'invoiced again. 409 `subscription_not_due` when already billed ahead or a change is pending; 409 ' +
+          '`conflict` when cancelled or ending. Event `subscription.renewed` as a period starts; audit ' +
+          '`subscription.renew`.',
         tags: TAGS,
         params: SubscriptionParams,
         response: {

@@ -144,8 +144,8 @@ export const CreateSubscriptionBody = Type.Object(
         maxLength: 64,
         pattern: '^[a-zA-Z0-9_-]+$',
         description:
-          'Billing account to provision and invoice in (default: the organization’s `externalId`, if one). ' +
-          'Without either, it is kept here only, uninvoiced.',
+          'Billing account to provision and invoice in (default: the organization’s `externalId`); without ' +
+          'one, it is kept here only, uninvoiced.',
       }),
     ),
     orderId: Type.Optional(Type.String({ format: 'uuid', description: 'The order it came from.' })),

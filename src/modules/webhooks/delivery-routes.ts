@@ -51,10 +51,10 @@ export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
         operationId: 'listWebhookDeliveries',
         summary: 'List deliveries of a webhook subscription',
         description:
-          'Deliveries made or scheduled to this subscription, newest first: one per event it received. Filter ' +
-          'with `status` (`pending`, `failed` = will retry, `succeeded`, `dead_letter` = gave up after 5 ' +
-          'attempts); page with `limit` (default 100, max 500) and `cursor` (`meta.nextCursor`; the `next` ' +
-          'action carries it), or `offset`; `pagination.total` counts all matching. Replay a dead letter with its `replay` action. 404 when the subscription is not this tenant’s.',
+          'Deliveries to this subscription, newest first, one per event: `pending`, `failed` (will retry), ' +
+          '`succeeded` or `dead_letter` (gave up after 5 attempts). Pages by `limit` (default 100) with `cursor` ' +
+          '(the `next` action carries it) or `offset`; `pagination.total` counts all matching. Replay a dead ' +
+          'letter with its `replay` action.',
         tags: TAGS,
         params: WebhookParams,
         querystring: DeliveryListQuery,
@@ -113,8 +113,7 @@ export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
         summary: 'Get a webhook delivery with its attempts',
         description:
           'One delivery: its status and schedule, the event body as sent, and every attempt (time, response ' +
-          'status, duration, the first 1,024 characters of the response body, error). 404 when the ' +
-          'subscription or delivery is not this tenant’s.',
+          'status, duration, the first 1,024 characters of the response body, error).',
         tags: TAGS,
         params: DeliveryParams,
         response: { 200: Envelope(DeliveryDetailSchema, 'The delivery.'), ...errorResponses(404) },
@@ -137,10 +136,9 @@ export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
         operationId: 'replayWebhookDelivery',
         summary: 'Replay a webhook delivery',
         description:
-          'Re-enqueues the delivery (typically a `dead_letter`) for a fresh cycle of 5 attempts, sent as soon ' +
-          'as a worker is free: 202 with the delivery, now `pending`. The event and its id are unchanged, so ' +
-          'receivers de-duplicating by id see a repeat; `webhook-timestamp` is the time of the new attempt. ' +
-          'While the subscription is inactive it waits. No body. 404 when not this tenant’s.',
+          'Re-enqueues the delivery (typically a `dead_letter`) for 5 fresh attempts: 202 with the delivery, now ' +
+          '`pending`. Same event and id, so receivers de-duplicating by id see a repeat; `webhook-timestamp` is ' +
+          'the new attempt’s. Waits while the subscription is inactive. No body.',
         tags: TAGS,
         params: DeliveryParams,
         response: { 202: Envelope(DeliverySchema, 'Re-enqueued.'), ...errorResponses(404) },
@@ -166,9 +164,9 @@ export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
         operationId: 'testWebhook',
         summary: 'Send a test event to a webhook subscription',
         description:
-          'Queues a `webhook.test` event for this subscription only (whatever its `events` list), signed and ' +
-          'retried like any delivery: 202 with the delivery; follow its `self` action to see the attempts. ' +
-          'While the subscription is inactive it waits. No body. 404 when not this tenant’s.',
+          'Queues a `webhook.test` event for this subscription only (whatever its `events`), signed and retried ' +
+          'like any delivery: 202 with the delivery (its `self` action shows the attempts). Waits while the ' +
+          'subscription is inactive. No body.',
         tags: TAGS,
         params: WebhookParams,
         response: { 202: Envelope(DeliverySchema, 'The queued test delivery.'), ...errorResponses(404) },

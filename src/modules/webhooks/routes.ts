@@ -87,8 +87,8 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         operationId: 'listWebhookEventTypes',
         summary: 'List webhook event types',
         description:
-          'Every event type a webhook subscription can name in `events`, with when it is emitted: the same ' +
-          'list as `capabilities.eventTypes` in GET /manifest. `*` (not listed) subscribes to all of them. ' +
+          'Every event type a webhook subscription can name in `events`, with when it is emitted (as ' +
+          '`capabilities.eventTypes` in GET /manifest). `*` (not listed) means all. ' +
           LIST_PAGING.text,
         tags: TAGS,
         querystring: PageQuery,
@@ -114,10 +114,9 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createWebhook',
         summary: 'Subscribe a URL to events',
         description:
-          'Creates an active subscription delivering the given event types (or `*` for all) to an HTTPS URL, and ' +
-          `returns its signing secret: shown only in this response. ${SIGNING} Only events emitted after ` +
-          'creation are delivered. 400 `validation_failed` naming `url` or `events` when either breaks the rules ' +
-          'its description states (unknown event types are listed in the message).',
+          'Creates an active subscription delivering the given event types to an HTTPS URL, and returns its ' +
+          `signing secret, shown only here. ${SIGNING} Only events emitted after creation are delivered. 400 ` +
+          '`validation_failed` naming `url` or `events` when either breaks its rules.',
         tags: TAGS,
         body: CreateWebhookBody,
         response: { 201: Envelope(CreatedWebhookSchema, 'The new subscription, with its secret.') },
@@ -141,8 +140,8 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         operationId: 'listWebhooks',
         summary: 'List webhook subscriptions',
         description:
-          'Every webhook subscription of this tenant, active and disabled, newest first, each with delivery ' +
-          'stats (`lastDeliveryAt`, `lastDeliveryStatus`, `recentFailureCount` over 24 h). Secrets are never shown. ' +
+          'Every webhook subscription of this tenant, active or not, newest first, with delivery stats ' +
+          '(`recentFailureCount` over 24 h), never the secret. ' +
           LIST_PAGING.text,
         tags: TAGS,
         querystring: PageQuery,
@@ -165,9 +164,7 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
       schema: {
         operationId: 'getWebhook',
         summary: 'Get a webhook subscription',
-        description:
-          'One subscription of this tenant with its delivery stats, without the secret; 404 when the id is ' +
-          'not one of this tenant’s.',
+        description: 'One webhook subscription with its delivery stats, without the secret.',
         tags: TAGS,
         params: WebhookParams,
         response: { 200: Envelope(WebhookSchema, 'The subscription.'), ...errorResponses(404) },
@@ -189,10 +186,8 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         operationId: 'updateWebhook',
         summary: 'Update a webhook subscription',
         description:
-          'Changes the given fields (at least one of `url`, `events`, `isActive`); omitted ones stay. A new ' +
-          '`url` is checked like on creation. `isActive: false` stops deliveries until set back to true. ' +
-          'Changing `events` (or re-activating) never redelivers events missed meanwhile. The audit entry ' +
-          '`webhook.update` holds a before/after diff of the changed fields. 404 when not this tenant’s.',
+          'Changes the given fields (at least one). A new `url` is checked as on creation. Events missed while ' +
+          'inactive or not subscribed are never redelivered. Audit `webhook.update` (before/after diff).',
         tags: TAGS,
         params: WebhookParams,
         body: UpdateWebhookBody,
@@ -219,8 +214,8 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook subscription',
         description:
-          'Deletes the subscription permanently with its delivery history; pending retries are cancelled. ' +
-          'To pause deliveries instead, PATCH `isActive: false`. 204 with no body; 404 when not this tenant’s.',
+          'Deletes the subscription with its delivery history; pending retries are cancelled. To pause ' +
+          'instead, set `isActive: false`. 204 with no body.',
         tags: TAGS,
         params: WebhookParams,
         response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...errorResponses(404) },
@@ -240,11 +235,10 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         operationId: 'rotateWebhookSecret',
         summary: 'Rotate a webhook signing secret',
         description:
-          'Issues a new signing secret, shown only in this response. For the next 24 hours ' +
-          '(`overlapHours`, until `previousSecretExpiresAt`) deliveries carry signatures by both the new and ' +
-          'the previous secret, comma-separated in `X-Webhook-Signature`; then only the new one signs. ' +
-          'Rotating again within the window retires the older previous secret at once. No body. 404 when not ' +
-          'this tenant’s.',
+          'Issues a new signing secret, shown only here. For 24 hours (`overlapHours`, until ' +
+          '`previousSecretExpiresAt`) deliveries are signed by both secrets, comma-separated in ' +
+          '`X-Webhook-Signature`; then by the new one only. Rotating again within the window retires the older ' +
+          'secret at once. No body.',
         tags: TAGS,
         params: WebhookParams,
         response: { 200: Envelope(RotatedSecretSchema, 'The new secret.'), ...errorResponses(404) },

@@ -86,7 +86,7 @@ export const UpdateWebhookBody = Type.Object(
 );
 
 export const WebhookParams = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'Id of the webhook subscription.' }),
+  id: Type.String({ format: 'uuid', description: 'Webhook id.' }),
 });
 
 export const RotatedSecretSchema = Type.Object(
@@ -181,8 +181,8 @@ export const DeliveryDetailSchema = Type.Object(
 );
 
 export const DeliveryParams = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'Id of the webhook subscription.' }),
-  deliveryId: Type.String({ format: 'uuid', description: 'Id of the delivery (its event id).' }),
+  id: Type.String({ format: 'uuid', description: 'Webhook id.' }),
+  deliveryId: Type.String({ format: 'uuid', description: 'Delivery id (its event id).' }),
 });
 
 export const DELIVERY_PAGE_MAX = 500;

@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Service manifest for this key
-         * @description What this API key can do here: its tenant, environment, effective scopes and rate tier, and `capabilities.eventTypes`, the complete live list of webhook event types. Cacheable for 60 seconds.
+         * @description What this API key can do here: its tenant, environment, effective scopes and rate tier, the webhook event types (`capabilities.eventTypes`) and the billing system’s optional capabilities (`capabilities.billing`). Cacheable for 60 seconds.
          */
         get: operations["getManifest"];
         put?: never;
@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * Product catalog
-         * @description The active products of this tenant with their charges (price models and tiers) and entitlements. List prices only: follow the `resolvePrice` action of a product (GET /pricing/resolve) for the price a given customer (segment, locale, partner) pays for a quantity, with price rules and offers applied. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The active products of this tenant with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["getCatalog"];
         put?: never;
@@ -509,7 +509,7 @@ export interface paths {
         };
         /**
          * Resolve the price of a product
-         * @description What `quantity` of a product costs for a customer context (`segment`, `locale`, `partner`): the list price, the price rule applied to each charge (the most specific match), the charge math (flat fee, per unit, graduated tiers, volume), active offers, and the total in minor units. Changes nothing; cacheable 60 s. 404 when the product does not exist in this tenant or is inactive.
+         * @description What `quantity` of a product costs for a customer context: the list price, the price rule applied to each charge (the most specific match), the charge math (flat, per unit, graduated, volume), active offers and the total in minor units. Changes nothing; cacheable 60 s. 404 when the product is unknown or inactive.
          */
         get: operations["resolvePrice"];
         put?: never;
@@ -531,7 +531,7 @@ export interface paths {
         put?: never;
         /**
          * Create a cart
-         * @description Starts an empty `active` cart (totals 0, no items, no promo); every field is optional (each says what it does). Next: add items with the `addItem` action, then the `checkout` action (POST /orders with the body `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.
+         * @description Starts an empty `active` cart; every field is optional. Next: its `addItem` action, then `checkout` (POST /orders with `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.
          */
         post: operations["createCart"];
         delete?: never;
@@ -549,7 +549,7 @@ export interface paths {
         };
         /**
          * Get a cart
-         * @description The cart with its lines, totals and promotion code, as priced at its last change. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). A code that no longer applies stays on the cart with `applies: false` and the `reason`. While the cart is `active`, the `checkout` action is POST /orders with the body `{ "cartId": "<this cart id>" }`; once `checked_out` only `self` remains. 404 when the cart is not in this tenant.
+         * @description The cart as priced at its last change. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). A code that no longer applies stays on the cart with `applies: false`, discount 0 and the `reason`. While it is `active`, its `checkout` action is POST /orders with `{ "cartId": "<this cart id>" }`; once `checked_out` only `self` remains.
          */
         get: operations["getCart"];
         put?: never;
@@ -571,7 +571,7 @@ export interface paths {
         put?: never;
         /**
          * Add a product to a cart
-         * @description Adds `quantity` (default 1) of an active product priced in the cart’s currency. Adding a product that is already in the cart MERGES: that line’s quantity grows by `quantity` (at most 100000 units a line) and it is re-priced for the new quantity (tiers apply to the whole line); no second line is made. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). 400 `validation_failed` naming `productId` for an unknown or inactive product (rule `exists` or `active`) or one in another currency (rule `currency`). 404 unknown cart. A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`. Send an Idempotency-Key so a retry cannot add the quantity twice.
+         * @description Adds `quantity` of an active product priced in the cart’s currency. A product already in the cart MERGES: its line grows by `quantity` (at most 100000 a line) and is re-priced (tiers apply to the whole line). Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). A code that no longer applies stays on the cart with `applies: false`, discount 0 and the `reason`. 400 `validation_failed` naming `productId`, rule `exists`, `active` or `currency`. A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`. A retry without the same Idempotency-Key adds the quantity again.
          */
         post: operations["addCartItem"];
         delete?: never;
@@ -592,7 +592,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a line from a cart
-         * @description Removes the whole line (all its units) and re-prices the rest. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). A promotion code that no longer applies (e.g. the total fell below its minimum) stays on the cart with `applies: false`, discount 0 and the `reason`. 404 unknown cart or item. A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`.
+         * @description Removes the whole line (all its units) and re-prices the rest. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). A code that no longer applies stays on the cart with `applies: false`, discount 0 and the `reason`. 404 unknown item. A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`.
          */
         delete: operations["removeCartItem"];
         options?: never;
@@ -611,12 +611,12 @@ export interface paths {
         put?: never;
         /**
          * Apply a promotion code to a cart
-         * @description Puts a promotion code on the cart (one code per cart: it replaces any other). The code applies to the sum of the line totals after offers, never below 0. 400 `validation_failed` naming `code`, with the rule saying why: `unknown` (no such code), `inactive`, `not_started`, `expired`, `exhausted` (usage limit reached), `minimum_not_met` (cart total after offers below the code’s minimum), `currency_mismatch` (an amount code in another currency). Once applied, the code stays on the cart through later changes; when it stops applying it shows `applies: false` and the reason. Its use is counted when the order is created. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). 404 unknown cart. A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`.
+         * @description Puts a promotion code on the cart, replacing any other. 400 `validation_failed` naming `code`, rule `unknown`, `inactive`, `not_started`, `expired`, `exhausted` (usage limit reached), `minimum_not_met` (total after offers below its minimum) or `currency_mismatch`. The code stays through later changes; its use is counted when the order is created. Every change re-prices all lines for the cart’s customerContext (price rules, charge math, active offers, as GET /pricing/resolve) and re-checks the promotion code: line `totalCents` is after offers, `listCents` before; the cart’s `subtotalCents` is the sum of `listCents`, the code applies to the sum of line totals, `discountCents` is offers plus the code, `totalCents` = subtotalCents - discountCents (never below 0). Passthrough charges are not in the totals: they are priced by the billing system at checkout (the line and the cart then have `requiresQuote: true`). A code that no longer applies stays on the cart with `applies: false`, discount 0 and the `reason`. A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`.
          */
         post: operations["applyCartPromo"];
         /**
          * Remove the promotion code from a cart
-         * @description Takes the promotion code off the cart and re-prices it without the code. A cart without a code is returned unchanged (200). 404 unknown cart. A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`.
+         * @description Takes the promotion code off and re-prices the cart; a cart without a code is returned unchanged (200). A `checked_out` cart (an order was created from it) cannot change: 409 `cart_checked_out`, whose `nextActions` offer `createCart`.
          */
         delete: operations["removeCartPromo"];
         options?: never;
@@ -633,13 +633,13 @@ export interface paths {
         };
         /**
          * List orders
-         * @description The orders of the tenant, newest first (by order number). Optional exact-match filters `contactId`, `organizationId`, `status`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The orders of the tenant, newest first (by order number); filters match exactly. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listOrders"];
         put?: never;
         /**
          * Create an order
-         * @description Creates an order from `items` or from an active cart (`cartId`: its lines, totals and promo; the cart becomes `checked_out` in the same transaction). In order: unknown or inactive products are 400 naming the line; lines are priced by the pricing engine with `customerContext` (price rules, tiers, offers); `order_create` policies then see the resolved order and may block it (403 policy_blocked); passthrough charges get a live quote from the billing system (502 quote_unavailable when it cannot quote). `priceCents` and `totalCents` are hints: resolved values win and differing hints are listed in `rulesApplied`. An order with an owner starts `pending`, without one `draft`. When the owner is linked to a billing account (organization `externalId`, or `billingAccountId`), one-time lines are invoiced at once (`invoiceId`) and `nextActions` offers to pay that invoice; a billing outage is 502 with nothing written. Send an Idempotency-Key to retry safely. `rulesApplied` is returned on create only.
+         * @description Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically). Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 `quote_unavailable`). Resolved prices win over the `priceCents`/`totalCents` hints, differing hints listed in `rulesApplied` (create only). Starts `pending` with an owner, else `draft`. With a billing account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once (`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to retry safely.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -657,7 +657,7 @@ export interface paths {
         };
         /**
          * Get an order
-         * @description The full order (same shape as create, without `rulesApplied`); 404 when not an order of this tenant.
+         * @description The full order: the shape create returns, without `rulesApplied`.
          */
         get: operations["getOrder"];
         put?: never;
@@ -667,7 +667,7 @@ export interface paths {
         head?: never;
         /**
          * Update an order
-         * @description Changes `status` (free-form, usually pending -> confirmed -> fulfilled, or cancelled), `items` (re-priced like create) and/or `totalCents` (kept only for orders without items). `order_update` policies run first (403 policy_blocked). The audit entry `order.update` holds a before/after diff of the changed fields; event `order.updated`. Invoices and subscriptions made from the order are not changed.
+         * @description Changes `status`, `items` (re-priced like create) and/or `totalCents`. `order_update` policies run first (403 `policy_blocked`). Audit `order.update` (before/after diff); event `order.updated`. Invoices and subscriptions made from the order are not changed.
          */
         patch: operations["updateOrder"];
         trace?: never;
@@ -727,7 +727,7 @@ export interface paths {
         put?: never;
         /**
          * Add a payment-method reference
-         * @description Stores a local reference to a payment method held by the payment provider (no card number is ever sent or kept): type, brand, last four digits and expiry; only `accountId` is required. The account’s first reference becomes its default (`isDefault: true`); later ones do not until set with the `setDefault` action. Listed by GET /accounts/{accountId}/payment-methods with `source: "local"`.
+         * @description Stores a local reference to a payment method held by the payment provider (never a card number). The account’s first reference becomes its default (`isDefault: true`); later ones only through the `setDefault` action. Listed by GET /accounts/{accountId}/payment-methods with `source: "local"`.
          */
         post: operations["createPaymentMethod"];
         delete?: never;
@@ -745,7 +745,7 @@ export interface paths {
         };
         /**
          * Get a payment-method reference
-         * @description A local payment-method reference of this tenant; 404 when there is none with this id.
+         * @description One local payment-method reference of this tenant.
          */
         get: operations["getPaymentMethod"];
         put?: never;
@@ -767,7 +767,7 @@ export interface paths {
         put?: never;
         /**
          * Make a payment-method reference the default
-         * @description Makes this reference its account’s default and clears the flag on the account’s other local references, so exactly one is the default, also under concurrent calls (the last one wins). Idempotent: on the current default it changes nothing and answers 200. No body. 404 when the id is not one of this tenant’s references.
+         * @description Makes this reference its account’s only local default, also under concurrent calls (the last one wins). On the current default it changes nothing (200). No body.
          */
         post: operations["setDefaultPaymentMethod"];
         delete?: never;
@@ -785,7 +785,7 @@ export interface paths {
         };
         /**
          * List deliveries of a webhook subscription
-         * @description Deliveries made or scheduled to this subscription, newest first: one per event it received. Filter with `status` (`pending`, `failed` = will retry, `succeeded`, `dead_letter` = gave up after 5 attempts); page with `limit` (default 100, max 500) and `cursor` (`meta.nextCursor`; the `next` action carries it), or `offset`; `pagination.total` counts all matching. Replay a dead letter with its `replay` action. 404 when the subscription is not this tenant’s.
+         * @description Deliveries to this subscription, newest first, one per event: `pending`, `failed` (will retry), `succeeded` or `dead_letter` (gave up after 5 attempts). Pages by `limit` (default 100) with `cursor` (the `next` action carries it) or `offset`; `pagination.total` counts all matching. Replay a dead letter with its `replay` action.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -805,7 +805,7 @@ export interface paths {
         };
         /**
          * Get a webhook delivery with its attempts
-         * @description One delivery: its status and schedule, the event body as sent, and every attempt (time, response status, duration, the first 1,024 characters of the response body, error). 404 when the subscription or delivery is not this tenant’s.
+         * @description One delivery: its status and schedule, the event body as sent, and every attempt (time, response status, duration, the first 1,024 characters of the response body, error).
          */
         get: operations["getWebhookDelivery"];
         put?: never;
@@ -827,7 +827,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a webhook delivery
-         * @description Re-enqueues the delivery (typically a `dead_letter`) for a fresh cycle of 5 attempts, sent as soon as a worker is free: 202 with the delivery, now `pending`. The event and its id are unchanged, so receivers de-duplicating by id see a repeat; `webhook-timestamp` is the time of the new attempt. While the subscription is inactive it waits. No body. 404 when not this tenant’s.
+         * @description Re-enqueues the delivery (typically a `dead_letter`) for 5 fresh attempts: 202 with the delivery, now `pending`. Same event and id, so receivers de-duplicating by id see a repeat; `webhook-timestamp` is the new attempt’s. Waits while the subscription is inactive. No body.
          */
         post: operations["replayWebhookDelivery"];
         delete?: never;
@@ -847,7 +847,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to a webhook subscription
-         * @description Queues a `webhook.test` event for this subscription only (whatever its `events` list), signed and retried like any delivery: 202 with the delivery; follow its `self` action to see the attempts. While the subscription is inactive it waits. No body. 404 when not this tenant’s.
+         * @description Queues a `webhook.test` event for this subscription only (whatever its `events`), signed and retried like any delivery: 202 with the delivery (its `self` action shows the attempts). Waits while the subscription is inactive. No body.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -865,7 +865,7 @@ export interface paths {
         };
         /**
          * List webhook event types
-         * @description Every event type a webhook subscription can name in `events`, with when it is emitted: the same list as `capabilities.eventTypes` in GET /manifest. `*` (not listed) subscribes to all of them. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description Every event type a webhook subscription can name in `events`, with when it is emitted (as `capabilities.eventTypes` in GET /manifest). `*` (not listed) means all. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listWebhookEventTypes"];
         put?: never;
@@ -885,13 +885,13 @@ export interface paths {
         };
         /**
          * List webhook subscriptions
-         * @description Every webhook subscription of this tenant, active and disabled, newest first, each with delivery stats (`lastDeliveryAt`, `lastDeliveryStatus`, `recentFailureCount` over 24 h). Secrets are never shown. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description Every webhook subscription of this tenant, active or not, newest first, with delivery stats (`recentFailureCount` over 24 h), never the secret. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Subscribe a URL to events
-         * @description Creates an active subscription delivering the given event types (or `*` for all) to an HTTPS URL, and returns its signing secret: shown only in this response. Each delivery is a POST of `{ id, event, timestamp, tenantId, data }` signed in `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` and in the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), so their libraries verify it as well. A 2xx within 10 s is success; otherwise it is retried (5 attempts, 2/4/8/16 s apart) and then dead-lettered. Only events emitted after creation are delivered. 400 `validation_failed` naming `url` or `events` when either breaks the rules its description states (unknown event types are listed in the message).
+         * @description Creates an active subscription delivering the given event types to an HTTPS URL, and returns its signing secret, shown only here. Each delivery is a POST of `{ id, event, timestamp, tenantId, data }` signed in `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` and in the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), so their libraries verify it as well. A 2xx within 10 s is success; otherwise it is retried (5 attempts, 2/4/8/16 s apart) and then dead-lettered. Only events emitted after creation are delivered. 400 `validation_failed` naming `url` or `events` when either breaks its rules.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -909,21 +909,21 @@ export interface paths {
         };
         /**
          * Get a webhook subscription
-         * @description One subscription of this tenant with its delivery stats, without the secret; 404 when the id is not one of this tenant’s.
+         * @description One webhook subscription with its delivery stats, without the secret.
          */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook subscription
-         * @description Deletes the subscription permanently with its delivery history; pending retries are cancelled. To pause deliveries instead, PATCH `isActive: false`. 204 with no body; 404 when not this tenant’s.
+         * @description Deletes the subscription with its delivery history; pending retries are cancelled. To pause instead, set `isActive: false`. 204 with no body.
          */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Update a webhook subscription
-         * @description Changes the given fields (at least one of `url`, `events`, `isActive`); omitted ones stay. A new `url` is checked like on creation. `isActive: false` stops deliveries until set back to true. Changing `events` (or re-activating) never redelivers events missed meanwhile. The audit entry `webhook.update` holds a before/after diff of the changed fields. 404 when not this tenant’s.
+         * @description Changes the given fields (at least one). A new `url` is checked as on creation. Events missed while inactive or not subscribed are never redelivered. Audit `webhook.update` (before/after diff).
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -939,7 +939,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook signing secret
-         * @description Issues a new signing secret, shown only in this response. For the next 24 hours (`overlapHours`, until `previousSecretExpiresAt`) deliveries carry signatures by both the new and the previous secret, comma-separated in `X-Webhook-Signature`; then only the new one signs. Rotating again within the window retires the older previous secret at once. No body. 404 when not this tenant’s.
+         * @description Issues a new signing secret, shown only here. For 24 hours (`overlapHours`, until `previousSecretExpiresAt`) deliveries are signed by both secrets, comma-separated in `X-Webhook-Signature`; then by the new one only. Rotating again within the window retires the older secret at once. No body.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -957,13 +957,13 @@ export interface paths {
         };
         /**
          * List payment sessions
-         * @description The payment sessions of the tenant, newest first; filters `accountId`, `status`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The payment sessions of the tenant, newest first; filters `accountId`, `status`, `tag`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPaymentSessions"];
         put?: never;
         /**
          * Create a payment session
-         * @description Records the intent to pay `amountCents` (money moves at the payment provider). With `invoiceId`, the session pays that invoice: unknown to the billing system -> 400 naming invoiceId; not open or another currency -> 409. Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or let the provider report the outcome.
+         * @description Records the intent to pay `amountCents`; money moves at the payment provider. With `invoiceId` it pays that invoice: unknown to the billing system 400 naming `invoiceId`; not open or another currency 409. Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or let the provider report the outcome.
          */
         post: operations["createPaymentSession"];
         delete?: never;
@@ -983,7 +983,7 @@ export interface paths {
         put?: never;
         /**
          * Pay an invoice
-         * @description Same as POST /payments with `invoiceId` taken from the path: creates a payment session for the invoice (400 when the billing system does not know it, 409 when it is not open or in another currency).
+         * @description POST /payments with the `invoiceId` of the path: a payment session for the invoice (400 when the billing system does not know it, 409 when not open or in another currency).
          */
         post: operations["payInvoice"];
         delete?: never;
@@ -1001,7 +1001,7 @@ export interface paths {
         };
         /**
          * Get a payment session
-         * @description One payment session; 404 when not a session of this tenant.
+         * @description One payment session of this tenant.
          */
         get: operations["getPaymentSession"];
         put?: never;
@@ -1023,9 +1023,113 @@ export interface paths {
         put?: never;
         /**
          * Complete a payment session
-         * @description Force-marks the session `success`: only with external proof of payment. A terminal session is 400 (`session_terminal`). A session paying an invoice first settles the invoice in the billing system for the session amount: if that fails (502 outage, 409 refused) the session stays as it was, and a retry with the same Idempotency-Key completes it without settling twice. Emits `payment.succeeded`, and `invoice.paid` when the invoice is now fully paid. Pass `proof` (your reference to that proof) to keep it in the audit entry.
+         * @description Force-marks the session `success`: only with external proof of payment (see `proof`). A terminal session is 400 `session_terminal`. A session paying an invoice first settles it in the billing system; if that fails (502 outage, 409 refused) nothing changes, and a retry with the same Idempotency-Key completes it without settling twice. Emits `payment.succeeded`, and `invoice.paid` once the invoice is fully paid.
          */
         post: operations["completePaymentSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a payment
+         * @description Gives back `amountCents` of a `success` session (its `refundedCents` grows), recorded in the billing system against the invoice it paid (which stays paid). 409 `payment_not_refundable` (not successful) or `refund_exceeds_remaining`; 501 `capability_unavailable` when the billing system has no refunds. Emits `refund.created` and `refund.succeeded`.
+         */
+        post: operations["createRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List refunds
+         * @description Refunds of the tenant, newest first; filters `paymentId`, `accountId`, `status`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         */
+        get: operations["listRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/refunds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a refund
+         * @description One refund of this tenant, with its status.
+         */
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an account’s credit
+         * @description The credit balance per currency (always the sum of the entries) and the ledger entries, newest first (`limit` and `cursor` page the entries).
+         */
+        get: operations["getAccountCredits"];
+        put?: never;
+        /**
+         * Grant credit to an account
+         * @description Adds credit in `currency`; it pays the account’s invoices as they are issued (tenant setting `autoApplyCredits`, on by default) or through POST /invoices/{id}/apply-credit. Emits `credit.granted`.
+         */
+        post: operations["grantCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/apply-credit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply credit to an invoice
+         * @description Pays an open invoice from the credit of the account linked to its billing account (`externalId`). 409 `no_credit_available` or `invoice_not_open`; 501 when the billing system has no credits. Emits `credit.applied`, and `invoice.paid` when nothing is left to pay.
+         */
+        post: operations["applyCreditToInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1051,7 +1155,7 @@ export interface paths {
         head?: never;
         /**
          * Update tenant settings
-         * @description Renames the tenant and/or turns platform usage metering on or off.
+         * @description Renames the tenant and/or turns usage metering or applying credit on issue on or off.
          */
         patch: operations["updateTenantSettings"];
         trace?: never;
@@ -1063,11 +1167,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List accounts
+         * @description The tenant-owned accounts, newest first (a billing-system account is read with GET /accounts/{id}). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         */
+        get: operations["listAccounts"];
         put?: never;
         /**
          * Create an account
-         * @description Creates a tenant-owned account (organization) and returns it with its UUID `id`. Only `name` is required; optional fields may be omitted or null. `externalId` (the billing-system account id) links the account to its invoices, subscriptions and payment methods and cannot be changed later. Unknown fields are rejected (400 naming the field). Emits `account.created`.
+         * @description Creates a tenant-owned account (organization) with a UUID `id`. Only `name` is required; optional fields may be null. `externalId` cannot be changed later. Unknown fields are rejected (400 naming the field). Emits `account.created`.
          */
         post: operations["createAccount"];
         delete?: never;
@@ -1085,7 +1193,7 @@ export interface paths {
         };
         /**
          * Get an account
-         * @description Looks the id up as a tenant-owned account first. If there is none and the tenant has an active billing integration whose account-id format the id matches, the account is read live from the billing system: `data` then has `source: "billing"`, the account number, the open balance (decimal and minor units) and contacts, and there is no `update` action (it is not a tenant-owned account). An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). 404 when neither finds it; 502 `billing_unavailable` when the billing system is down.
+         * @description A tenant-owned account; else, when the id matches the account-id format of the tenant’s active billing integration, the billing-system account read live: `source: "billing"`, account number, open balance (decimal and minor units), contacts, and no `update` action. 404 when neither has it; 502 `billing_unavailable` when the billing system is down.
          */
         get: operations["getAccount"];
         put?: never;
@@ -1095,7 +1203,7 @@ export interface paths {
         head?: never;
         /**
          * Update an account
-         * @description Changes the given fields of a tenant-owned account; omitted fields stay as they are, null clears an optional field. At least one field is required. `externalId` is set at creation and cannot be changed here (400). Billing-system accounts are not tenant-owned and cannot be updated: 404, as for any id that is not one of this tenant’s accounts. The audit entry records the changed fields before and after. Emits `account.updated`.
+         * @description Changes the given fields (at least one) of a tenant-owned account; null clears an optional field. `externalId` cannot be changed (400). A billing-system account is not tenant-owned: 404. The audit entry records the changed fields before and after. Emits `account.updated`.
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -1109,7 +1217,7 @@ export interface paths {
         };
         /**
          * List an account’s invoices
-         * @description The invoices of the account’s billing-system account, newest first. `amount` and `balance` are decimals in major units of `currency` (`amountCents`/`balanceCents` give minor units); `balance` is what is still to pay. Pay an open invoice with the `createPaymentSession` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The invoices of the account’s billing-system account, newest first. `amount` and `balance` (still to pay) are decimals in major units (`amountCents`/`balanceCents` in minor units). Pay an open invoice with the `createPaymentSession` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccountInvoices"];
         put?: never;
@@ -1129,7 +1237,7 @@ export interface paths {
         };
         /**
          * List an account’s subscriptions
-         * @description The subscriptions of the account’s billing-system account, newest first. Start a new one with the `createSubscription` action; `catalog` lists what can be subscribed to. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The subscriptions of the account’s billing-system account, newest first. Start a new one with the `createSubscription` action; `catalog` lists what can be subscribed to. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccountSubscriptions"];
         put?: never;
@@ -1149,7 +1257,7 @@ export interface paths {
         };
         /**
          * List an account’s payment methods
-         * @description The payment methods stored on the account’s billing-system account (`source: "billing"`), newest first, followed by the local references added with POST /payment-methods (`source: "local"`, newest first) whose `accountId` is the billing-system account id or the path’s account id (UUID). Card details are limited to type, last four digits and expiry. `isDefault` holds per source and per `accountId`: the billing system’s default and the local default may both be listed. Add one with the `addPaymentMethod` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). An account id is either an internal organization id (a UUID, returned by POST /accounts) or a billing-system account id in the format of the tenant’s active billing adapter (the built-in engine uses `ba_` followed by 20 characters [0-9a-z]). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The payment methods of the account’s billing-system account (`source: "billing"`), then the local references (`source: "local"`) held under its id or the path’s id; each newest first. `isDefault` holds per source and `accountId`, so two defaults may be listed. Add one with the `addPaymentMethod` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccountPaymentMethods"];
         put?: never;
@@ -1445,7 +1553,7 @@ export interface paths {
         };
         /**
          * List available shipping options
-         * @description The shipping options a buyer can choose from: active options only, cheapest first (then by name). Pass `country` (the destination, ISO 3166-1 alpha-2, any case) to keep the options that ship there or everywhere, and `currency` to keep the options priced in your cart’s currency. `amountCents` is the shipping price in minor units; `minDays`-`maxDays` is the delivery estimate. Unknown query parameters are rejected with 400. Cacheable for 60 seconds. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The active shipping options, cheapest first (then by name), filtered by `country` and `currency`. `amountCents` is the price in minor units; `minDays`-`maxDays` the delivery estimate. Unknown query parameters are rejected with 400. Cacheable for 60 seconds. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listShippingOptions"];
         put?: never;
@@ -1465,13 +1573,13 @@ export interface paths {
         };
         /**
          * List subscriptions
-         * @description The subscriptions of the tenant, newest first (add-ons included; they have `parentSubscriptionId`). Filters: `status`; `accountId`, matching the owner organization id or the billing-system account id; `orderId`; `parentSubscriptionId` (the add-ons of one subscription). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The subscriptions of the tenant, add-ons included (they have `parentSubscriptionId`), newest first. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
          */
         get: operations["listSubscriptions"];
         put?: never;
         /**
          * Create a subscription (or buy an add-on)
-         * @description Subscribes an owner (`organizationId` and/or `contactId`, at least one) to a `subscription` product for `quantity` units. The price of one period is resolved by the pricing engine with `customerContext`; the first period starts now and ends one `billingInterval` later. When the owner has a billing account (`accountId`, or the organization’s `externalId`), the subscription is provisioned in the billing system first and its first period invoiced (`payInvoice` in nextActions); a billing outage is 502 and nothing is recorded. With `parentSubscriptionId` and an `add_on` product it buys an add-on: it ends its periods with the parent and its first, partial period is charged prorated (see POST /preview/add-on; pass its `previewId` to buy at exactly the previewed figures). With `orderId`, one subscription per order and product. Send an Idempotency-Key to retry safely. Event `subscription.created`; audit `subscription.create`.
+         * @description Subscribes an owner (`organizationId` and/or `contactId`, at least one) to a `subscription` product, priced with `customerContext`; the first period starts now. With a billing account (`accountId` or the organization’s `externalId`) it is provisioned in the billing system and its first period invoiced (`payInvoice` action); a billing outage is 502 with nothing recorded. With `parentSubscriptionId` and an `add_on` product it buys an add-on renewing with the parent, its first period prorated. One subscription per `orderId` and product. Send an Idempotency-Key to retry safely. Event `subscription.created`; audit `subscription.create`.
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -1489,7 +1597,7 @@ export interface paths {
         };
         /**
          * Get a subscription
-         * @description The subscription: plan, quantity, price per period, status, current period and any change waiting for the period end (`pendingChange`). 404 when not a subscription of this tenant.
+         * @description The subscription: plan, quantity, price per period, status, current period and any change waiting for the period end (`pendingChange`).
          */
         get: operations["getSubscription"];
         put?: never;
@@ -1511,7 +1619,7 @@ export interface paths {
         put?: never;
         /**
          * Change the plan of a subscription
-         * @description Moves the subscription to `targetProductId` following the tenant’s plan-change rule for the pair (direction by rank in the family, timing, proration); `timing` overrides the rule’s timing. `immediate`: the unused days of the current price are credited and the rest of the period at the new price charged (prorated by UTC days, half-up cents); `end_of_period`: status `pending_change` until the period end, nothing charged now. `plan_change` policies may block it (403). Exactly what POST /preview/plan-change shows; with its `previewId`, exactly those figures (409 if the subscription or prices changed since, 400 once expired). 400 for an unknown, inactive or non-subscription target, or another currency; 409 for a cancelled subscription. Event `subscription.changed`; audit `subscription.change`.
+         * @description Moves to `targetProductId` under the tenant’s plan-change rule for the pair (direction by rank in the family, timing, proration). `immediate`: unused days of the current price credited, the rest of the period charged at the new price (by UTC days, half-up cents); `end_of_period`: `pending_change` until the period end, nothing charged now. 400 for an unknown, inactive or non-subscription target or another currency; 403 when `plan_change` policies block; 409 when cancelled. Event `subscription.changed`; audit `subscription.change`.
          */
         post: operations["changeSubscriptionPlan"];
         delete?: never;
@@ -1531,7 +1639,7 @@ export interface paths {
         put?: never;
         /**
          * Change the quantity of a subscription
-         * @description Sets `quantity` (>= 1, different from now). The new price is resolved by the pricing engine; more units is an upgrade and fewer a downgrade for the plan-change rules of the product’s family (defaults: more now and prorated, fewer at the period end), `timing` overrides. `plan_change` policies see `operation: "change_quantity"` and `targetQuantity` (403 when blocked). 409 for a cancelled subscription. Event `subscription.changed`; audit `subscription.change`.
+         * @description Sets `quantity` (different from now), re-priced. More units is an upgrade, fewer a downgrade under the family’s plan-change rules (default: more now, prorated; fewer at the period end). `plan_change` policies see `operation: "change_quantity"` and `targetQuantity` (403 when blocked). 409 when cancelled. Event `subscription.changed`; audit `subscription.change`.
          */
         post: operations["changeSubscriptionQuantity"];
         delete?: never;
@@ -1551,7 +1659,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a subscription
-         * @description `timing: end_of_period` (default): status `pending_cancellation`, it runs to `currentPeriodEnd` and is then cancelled by the scheduler; `immediate`: `cancelled` now. No refund or credit for unused time. A pending change is dropped. Live add-ons are cancelled with it. With a `previewId` from POST /preview/cancellation, exactly the previewed effective date. 409 when already cancelled (or already pending cancellation, for `end_of_period`). Event `subscription.cancelled` (status tells which); audit `subscription.cancel`.
+         * @description `end_of_period` (default): `pending_cancellation`, cancelled by the scheduler at `currentPeriodEnd`. `immediate`: `cancelled` now, giving back the unused time per `refund` (`credit.granted`, or `refund.succeeded`; nothing to refund: 409 `payment_not_refundable`). A pending change is dropped; live add-ons are cancelled too. 409 when already cancelled (or pending cancellation, for `end_of_period`). Event `subscription.cancelled` (status tells which); audit `subscription.cancel`.
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -1570,11 +1678,35 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Renew a subscription into its next period
-         * @description Once `currentPeriodEnd` has passed (409 `subscription_not_due` before; the scheduler does this on its own): applies a pending change, starts the next period, invoices it (billing-linked subscriptions) and opens a payment session for it (`payment.session_created`). 409 for a cancelled or pending-cancellation subscription. Event `subscription.renewed`; audit `subscription.renew`.
+         * Renew a subscription (bill its next period)
+         * @description Bills the next period. When due (`currentPeriodEnd` passed; the scheduler does it too): applies a pending change, starts and invoices the next period, opens a payment session. Earlier (`renewal: "early"`): invoices the next period now with a payment session; it starts at `currentPeriodEnd`, not invoiced again. 409 `subscription_not_due` when already billed ahead or a change is pending; 409 `conflict` when cancelled or ending. Event `subscription.renewed` as a period starts; audit `subscription.renew`.
          */
         post: operations["renewSubscription"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/{resource}/{id}/tags/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a tag
+         * @description Sets tag `key` of an account, order, subscription or payment session to `value` (the same value changes nothing); a 51st key is 400 `maxTags`. Emits `account.updated`, `order.updated` for those.
+         */
+        put: operations["setTag"];
+        post?: never;
+        /**
+         * Delete a tag
+         * @description Removes tag `key` of an account, order, subscription or payment session (absent: no change). Emits `account.updated`, `order.updated` for those.
+         */
+        delete: operations["deleteTag"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1591,7 +1723,7 @@ export interface paths {
         put?: never;
         /**
          * Preview a plan change
-         * @description What POST /subscriptions/{id}/change-plan would do now, changing nothing: the products, `direction`, `effectiveDate`, plan links (`planDependencyAdjustments`), `financialImpact` (credit for unused days, charge for the rest of the period, net; integer cents, UTC day count, half-up), the plan-change `businessRule`, the `plan_change` `policyEvaluation` (a block shows `allowed: false` here; the change would be 403) and the target’s `resolvedPrice`. Pass `previewId` to change-plan within 15 minutes (`expiresAt`) to execute exactly these figures. 404 for a missing subscription or target product.
+         * @description What POST /subscriptions/{id}/change-plan would do now: `direction`, `effectiveDate`, `planDependencyAdjustments`, `financialImpact` (credit for unused days, charge for the rest of the period, net), `businessRule`, `policyEvaluation` (`allowed: false`: the change would be 403) and `resolvedPrice`. Its `previewId` (until `expiresAt`) runs the change at exactly these figures. 404 for a missing subscription or target product.
          */
         post: operations["previewPlanChange"];
         delete?: never;
@@ -1611,7 +1743,7 @@ export interface paths {
         put?: never;
         /**
          * Preview buying an add-on
-         * @description What buying `addOnProductId` for the subscription would do now, changing nothing: the add-on’s price per period (priced with the subscription’s customer context), the charge now (the rest of the parent’s period, prorated by UTC days, half-up cents; the add-on then renews with the parent), and the entitlements before, after and gained (add-ons merge into the subscription’s entitlements: limits add up, null is unlimited). Buy with POST /subscriptions `{ productId, parentSubscriptionId, previewId }` within 15 minutes for exactly these figures. 404 for a missing subscription or add-on product; 400 when it is not an add-on.
+         * @description What buying `addOnProductId` would do now: its price per period (with the subscription’s customer context), the charge for the rest of the parent’s period (by UTC days, half-up cents; it then renews with the parent) and the entitlements before, after and gained. POST /subscriptions with `productId`, `parentSubscriptionId` and its `previewId` buys at exactly these figures. 404 for a missing subscription or add-on product; 400 when it is not an add-on.
          */
         post: operations["previewAddOn"];
         delete?: never;
@@ -1631,9 +1763,49 @@ export interface paths {
         put?: never;
         /**
          * Preview a cancellation
-         * @description What POST /subscriptions/{id}/cancel would do now, changing nothing: the effective date (now for `immediate`, `currentPeriodEnd` for `end_of_period`, the default), the financial impact (no refund or credit for unused time; `unusedDays` says what an immediate cancellation gives up), the entitlements lost and the add-ons cancelled with it. Pass `previewId` to cancel within 15 minutes for exactly this effective date. 404 for a missing subscription; 409 when already cancelled.
+         * @description What POST /subscriptions/{id}/cancel would do now: the effective date, the financial impact (`unusedDays`; `creditCents` or `refundCents` per `refund`), the entitlements lost and the add-ons cancelled with it. Its `previewId` (15 minutes) cancels at exactly this date and figure. 404 for a missing subscription; 409 when already cancelled.
          */
         post: operations["previewCancellation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/entitlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an account’s entitlements
+         * @description What the account (organization) is entitled to now: the merge of its subscriptions until cancelled (add-ons while their parent grants). Limits add up, `null` (unlimited) wins, flags OR; `{}` grants nothing. `resolvedFrom`: each subscription and what its product grants. Always current. 404: not this tenant’s account. 409: a subscription’s product is gone or unreadable (set unknown, never empty).
+         */
+        get: operations["getAccountEntitlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/entitlements/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check one feature of an account
+         * @description Whether the account may use `feature` now: `allowed`, the merged `limit` (null: unlimited or a flag) and `grantedBy`. No usage is tracked (no `usage`): compare your count with `limit`. 404: not this tenant’s account. 409: a subscription’s product is gone or unreadable (set unknown, never empty).
+         */
+        get: operations["checkEntitlement"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1675,7 +1847,7 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
+            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "payment_not_refundable" | "refund_exceeds_remaining" | "no_credit_available" | "internal" | "capability_unavailable" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
             details?: components["schemas"]["ErrorDetail"][];
             /** @description When to retry, in seconds: the Retry-After header, in the body. */
             retryAfterSeconds?: number;
@@ -1727,7 +1899,7 @@ export interface components {
             /** @enum {string} */
             billingInterval: "month" | "year";
             /**
-             * @description `active`; `pending_change` (a plan or quantity change waits for the period end, see `pendingChange`); `pending_cancellation` (ends at `currentPeriodEnd`); `cancelled` (final). Clients should accept other values.
+             * @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `currentPeriodEnd`; `cancelled` is final. Accept other values too.
              * @enum {string}
              */
             status: "active" | "pending_change" | "pending_cancellation" | "cancelled";
@@ -1749,8 +1921,12 @@ export interface components {
                 effectiveAt: string;
             } | null;
             cancelledAt: string | null;
-            /** @description Increases with every change. */
+            /** @description Increases with every change (not with a tag change). */
             version: number;
+            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+            tags: {
+                [key: string]: string;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1956,6 +2132,14 @@ export interface operations {
                      *             "standard": 60,
                      *             "premium": 300,
                      *             "unlimited": 10000
+                     *           },
+                     *           "billing": {
+                     *             "adapter": "builtin",
+                     *             "capabilities": [
+                     *               "refunds",
+                     *               "credits",
+                     *               "passthroughQuotes"
+                     *             ]
                      *           }
                      *         },
                      *         "links": {
@@ -2028,6 +2212,13 @@ export interface operations {
                                 scopes: ("read" | "commerce" | "admin")[];
                                 rateLimitTiers: {
                                     [key: string]: number;
+                                };
+                                /** @description The tenant’s billing system. */
+                                billing: {
+                                    /** @description The active billing adapter; null: none. */
+                                    adapter: string | null;
+                                    /** @description Optional capabilities it offers (`refunds`, `credits`...); without one, its operations answer 501. */
+                                    capabilities: ("refunds" | "credits" | "passthroughQuotes")[];
                                 };
                             };
                             links: {
@@ -2224,9 +2415,9 @@ export interface operations {
     listApiKeys: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -2869,7 +3060,7 @@ export interface operations {
                 limit?: number;
                 /** @description Entries to skip (default 0); not with `cursor`. */
                 offset?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -3012,9 +3203,9 @@ export interface operations {
     listProducts: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -3980,9 +4171,9 @@ export interface operations {
     listPriceRules: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -4776,9 +4967,9 @@ export interface operations {
     listOffers: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -5544,9 +5735,9 @@ export interface operations {
     listPromotions: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -6329,9 +6520,9 @@ export interface operations {
     listPlanLinks: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -7044,9 +7235,9 @@ export interface operations {
     listPlanChangeRules: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -7764,9 +7955,9 @@ export interface operations {
     getCatalog: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -8188,30 +8379,30 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Your id for the shopping session (1-255 characters), e.g. a conversation id; generated (`sess_` + random) when absent. */
+                    /** @description Your id for the shopping session, e.g. a conversation id; generated (`sess_...`) when absent. */
                     sessionId?: string;
                     /**
-                     * @description ISO 4217 code, upper case (default `USD`). Only products priced in this currency can be added.
+                     * @description ISO 4217 code. Only products priced in it can be added.
                      * @default USD
                      */
                     currency?: string;
-                    /** @description Who is buying, for pricing: the price rules and offers matching this context price every line (as GET /pricing/resolve does with the same segment, locale and partner). Fixed for the cart’s life. */
+                    /** @description Who is buying: every line is priced with the matching price rules and offers. Fixed for the cart’s life. */
                     customerContext?: {
-                        /** @description Customer segment (up to 100 characters), e.g. `smb`. */
+                        /** @description Customer segment, e.g. `smb`. */
                         segment?: string | null;
-                        /** @description Customer locale (up to 20 characters), e.g. `de-DE`. */
+                        /** @description Customer locale, e.g. `de-DE`. */
                         locale?: string | null;
-                        /** @description Partner the sale goes through (up to 255 characters). */
+                        /** @description Partner the sale goes through. */
                         partner?: string | null;
                     };
                     /**
                      * Format: uuid
-                     * @description The individual buyer (UUID), if known.
+                     * @description The individual buyer, if known.
                      */
                     contactId?: string | null;
                     /**
                      * Format: uuid
-                     * @description The buying account (UUID): must be an account of this tenant (from POST /accounts), else 400.
+                     * @description The buying account: one of this tenant’s accounts, else 400.
                      */
                     organizationId?: string | null;
                 };
@@ -8486,7 +8677,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The cart id (UUID), from POST /carts. */
+                /** @description Cart id. */
                 id: string;
             };
             cookie?: never;
@@ -8760,7 +8951,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The cart id (UUID), from POST /carts. */
+                /** @description Cart id. */
                 id: string;
             };
             cookie?: never;
@@ -8776,11 +8967,11 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uuid
-                     * @description An active product of this tenant priced in the cart’s currency (see GET /catalog).
+                     * @description An active product priced in the cart’s currency.
                      */
                     productId: string;
                     /**
-                     * @description Units to add, 1-100000 (default 1); added to the line when the product is already in the cart.
+                     * @description Units to add.
                      * @default 1
                      */
                     quantity?: number;
@@ -9088,9 +9279,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The cart id (UUID). */
+                /** @description Cart id. */
                 id: string;
-                /** @description The line item id (UUID), from the cart’s `items`. */
+                /** @description Line id, from the cart’s `items`. */
                 itemId: string;
             };
             cookie?: never;
@@ -9373,7 +9564,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The cart id (UUID), from POST /carts. */
+                /** @description Cart id. */
                 id: string;
             };
             cookie?: never;
@@ -9667,7 +9858,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The cart id (UUID), from POST /carts. */
+                /** @description Cart id. */
                 id: string;
             };
             cookie?: never;
@@ -9951,9 +10142,11 @@ export interface operations {
                 organizationId?: string;
                 /** @description Only orders in this status, e.g. `pending`. */
                 status?: string;
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Only rows tagged `key:value`; repeat for AND (two values of one key match nothing). */
+                tag?: string[];
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -9997,6 +10190,10 @@ export interface operations {
                      *           "discountCents": 0,
                      *           "billingAccountId": "string",
                      *           "invoiceId": "string",
+                     *           "tags": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
                      *           "createdAt": "2019-08-24T14:15:22Z",
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
@@ -10046,6 +10243,10 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -10148,14 +10349,14 @@ export interface operations {
                         productId: string;
                         /** @default 1 */
                         quantity?: number;
-                        /** @description A hint: the server resolves the price; a different hint is recorded. */
+                        /** @description A hint; the resolved price wins. */
                         priceCents?: number;
                     }[];
-                    /** @description A hint; recorded as submitted only for orders without items. At most 10^13 minor units. */
+                    /** @description A hint; kept only for orders without items. */
                     totalCents?: number;
                     /** @description Default USD. */
                     currency?: string;
-                    /** @description Passed to pricing: price rules and offers for this customer. */
+                    /** @description Who is buying, for price rules and offers. */
                     customerContext?: {
                         segment?: string | null;
                         locale?: string | null;
@@ -10163,15 +10364,15 @@ export interface operations {
                     };
                     /**
                      * Format: uuid
-                     * @description Your id for the buyer journey this order belongs to.
+                     * @description Your id for the buyer journey.
                      */
                     journeyId?: string;
                     /**
                      * Format: uuid
-                     * @description Convert this active cart: it becomes checked_out.
+                     * @description Active cart to convert.
                      */
                     cartId?: string;
-                    /** @description Invoice one-time lines to this billing account (default: the organization’s externalId). */
+                    /** @description Billing account to invoice (default: the organization’s `externalId`). */
                     billingAccountId?: string;
                 };
             };
@@ -10215,6 +10416,7 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z",
                      *         "rulesApplied": {
@@ -10313,6 +10515,10 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -10470,7 +10676,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The order id (UUID), from POST /orders. */
+                /** @description Order id. */
                 id: string;
             };
             cookie?: never;
@@ -10515,6 +10721,7 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
                      *       },
@@ -10602,6 +10809,10 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -10685,7 +10896,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The order id (UUID), from POST /orders. */
+                /** @description Order id. */
                 id: string;
             };
             cookie?: never;
@@ -10698,7 +10909,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Free-form; the vocabulary is draft, pending, confirmed, fulfilled, cancelled. */
+                    /** @description Free-form; usually draft, pending, confirmed, fulfilled or cancelled. */
                     status?: string;
                     /** @description Replaces the lines; re-priced. */
                     items?: {
@@ -10706,10 +10917,10 @@ export interface operations {
                         productId: string;
                         /** @default 1 */
                         quantity?: number;
-                        /** @description A hint: the server resolves the price; a different hint is recorded. */
+                        /** @description A hint; the resolved price wins. */
                         priceCents?: number;
                     }[];
-                    /** @description Recorded only when the order has no items. At most 10^13 minor units. */
+                    /** @description Kept only for orders without items. */
                     totalCents?: number;
                 };
             };
@@ -10753,6 +10964,7 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
                      *       },
@@ -10840,6 +11052,10 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -11414,7 +11630,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The account to attach the method to: an account id (UUID) from POST /accounts or a billing-system account id; 1-64 characters [a-zA-Z0-9_-]. Required. */
+                    /** @description An account id (UUID) or a billing-system account id. */
                     accountId: string;
                     /**
                      * @description Default `card`.
@@ -11592,7 +11808,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Id of the local payment-method reference. */
+                /** @description Payment-method reference id. */
                 id: string;
             };
             cookie?: never;
@@ -11731,7 +11947,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Id of the local payment-method reference. */
+                /** @description Payment-method reference id. */
                 id: string;
             };
             cookie?: never;
@@ -11889,12 +12105,12 @@ export interface operations {
                 limit?: number;
                 /** @description Deliveries to skip (default 0); not with `cursor`. */
                 offset?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
             path: {
-                /** @description Id of the webhook subscription. */
+                /** @description Webhook id. */
                 id: string;
             };
             cookie?: never;
@@ -12060,9 +12276,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Id of the webhook subscription. */
+                /** @description Webhook id. */
                 id: string;
-                /** @description Id of the delivery (its event id). */
+                /** @description Delivery id (its event id). */
                 deliveryId: string;
             };
             cookie?: never;
@@ -12263,9 +12479,9 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Id of the webhook subscription. */
+                /** @description Webhook id. */
                 id: string;
-                /** @description Id of the delivery (its event id). */
+                /** @description Delivery id (its event id). */
                 deliveryId: string;
             };
             cookie?: never;
@@ -12430,7 +12646,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Id of the webhook subscription. */
+                /** @description Webhook id. */
                 id: string;
             };
             cookie?: never;
@@ -12590,9 +12806,9 @@ export interface operations {
     listWebhookEventTypes: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -12700,9 +12916,9 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -13017,7 +13233,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Id of the webhook subscription. */
+                /** @description Webhook id. */
                 id: string;
             };
             cookie?: never;
@@ -13148,7 +13364,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Id of the webhook subscription. */
+                /** @description Webhook id. */
                 id: string;
             };
             cookie?: never;
@@ -13235,7 +13451,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Id of the webhook subscription. */
+                /** @description Webhook id. */
                 id: string;
             };
             cookie?: never;
@@ -13424,7 +13640,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description Id of the webhook subscription. */
+                /** @description Webhook id. */
                 id: string;
             };
             cookie?: never;
@@ -13564,9 +13780,11 @@ export interface operations {
                 accountId?: string;
                 /** @description Only sessions in this status. */
                 status?: "pending" | "processing" | "success" | "failed" | "cancelled";
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Only rows tagged `key:value`; repeat for AND (two values of one key match nothing). */
+                tag?: string[];
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -13593,6 +13811,11 @@ export interface operations {
                      *           "status": "pending",
                      *           "invoiceId": "string",
                      *           "paymentPageSlug": "string",
+                     *           "refundedCents": 0,
+                     *           "tags": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
                      *           "createdAt": "2019-08-24T14:15:22Z",
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
@@ -13620,6 +13843,12 @@ export interface operations {
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
                             paymentPageSlug: string | null;
+                            /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
+                            refundedCents: number;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -13716,13 +13945,13 @@ export interface operations {
                 "application/json": {
                     /** @description The paying account. With an invoice: the invoice’s billing account, or a local account (id) linked to it by `externalId`, which is stored as the billing account; any other account is 400. Without an invoice: any account reference. */
                     accountId: string;
-                    /** @description Amount in minor units, > 0. With an invoice: at most its balance (else 400); less is a partial payment. */
+                    /** @description Minor units. With an invoice: at most its balance (else 400); less is a partial payment. */
                     amountCents: number;
-                    /** @description ISO 4217, 3 upper-case letters. */
+                    /** @description ISO 4217 code. */
                     currency: string;
                     /** @description Payment page the session is tied to. */
                     paymentPageSlug?: string;
-                    /** @description Invoice being paid: it must be open and in the same currency. */
+                    /** @description Invoice to pay: open, in the same currency. */
                     invoiceId?: string;
                 };
             };
@@ -13745,6 +13974,8 @@ export interface operations {
                      *         "status": "pending",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
                      *         "paymentPageSlug": null,
+                     *         "refundedCents": 0,
+                     *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
                      *       },
@@ -13801,6 +14032,12 @@ export interface operations {
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
                             paymentPageSlug: string | null;
+                            /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
+                            refundedCents: number;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -13920,7 +14157,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The billing-system invoice id, e.g. `in_...`. */
+                /** @description Billing-system invoice id, e.g. `in_...`. */
                 id: string;
             };
             cookie?: never;
@@ -13937,9 +14174,9 @@ export interface operations {
                 "application/json": {
                     /** @description The paying account. With an invoice: the invoice’s billing account, or a local account (id) linked to it by `externalId`, which is stored as the billing account; any other account is 400. Without an invoice: any account reference. */
                     accountId: string;
-                    /** @description Amount in minor units, > 0. With an invoice: at most its balance (else 400); less is a partial payment. */
+                    /** @description Minor units. With an invoice: at most its balance (else 400); less is a partial payment. */
                     amountCents: number;
-                    /** @description ISO 4217, 3 upper-case letters. */
+                    /** @description ISO 4217 code. */
                     currency: string;
                     /** @description Payment page the session is tied to. */
                     paymentPageSlug?: string;
@@ -13964,6 +14201,8 @@ export interface operations {
                      *         "status": "pending",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
                      *         "paymentPageSlug": null,
+                     *         "refundedCents": 0,
+                     *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
                      *       },
@@ -14020,6 +14259,12 @@ export interface operations {
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
                             paymentPageSlug: string | null;
+                            /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
+                            refundedCents: number;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -14136,7 +14381,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The payment session id (UUID). */
+                /** @description Payment session id. */
                 id: string;
             };
             cookie?: never;
@@ -14160,6 +14405,8 @@ export interface operations {
                      *         "status": "success",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
                      *         "paymentPageSlug": null,
+                     *         "refundedCents": 0,
+                     *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
                      *       },
@@ -14205,6 +14452,12 @@ export interface operations {
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
                             paymentPageSlug: string | null;
+                            /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
+                            refundedCents: number;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -14288,7 +14541,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The payment session id (UUID). */
+                /** @description Payment session id. */
                 id: string;
             };
             cookie?: never;
@@ -14301,7 +14554,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Your reference to the external proof of payment (a bank transfer reference, a receipt URL); kept in the audit entry `payment.complete`. */
+                    /** @description Your reference to the proof (a bank transfer reference, a receipt URL); kept in audit `payment.complete`. */
                     proof?: string;
                 };
             };
@@ -14324,6 +14577,8 @@ export interface operations {
                      *         "status": "success",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
                      *         "paymentPageSlug": null,
+                     *         "refundedCents": 0,
+                     *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
                      *       },
@@ -14369,6 +14624,12 @@ export interface operations {
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
                             paymentPageSlug: string | null;
+                            /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
+                            refundedCents: number;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -14489,6 +14750,1212 @@ export interface operations {
             };
         };
     };
+    createRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Payment session id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amountCents": 2000,
+                 *       "reason": "requested_by_customer",
+                 *       "note": "Damaged on arrival"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Minor units to give back; default: all that is left to refund on the payment. */
+                    amountCents?: number;
+                    /**
+                     * @description Why: `requested_by_customer`, `duplicate`, `fraudulent`, `service_issue` or `other` (say more in `note`).
+                     * @enum {string}
+                     */
+                    reason: "requested_by_customer" | "duplicate" | "fraudulent" | "service_issue" | "other";
+                    /** @description Free text kept with the refund. */
+                    note?: string;
+                    /** @description Scope check: the invoice the payment paid; another one is 400. */
+                    invoiceId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The refund. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0190b000-0000-7000-8000-000000000031",
+                     *         "paymentSessionId": "0190b000-0000-7000-8000-000000000009",
+                     *         "accountId": "0190b000-0000-7000-8000-000000000005",
+                     *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "amountCents": 2000,
+                     *         "currency": "USD",
+                     *         "reason": "requested_by_customer",
+                     *         "note": "Damaged on arrival",
+                     *         "status": "succeeded",
+                     *         "failureMessage": null,
+                     *         "createdAt": "2026-03-02T10:00:00.000Z",
+                     *         "updatedAt": "2026-03-02T10:00:00.000Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/refunds/0190b000-0000-7000-8000-000000000031",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getRefund",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000031"
+                     *           }
+                     *         },
+                     *         {
+                     *           "rel": "payment",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/payments/0190b000-0000-7000-8000-000000000009",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getPaymentSession",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000009"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            paymentSessionId: string;
+                            /** @description The paying account of the session. */
+                            accountId: string;
+                            /** @description The invoice the refund is recorded against in the billing system; null without one. */
+                            invoiceId: string | null;
+                            amountCents: number;
+                            currency: string;
+                            /** @enum {string} */
+                            reason: "requested_by_customer" | "duplicate" | "fraudulent" | "service_issue" | "other";
+                            note: string | null;
+                            /**
+                             * @description `succeeded` once the billing system recorded it; `pending` while its outcome is being settled after an outage (a retry or the reconciler finishes it); `failed` when the billing system refused it then.
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed";
+                            failureMessage: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant’s billing system lacks a capability the operation needs (`capability_unavailable` names it). */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream billing system failed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: {
+                /** @description Only refunds of this payment session. */
+                paymentId?: string;
+                /** @description Only refunds of this paying account. */
+                accountId?: string;
+                /** @description Only refunds in this status. */
+                status?: "pending" | "succeeded" | "failed";
+                /** @description Page size. */
+                limit?: number;
+                /** @description From `meta.nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refunds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "paymentSessionId": "75099bcf-22d5-43f9-8976-b7c5692eaa85",
+                     *           "accountId": "string",
+                     *           "invoiceId": "string",
+                     *           "amountCents": 1,
+                     *           "currency": "string",
+                     *           "reason": "requested_by_customer",
+                     *           "note": "string",
+                     *           "status": "pending",
+                     *           "failureMessage": "string",
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            paymentSessionId: string;
+                            /** @description The paying account of the session. */
+                            accountId: string;
+                            /** @description The invoice the refund is recorded against in the billing system; null without one. */
+                            invoiceId: string | null;
+                            amountCents: number;
+                            currency: string;
+                            /** @enum {string} */
+                            reason: "requested_by_customer" | "duplicate" | "fraudulent" | "service_issue" | "other";
+                            note: string | null;
+                            /**
+                             * @description `succeeded` once the billing system recorded it; `pending` while its outcome is being settled after an outage (a retry or the reconciler finishes it); `failed` when the billing system refused it then.
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed";
+                            failureMessage: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The refund id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0190b000-0000-7000-8000-000000000031",
+                     *         "paymentSessionId": "0190b000-0000-7000-8000-000000000009",
+                     *         "accountId": "0190b000-0000-7000-8000-000000000005",
+                     *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "amountCents": 2000,
+                     *         "currency": "USD",
+                     *         "reason": "requested_by_customer",
+                     *         "note": "Damaged on arrival",
+                     *         "status": "succeeded",
+                     *         "failureMessage": null,
+                     *         "createdAt": "2026-03-02T10:00:00.000Z",
+                     *         "updatedAt": "2026-03-02T10:00:00.000Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/refunds/0190b000-0000-7000-8000-000000000031",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getRefund",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000031"
+                     *           }
+                     *         },
+                     *         {
+                     *           "rel": "payment",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/payments/0190b000-0000-7000-8000-000000000009",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getPaymentSession",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000009"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            paymentSessionId: string;
+                            /** @description The paying account of the session. */
+                            accountId: string;
+                            /** @description The invoice the refund is recorded against in the billing system; null without one. */
+                            invoiceId: string | null;
+                            amountCents: number;
+                            currency: string;
+                            /** @enum {string} */
+                            reason: "requested_by_customer" | "duplicate" | "fraudulent" | "service_issue" | "other";
+                            note: string | null;
+                            /**
+                             * @description `succeeded` once the billing system recorded it; `pending` while its outcome is being settled after an outage (a retry or the reconciler finishes it); `failed` when the billing system refused it then.
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed";
+                            failureMessage: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccountCredits: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description From `meta.nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Account (organization) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ledger. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accountId": "0190b000-0000-7000-8000-000000000005",
+                     *         "balances": [
+                     *           {
+                     *             "currency": "USD",
+                     *             "balanceCents": 1500
+                     *           }
+                     *         ],
+                     *         "entries": [
+                     *           {
+                     *             "id": "0190b000-0000-7000-8000-000000000042",
+                     *             "accountId": "0190b000-0000-7000-8000-000000000005",
+                     *             "currency": "USD",
+                     *             "amountCents": -1000,
+                     *             "kind": "application",
+                     *             "status": "posted",
+                     *             "reason": "applied to invoice INV-000007",
+                     *             "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *             "sourceType": null,
+                     *             "sourceId": null,
+                     *             "remainingCents": null,
+                     *             "expiresAt": null,
+                     *             "createdAt": "2026-03-02T10:00:00.000Z"
+                     *           },
+                     *           {
+                     *             "id": "0190b000-0000-7000-8000-000000000041",
+                     *             "accountId": "0190b000-0000-7000-8000-000000000005",
+                     *             "currency": "USD",
+                     *             "amountCents": 2500,
+                     *             "kind": "grant",
+                     *             "status": "posted",
+                     *             "reason": "Goodwill for the outage",
+                     *             "invoiceId": null,
+                     *             "sourceType": "admin",
+                     *             "sourceId": null,
+                     *             "remainingCents": 1500,
+                     *             "expiresAt": "2027-01-01T00:00:00.000Z",
+                     *             "createdAt": "2026-03-01T10:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            accountId: string;
+                            /** @description Per currency: the sum of all the entries. */
+                            balances: {
+                                currency: string;
+                                balanceCents: number;
+                            }[];
+                            /** @description Newest first; paged with `limit` and `cursor`. */
+                            entries: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                accountId: string;
+                                currency: string;
+                                /** @description Signed: a grant adds, an application or expiry takes away. */
+                                amountCents: number;
+                                /** @enum {string} */
+                                kind: "grant" | "application" | "expiry";
+                                /**
+                                 * @description `pending`: an application whose billing call is in flight (counted in the balance already).
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "posted";
+                                reason: string;
+                                /** @description The invoice an application paid. */
+                                invoiceId: string | null;
+                                /** @description `admin`, `subscription` (a cancellation or downgrade) or `credit_entry` (the grant an expiry ends). */
+                                sourceType: string | null;
+                                sourceId: string | null;
+                                /** @description Grants: what is still unspent. */
+                                remainingCents: number | null;
+                                expiresAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantCredit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Account (organization) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amountCents": 2500,
+                 *       "currency": "USD",
+                 *       "reason": "Goodwill for the outage",
+                 *       "expiresAt": "2027-01-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Minor units to add. */
+                    amountCents: number;
+                    /** @description ISO 4217, 3 upper-case letters. */
+                    currency: string;
+                    /** @description Why, shown in the ledger. */
+                    reason: string;
+                    /**
+                     * Format: date-time
+                     * @description When what is unspent lapses (`credit.expired`); future.
+                     */
+                    expiresAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The grant. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0190b000-0000-7000-8000-000000000041",
+                     *         "accountId": "0190b000-0000-7000-8000-000000000005",
+                     *         "currency": "USD",
+                     *         "amountCents": 2500,
+                     *         "kind": "grant",
+                     *         "status": "posted",
+                     *         "reason": "Goodwill for the outage",
+                     *         "invoiceId": null,
+                     *         "sourceType": "admin",
+                     *         "sourceId": null,
+                     *         "remainingCents": 2500,
+                     *         "expiresAt": "2027-01-01T00:00:00.000Z",
+                     *         "createdAt": "2026-03-01T10:00:00.000Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "credits",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/credits",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getAccountCredits",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            accountId: string;
+                            currency: string;
+                            /** @description Signed: a grant adds, an application or expiry takes away. */
+                            amountCents: number;
+                            /** @enum {string} */
+                            kind: "grant" | "application" | "expiry";
+                            /**
+                             * @description `pending`: an application whose billing call is in flight (counted in the balance already).
+                             * @enum {string}
+                             */
+                            status: "pending" | "posted";
+                            reason: string;
+                            /** @description The invoice an application paid. */
+                            invoiceId: string | null;
+                            /** @description `admin`, `subscription` (a cancellation or downgrade) or `credit_entry` (the grant an expiry ends). */
+                            sourceType: string | null;
+                            sourceId: string | null;
+                            /** @description Grants: what is still unspent. */
+                            remainingCents: number | null;
+                            expiresAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    applyCreditToInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Billing-system invoice id, e.g. `in_...`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amountCents": 1000
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Default: as much as both the credit balance and the invoice balance allow. */
+                    amountCents?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The application and the invoice after it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "application": {
+                     *           "id": "0190b000-0000-7000-8000-000000000042",
+                     *           "accountId": "0190b000-0000-7000-8000-000000000005",
+                     *           "currency": "USD",
+                     *           "amountCents": -1000,
+                     *           "kind": "application",
+                     *           "status": "posted",
+                     *           "reason": "applied to invoice INV-000007",
+                     *           "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *           "sourceType": null,
+                     *           "sourceId": null,
+                     *           "remainingCents": null,
+                     *           "expiresAt": null,
+                     *           "createdAt": "2026-03-02T10:00:00.000Z"
+                     *         },
+                     *         "invoice": {
+                     *           "id": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *           "accountId": "ba_0000000000000000000a",
+                     *           "invoiceNumber": "INV-000007",
+                     *           "invoiceDate": "2026-03-02",
+                     *           "dueDate": "2026-04-01",
+                     *           "amount": 50,
+                     *           "balance": 40,
+                     *           "amountCents": 5000,
+                     *           "balanceCents": 4000,
+                     *           "currency": "USD",
+                     *           "status": "open",
+                     *           "hostedInvoiceUrl": null,
+                     *           "subscriptionId": null,
+                     *           "lines": [
+                     *             {
+                     *               "description": "Pro plan",
+                     *               "quantity": 1,
+                     *               "unitAmountCents": 5000,
+                     *               "amountCents": 5000
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "credits",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/credits",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getAccountCredits",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            application: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                accountId: string;
+                                currency: string;
+                                /** @description Signed: a grant adds, an application or expiry takes away. */
+                                amountCents: number;
+                                /** @enum {string} */
+                                kind: "grant" | "application" | "expiry";
+                                /**
+                                 * @description `pending`: an application whose billing call is in flight (counted in the balance already).
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "posted";
+                                reason: string;
+                                /** @description The invoice an application paid. */
+                                invoiceId: string | null;
+                                /** @description `admin`, `subscription` (a cancellation or downgrade) or `credit_entry` (the grant an expiry ends). */
+                                sourceType: string | null;
+                                sourceId: string | null;
+                                /** @description Grants: what is still unspent. */
+                                remainingCents: number | null;
+                                expiresAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                            };
+                            invoice: {
+                                /** @description The billing system’s invoice id. */
+                                id: string;
+                                accountId: string;
+                                invoiceNumber: string;
+                                /** Format: date */
+                                invoiceDate: string;
+                                /** Format: date */
+                                dueDate: string;
+                                /** @description Decimal in major units of `currency` (e.g. 19.99). */
+                                amount: number;
+                                /** @description Still to pay, decimal in major units. */
+                                balance: number;
+                                /** @description `amount` in minor units (additive; use it for arithmetic). */
+                                amountCents: number;
+                                balanceCents: number;
+                                currency: string;
+                                /** @enum {string} */
+                                status: "open" | "paid" | "void" | "uncollectible";
+                                /** @description The billing system’s page for the invoice, when it has one. */
+                                hostedInvoiceUrl: string | null;
+                                /** @description The billing subscription the invoice bills (a period, a plan change, an add-on’s first period); null for an order’s or a one-off invoice. Local subscriptions carry it as `billingSubscriptionId`. */
+                                subscriptionId: string | null;
+                                lines: {
+                                    description: string;
+                                    quantity: number;
+                                    unitAmountCents: number;
+                                    amountCents: number;
+                                }[];
+                            };
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant’s billing system lacks a capability the operation needs (`capability_unavailable` names it). */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream billing system failed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getTenantSettings: {
         parameters: {
             query?: never;
@@ -14509,7 +15976,8 @@ export interface operations {
                      *       "data": {
                      *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
                      *         "name": "string",
-                     *         "usageMetering": true
+                     *         "usageMetering": true,
+                     *         "autoApplyCredits": true
                      *       },
                      *       "nextActions": []
                      *     }
@@ -14521,6 +15989,8 @@ export interface operations {
                             name: string;
                             /** @description Record a platform usage event for each order created from a cart (after the response; never affects it). */
                             usageMetering: boolean;
+                            /** @description Apply an account’s credit to each invoice issued for it (on by default). */
+                            autoApplyCredits: boolean;
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -14596,6 +16066,8 @@ export interface operations {
                     name?: string;
                     /** @description Record usage events for metered charges. */
                     usageMetering?: boolean;
+                    /** @description Apply account credit to invoices as they are issued. */
+                    autoApplyCredits?: boolean;
                 };
             };
         };
@@ -14611,7 +16083,8 @@ export interface operations {
                      *       "data": {
                      *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
                      *         "name": "string",
-                     *         "usageMetering": true
+                     *         "usageMetering": true,
+                     *         "autoApplyCredits": true
                      *       },
                      *       "nextActions": []
                      *     }
@@ -14623,6 +16096,8 @@ export interface operations {
                             name: string;
                             /** @description Record a platform usage event for each order created from a cart (after the response; never affects it). */
                             usageMetering: boolean;
+                            /** @description Apply an account’s credit to each invoice issued for it (on by default). */
+                            autoApplyCredits: boolean;
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -14721,6 +16196,151 @@ export interface operations {
             };
         };
     };
+    listAccounts: {
+        parameters: {
+            query?: {
+                /** @description Only rows tagged `key:value`; repeat for AND (two values of one key match nothing). */
+                tag?: string[];
+                /** @description Page size. */
+                limit?: number;
+                /** @description From `meta.nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The accounts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *           "name": "string",
+                     *           "externalId": "string",
+                     *           "email": "string",
+                     *           "phone": "string",
+                     *           "website": "string",
+                     *           "industry": "string",
+                     *           "tags": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description Internal organization id (UUID).
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning tenant.
+                             */
+                            tenantId: string;
+                            name: string;
+                            /** @description Your own id; when it is a billing-system account id it links the billing sub-lists. */
+                            externalId: string | null;
+                            email: string | null;
+                            phone: string | null;
+                            website: string | null;
+                            industry: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createAccount: {
         parameters: {
             query?: never;
@@ -14741,20 +16361,20 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Display name, 1-255 characters. */
+                    /** @description Display name. */
                     name: string;
-                    /** @description Your own id for this account, up to 255 characters. Put the billing-system account id here (e.g. `ba_...` with the built-in billing engine) to link the account to its invoices, subscriptions and payment methods; any other value is stored but links nothing. */
+                    /** @description Your own id. A billing-system account id (e.g. `ba_...`) links the account to its invoices, subscriptions and payment methods. */
                     externalId?: string | null;
                     /**
                      * Format: email
-                     * @description Primary email address (up to 255 characters).
+                     * @description Primary email address.
                      */
                     email?: string | null;
-                    /** @description Phone number, up to 50 characters, free form. */
+                    /** @description Phone number, free form. */
                     phone?: string | null;
-                    /** @description Website URL, up to 500 characters. */
+                    /** @description Website URL. */
                     website?: string | null;
-                    /** @description Industry, up to 100 characters. */
+                    /** @description Industry. */
                     industry?: string | null;
                 };
             };
@@ -14777,6 +16397,7 @@ export interface operations {
                      *         "phone": null,
                      *         "website": null,
                      *         "industry": null,
+                     *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
                      *       },
@@ -14859,6 +16480,10 @@ export interface operations {
                             phone: string | null;
                             website: string | null;
                             industry: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -14990,6 +16615,7 @@ export interface operations {
                      *         "phone": null,
                      *         "website": null,
                      *         "industry": null,
+                     *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
                      *       },
@@ -15072,6 +16698,10 @@ export interface operations {
                             phone: string | null;
                             website: string | null;
                             industry: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -15199,18 +16829,18 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Display name, 1-255 characters. */
+                    /** @description Display name. */
                     name?: string;
                     /**
                      * Format: email
-                     * @description Primary email address (up to 255 characters).
+                     * @description Primary email address.
                      */
                     email?: string | null;
-                    /** @description Phone number, up to 50 characters, free form. */
+                    /** @description Phone number, free form. */
                     phone?: string | null;
-                    /** @description Website URL, up to 500 characters. */
+                    /** @description Website URL. */
                     website?: string | null;
-                    /** @description Industry, up to 100 characters. */
+                    /** @description Industry. */
                     industry?: string | null;
                 };
             };
@@ -15233,6 +16863,7 @@ export interface operations {
                      *         "phone": "+1 555 0100",
                      *         "website": "https://initech.example",
                      *         "industry": null,
+                     *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
                      *       },
@@ -15315,6 +16946,10 @@ export interface operations {
                             phone: string | null;
                             website: string | null;
                             industry: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -15429,9 +17064,9 @@ export interface operations {
     listAccountInvoices: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -15603,9 +17238,9 @@ export interface operations {
     listAccountSubscriptions: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -15751,9 +17386,9 @@ export interface operations {
     listAccountPaymentMethods: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -16247,9 +17882,9 @@ export interface operations {
     listBillingAccounts: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -17369,7 +19004,7 @@ export interface operations {
                 operation?: string;
                 /** @description At most this many, newest first (default 50). */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -17747,9 +19382,9 @@ export interface operations {
     listPolicies: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -18487,9 +20122,9 @@ export interface operations {
     listAllShippingOptions: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -19239,13 +20874,13 @@ export interface operations {
     listShippingOptions: {
         parameters: {
             query?: {
-                /** @description ISO 3166-1 alpha-2 code of the destination, any case (e.g. `us`). Keeps options that ship there or ship everywhere. */
+                /** @description Destination, ISO 3166-1 alpha-2, any case (e.g. `us`): keeps options shipping there or everywhere. */
                 country?: string;
-                /** @description ISO 4217 code, upper case; keeps options priced in it (match your cart’s currency). */
+                /** @description ISO 4217; keeps options priced in it (your cart’s currency). */
                 currency?: string;
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -19379,7 +21014,7 @@ export interface operations {
     listSubscriptions: {
         parameters: {
             query?: {
-                /** @description `active`; `pending_change` (a plan or quantity change waits for the period end, see `pendingChange`); `pending_cancellation` (ends at `currentPeriodEnd`); `cancelled` (final). Clients should accept other values. */
+                /** @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `currentPeriodEnd`; `cancelled` is final. Accept other values too. */
                 status?: "active" | "pending_change" | "pending_cancellation" | "cancelled";
                 /** @description An organization id or a billing-system account id. */
                 accountId?: string;
@@ -19387,9 +21022,11 @@ export interface operations {
                 orderId?: string;
                 /** @description Only the add-ons of this subscription. */
                 parentSubscriptionId?: string;
-                /** @description Page size, 1-200; without it, the whole list. */
+                /** @description Only rows tagged `key:value`; repeat for AND (two values of one key match nothing). */
+                tag?: string[];
+                /** @description Page size. */
                 limit?: number;
-                /** @description `meta.nextCursor` of the previous page. */
+                /** @description From `meta.nextCursor`. */
                 cursor?: string;
             };
             header?: never;
@@ -19436,6 +21073,10 @@ export interface operations {
                      *           },
                      *           "cancelledAt": "2019-08-24T14:15:22Z",
                      *           "version": 0,
+                     *           "tags": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
                      *           "createdAt": "2019-08-24T14:15:22Z",
                      *           "updatedAt": "2019-08-24T14:15:22Z"
                      *         }
@@ -19547,10 +21188,10 @@ export interface operations {
                     contactId?: string;
                     /**
                      * Format: uuid
-                     * @description B2B owner: an account (organization) of this tenant.
+                     * @description B2B owner: one of this tenant’s accounts.
                      */
                     organizationId?: string;
-                    /** @description Billing-system account to provision and invoice in (default: the organization’s externalId when it is one). Without either, the subscription is kept here only, without invoices. */
+                    /** @description Billing account to provision and invoice in (default: the organization’s `externalId`); without one, it is kept here only, uninvoiced. */
                     accountId?: string;
                     /**
                      * Format: uuid
@@ -19562,7 +21203,7 @@ export interface operations {
                      * @description Buy an add-on for this subscription.
                      */
                     parentSubscriptionId?: string;
-                    /** @description Passed to pricing (price rules, offers); kept for plan and quantity changes. */
+                    /** @description Who is buying, for price rules and offers; kept for later changes. */
                     customerContext?: {
                         segment?: string | null;
                         locale?: string | null;
@@ -19611,6 +21252,10 @@ export interface operations {
                      *         },
                      *         "cancelledAt": "2019-08-24T14:15:22Z",
                      *         "version": 0,
+                     *         "tags": {
+                     *           "property1": "string",
+                     *           "property2": "string"
+                     *         },
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
@@ -19730,7 +21375,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription id (UUID). */
+                /** @description Subscription id. */
                 id: string;
             };
             cookie?: never;
@@ -19774,6 +21419,10 @@ export interface operations {
                      *         },
                      *         "cancelledAt": "2019-08-24T14:15:22Z",
                      *         "version": 0,
+                     *         "tags": {
+                     *           "property1": "string",
+                     *           "property2": "string"
+                     *         },
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
@@ -19860,7 +21509,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The subscription id (UUID). */
+                /** @description Subscription id. */
                 id: string;
             };
             cookie?: never;
@@ -19921,6 +21570,10 @@ export interface operations {
                      *         },
                      *         "cancelledAt": "2019-08-24T14:15:22Z",
                      *         "version": 0,
+                     *         "tags": {
+                     *           "property1": "string",
+                     *           "property2": "string"
+                     *         },
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
@@ -20052,7 +21705,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The subscription id (UUID). */
+                /** @description Subscription id. */
                 id: string;
             };
             cookie?: never;
@@ -20113,6 +21766,10 @@ export interface operations {
                      *         },
                      *         "cancelledAt": "2019-08-24T14:15:22Z",
                      *         "version": 0,
+                     *         "tags": {
+                     *           "property1": "string",
+                     *           "property2": "string"
+                     *         },
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
@@ -20244,7 +21901,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The subscription id (UUID). */
+                /** @description Subscription id. */
                 id: string;
             };
             cookie?: never;
@@ -20253,10 +21910,15 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description `immediate` ends it now; `end_of_period` (default) at `currentPeriodEnd`.
+                     * @description Default `end_of_period` (at `currentPeriodEnd`).
                      * @enum {string}
                      */
                     timing?: "immediate" | "end_of_period";
+                    /**
+                     * @description For `immediate`: the unused time (the preview’s figure) as account `credit` or a `refund` of the last payment; default `none`.
+                     * @enum {string}
+                     */
+                    refund?: "none" | "credit" | "refund";
                     /** @description From a preview of this very change (`POST /preview/...`): the change then runs at exactly the previewed figures and effective date, or is 409 when the subscription or its prices changed since; 400 once expired (15 minutes). */
                     previewId?: string;
                 };
@@ -20300,6 +21962,10 @@ export interface operations {
                      *         },
                      *         "cancelledAt": "2019-08-24T14:15:22Z",
                      *         "version": 0,
+                     *         "tags": {
+                     *           "property1": "string",
+                     *           "property2": "string"
+                     *         },
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z"
                      *       },
@@ -20431,14 +22097,14 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description The subscription id (UUID). */
+                /** @description Subscription id. */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The subscription in its new period. */
+            /** @description The subscription, and the period the renewal billed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -20475,14 +22141,96 @@ export interface operations {
                      *         },
                      *         "cancelledAt": "2019-08-24T14:15:22Z",
                      *         "version": 0,
+                     *         "tags": {
+                     *           "property1": "string",
+                     *           "property2": "string"
+                     *         },
                      *         "createdAt": "2019-08-24T14:15:22Z",
-                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "renewal": "due",
+                     *         "renewedPeriod": {
+                     *           "start": "2019-08-24T14:15:22Z",
+                     *           "end": "2019-08-24T14:15:22Z"
+                     *         },
+                     *         "invoiceId": "string",
+                     *         "paymentSessionId": "75099bcf-22d5-43f9-8976-b7c5692eaa85"
                      *       },
                      *       "nextActions": []
                      *     }
                      */
                     "application/json": {
-                        data: components["schemas"]["Subscription"];
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /** Format: uuid */
+                            productId: string;
+                            productName: string;
+                            /** @description Set on an add-on: the subscription it extends. */
+                            parentSubscriptionId: string | null;
+                            contactId: string | null;
+                            organizationId: string | null;
+                            orderId: string | null;
+                            /** @description The billing-system account invoiced, or null for a subscription kept only here. */
+                            billingAccountId: string | null;
+                            billingSubscriptionId: string | null;
+                            quantity: number;
+                            /** @description Price of one period for the whole quantity, minor units. */
+                            priceCents: number;
+                            currency: string;
+                            /** @enum {string} */
+                            billingInterval: "month" | "year";
+                            /**
+                             * @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `currentPeriodEnd`; `cancelled` is final. Accept other values too.
+                             * @enum {string}
+                             */
+                            status: "active" | "pending_change" | "pending_cancellation" | "cancelled";
+                            /** Format: date-time */
+                            currentPeriodStart: string;
+                            /** Format: date-time */
+                            currentPeriodEnd: string;
+                            pendingChange: {
+                                /** @enum {string} */
+                                kind: "plan" | "quantity";
+                                /** Format: uuid */
+                                productId: string;
+                                productName: string;
+                                quantity: number;
+                                priceCents: number;
+                                /** @enum {string} */
+                                billingInterval: "month" | "year";
+                                /** Format: date-time */
+                                effectiveAt: string;
+                            } | null;
+                            cancelledAt: string | null;
+                            /** @description Increases with every change (not with a tag change). */
+                            version: number;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * @description `due`: the period had ended, the next one started and was invoiced; `early`: the next period was invoiced now, the current one runs on and the subscription moves into it at `currentPeriodEnd` without a second invoice; `prebilled`: the period had ended and the next one, billed early, started.
+                             * @enum {string}
+                             */
+                            renewal: "due" | "early" | "prebilled";
+                            /** @description The period this renewal covers. */
+                            renewedPeriod: {
+                                /** Format: date-time */
+                                start: string;
+                                /** Format: date-time */
+                                end: string;
+                            };
+                            /** @description The invoice for `renewedPeriod`, when one was issued now. */
+                            invoiceId: string | null;
+                            /** @description The payment session opened for it (GET /payments/{id}), when there is something to pay. */
+                            paymentSessionId: string | null;
+                        };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
                     };
@@ -20580,6 +22328,515 @@ export interface operations {
             };
         };
     };
+    setTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The tagged resource’s collection. */
+                resource: "accounts" | "orders" | "subscriptions" | "payments";
+                /** @description The resource’s id. */
+                id: string;
+                /** @description Tag key. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "value": "enterprise"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Tag value, one line. */
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The whole resource, as GET shows it, with its tags. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "name": "string",
+                     *         "externalId": "string",
+                     *         "email": "string",
+                     *         "phone": "string",
+                     *         "website": "string",
+                     *         "industry": "string",
+                     *         "tags": {
+                     *           "property1": "string",
+                     *           "property2": "string"
+                     *         },
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description Internal organization id (UUID).
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning tenant.
+                             */
+                            tenantId: string;
+                            name: string;
+                            /** @description Your own id; when it is a billing-system account id it links the billing sub-lists. */
+                            externalId: string | null;
+                            email: string | null;
+                            phone: string | null;
+                            website: string | null;
+                            industry: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /** @description Human-readable, increasing within the tenant (gaps possible). */
+                            orderNumber: string;
+                            status: string;
+                            items: {
+                                /** Format: uuid */
+                                productId: string;
+                                productName: string | null;
+                                quantity: number;
+                                /** @description Resolved unit price (line total / quantity, rounded down). */
+                                priceCents: number;
+                                /** @description Resolved line total: authoritative. */
+                                totalCents: number;
+                                /**
+                                 * @description `engine`: modeled charges; `quote`: includes a live billing quote for passthrough charges.
+                                 * @enum {string}
+                                 */
+                                priced: "engine" | "quote" | "submitted";
+                            }[];
+                            totalCents: number;
+                            currency: string;
+                            contactId: string | null;
+                            organizationId: string | null;
+                            journeyId: string | null;
+                            cartId: string | null;
+                            customerContext: {
+                                [key: string]: unknown;
+                            };
+                            promoCode: string | null;
+                            discountCents: number;
+                            billingAccountId: string | null;
+                            /** @description The invoice of the one-time lines, when invoiced. */
+                            invoiceId: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | components["schemas"]["Subscription"] | {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            accountId: string;
+                            amountCents: number;
+                            currency: string;
+                            /**
+                             * @description `pending` -> (`processing`) -> `success` | `failed` | `cancelled`; the last three are terminal.
+                             * @enum {string}
+                             */
+                            status: "pending" | "processing" | "success" | "failed" | "cancelled";
+                            invoiceId: string | null;
+                            paymentPageSlug: string | null;
+                            /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
+                            refundedCents: number;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tagged resource’s collection. */
+                resource: "accounts" | "orders" | "subscriptions" | "payments";
+                /** @description The resource’s id. */
+                id: string;
+                /** @description Tag key. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole resource, as GET shows it, with its tags. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
+                     *         "name": "string",
+                     *         "externalId": "string",
+                     *         "email": "string",
+                     *         "phone": "string",
+                     *         "website": "string",
+                     *         "industry": "string",
+                     *         "tags": {
+                     *           "property1": "string",
+                     *           "property2": "string"
+                     *         },
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description Internal organization id (UUID).
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The owning tenant.
+                             */
+                            tenantId: string;
+                            name: string;
+                            /** @description Your own id; when it is a billing-system account id it links the billing sub-lists. */
+                            externalId: string | null;
+                            email: string | null;
+                            phone: string | null;
+                            website: string | null;
+                            industry: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            /** @description Human-readable, increasing within the tenant (gaps possible). */
+                            orderNumber: string;
+                            status: string;
+                            items: {
+                                /** Format: uuid */
+                                productId: string;
+                                productName: string | null;
+                                quantity: number;
+                                /** @description Resolved unit price (line total / quantity, rounded down). */
+                                priceCents: number;
+                                /** @description Resolved line total: authoritative. */
+                                totalCents: number;
+                                /**
+                                 * @description `engine`: modeled charges; `quote`: includes a live billing quote for passthrough charges.
+                                 * @enum {string}
+                                 */
+                                priced: "engine" | "quote" | "submitted";
+                            }[];
+                            totalCents: number;
+                            currency: string;
+                            contactId: string | null;
+                            organizationId: string | null;
+                            journeyId: string | null;
+                            cartId: string | null;
+                            customerContext: {
+                                [key: string]: unknown;
+                            };
+                            promoCode: string | null;
+                            discountCents: number;
+                            billingAccountId: string | null;
+                            /** @description The invoice of the one-time lines, when invoiced. */
+                            invoiceId: string | null;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | components["schemas"]["Subscription"] | {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            tenantId: string;
+                            accountId: string;
+                            amountCents: number;
+                            currency: string;
+                            /**
+                             * @description `pending` -> (`processing`) -> `success` | `failed` | `cancelled`; the last three are terminal.
+                             * @enum {string}
+                             */
+                            status: "pending" | "processing" | "success" | "failed" | "cancelled";
+                            invoiceId: string | null;
+                            paymentPageSlug: string | null;
+                            /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
+                            refundedCents: number;
+                            /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
+                            tags: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     previewPlanChange: {
         parameters: {
             query?: never;
@@ -20601,7 +22858,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uuid
-                     * @description The subscription id (UUID).
+                     * @description Subscription id.
                      */
                     subscriptionId: string;
                     /**
@@ -20912,7 +23169,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uuid
-                     * @description The subscription id (UUID).
+                     * @description Subscription id.
                      */
                     subscriptionId: string;
                     /**
@@ -21156,13 +23413,14 @@ export interface operations {
                 /**
                  * @example {
                  *       "subscriptionId": "01900000-0000-7000-8000-0000000000b1",
-                 *       "timing": "immediate"
+                 *       "timing": "immediate",
+                 *       "refund": "credit"
                  *     }
                  */
                 "application/json": {
                     /**
                      * Format: uuid
-                     * @description The subscription id (UUID).
+                     * @description Subscription id.
                      */
                     subscriptionId: string;
                     /**
@@ -21170,6 +23428,11 @@ export interface operations {
                      * @enum {string}
                      */
                     timing?: "immediate" | "end_of_period";
+                    /**
+                     * @description For `immediate`: the unused time (the preview’s figure) as account `credit` or a `refund` of the last payment; default `none`.
+                     * @enum {string}
+                     */
+                    refund?: "none" | "credit" | "refund";
                 };
             };
         };
@@ -21218,9 +23481,9 @@ export interface operations {
                             effectiveDate: string;
                             financialImpact: {
                                 currentPriceCents: number;
-                                /** @description Always 0: no credit for unused time. */
+                                /** @description Unused time given back as account credit (`refund: credit`), to the cent. */
                                 creditCents: number;
-                                /** @description Always 0: no refund for unused time. */
+                                /** @description Unused time refunded on the last payment (`refund: refund`), to the cent. */
                                 refundCents: number;
                                 chargeCents: number;
                                 netCents: number;
@@ -21312,6 +23575,354 @@ export interface operations {
             };
             /** @description Idempotency-Key reused with a different request body. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccountEntitlements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (organization) id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account’s entitlements. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accountId": "0190b000-0000-7000-8000-000000000005",
+                     *         "entitlements": {
+                     *           "seats": 15,
+                     *           "sso": true,
+                     *           "api_calls": null
+                     *         },
+                     *         "resolvedFrom": [
+                     *           {
+                     *             "subscriptionId": "0190b000-0000-7000-8000-0000000000b1",
+                     *             "parentSubscriptionId": null,
+                     *             "productId": "0190b000-0000-7000-8000-000000000010",
+                     *             "productName": "Team",
+                     *             "status": "active",
+                     *             "entitlements": {
+                     *               "seats": 10,
+                     *               "sso": true,
+                     *               "api_calls": null
+                     *             }
+                     *           },
+                     *           {
+                     *             "subscriptionId": "0190b000-0000-7000-8000-0000000000b2",
+                     *             "parentSubscriptionId": "0190b000-0000-7000-8000-0000000000b1",
+                     *             "productId": "0190b000-0000-7000-8000-000000000011",
+                     *             "productName": "Extra seats",
+                     *             "status": "active",
+                     *             "entitlements": {
+                     *               "seats": 5
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/entitlements",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getAccountEntitlements",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
+                     *         },
+                     *         {
+                     *           "rel": "account",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getAccount",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
+                     *         },
+                     *         {
+                     *           "rel": "subscriptions",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/subscriptions?accountId=0190b000-0000-7000-8000-000000000005",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "listSubscriptions",
+                     *           "arguments": {
+                     *             "accountId": "0190b000-0000-7000-8000-000000000005"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            accountId: string;
+                            /** @description Feature -> `true`/`false` (a flag), a number (a limit) or `null` (unlimited). `{}` grants nothing. */
+                            entitlements: {
+                                [key: string]: boolean | number | null;
+                            };
+                            /** @description Every subscription the set merges, oldest first: a feature is granted by the entries whose `entitlements` name it. */
+                            resolvedFrom: {
+                                /** Format: uuid */
+                                subscriptionId: string;
+                                /** @description Set on an add-on. */
+                                parentSubscriptionId: string | null;
+                                /** Format: uuid */
+                                productId: string;
+                                productName: string;
+                                /** @enum {string} */
+                                status: "active" | "pending_change" | "pending_cancellation";
+                                /** @description What this subscription’s product grants on its own. */
+                                entitlements: {
+                                    [key: string]: boolean | number | null;
+                                };
+                            }[];
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkEntitlement: {
+        parameters: {
+            query: {
+                /** @description The account (organization) id. */
+                accountId: string;
+                /** @description The feature key, as products name it (e.g. `seats`, `sso`). */
+                feature: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feature’s check. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "accountId": "0190b000-0000-7000-8000-000000000005",
+                     *         "feature": "seats",
+                     *         "allowed": true,
+                     *         "limit": 15,
+                     *         "grantedBy": [
+                     *           {
+                     *             "subscriptionId": "0190b000-0000-7000-8000-0000000000b1",
+                     *             "productId": "0190b000-0000-7000-8000-000000000010",
+                     *             "productName": "Team",
+                     *             "value": 10
+                     *           },
+                     *           {
+                     *             "subscriptionId": "0190b000-0000-7000-8000-0000000000b2",
+                     *             "productId": "0190b000-0000-7000-8000-000000000011",
+                     *             "productName": "Extra seats",
+                     *             "value": 5
+                     *           }
+                     *         ]
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "entitlements",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/accounts/0190b000-0000-7000-8000-000000000005/entitlements",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getAccountEntitlements",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000005"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            accountId: string;
+                            feature: string;
+                            /** @description Granted: `true`, a limit above 0, or unlimited. False when absent, `false` or a limit <= 0. */
+                            allowed: boolean;
+                            /** @description The merged numeric limit; null when there is none (unlimited, a flag, or not granted). */
+                            limit: number | null;
+                            /** @description The subscriptions whose product names the feature, with the value each gives. */
+                            grantedBy: {
+                                /** Format: uuid */
+                                subscriptionId: string;
+                                /** Format: uuid */
+                                productId: string;
+                                productName: string;
+                                value: boolean | number | null;
+                            }[];
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
