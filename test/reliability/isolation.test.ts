@@ -33,6 +33,10 @@ function bodyFor(op: Operation, a: World): unknown {
     changeSubscriptionQuantity: { quantity: 3 },
     cancelSubscription: { timing: 'immediate' },
     completePaymentSession: { proof: 'isolation matrix' },
+    createRefund: { reason: 'other' },
+    grantCredit: { amountCents: 100, currency: 'USD', reason: 'isolation matrix' },
+    applyCreditToInvoice: {},
+    setTag: { value: 'isolation' },
   };
   if (op.operationId in bodies) return bodies[op.operationId];
   if (op.requestBody?.required) throw new Error(`no body for ${op.operationId}: add one to bodyFor`);
@@ -121,13 +125,18 @@ describe('tenant isolation matrix (from the OpenAPI document)', () => {
       const params = pathParams(op.path);
       const [first, ...rest] = params as [string, ...string[]];
       const combos: Record<string, string>[] = [];
+      // The tag routes name the resource in the path: B's resource of each tagged kind.
+      if (first === 'resource') {
+        for (const [resource, kind] of Object.entries(TAGGED))
+          combos.push({ resource, id: b[kind], key: 'isolation' });
+      }
       // B's ids of every type in the first parameter, with B's matching child id in the others.
       // Only ids the parameter's documented format admits: a uuid where a billing id is expected is
       // a 400 by the schema, before any lookup (and tells nothing about isolation).
       const schema = op.parameters.find((p) => p.in === 'path' && p.name === first)?.schema ?? {};
       const fits = ajv.compile(schema);
-      const candidates = ids(b).filter((id) => fits(id));
-      if (candidates.length === 0)
+      const candidates = first === 'resource' ? [] : ids(b).filter((id) => fits(id));
+      if (candidates.length === 0 && combos.length === 0)
         failures.push(`${op.operationId}: no id of B fits ${JSON.stringify(schema)}`);
       for (const id of candidates) {
         const values: Record<string, string> = { [first]: id };
@@ -135,7 +144,7 @@ describe('tenant isolation matrix (from the OpenAPI document)', () => {
         combos.push(values);
       }
       // A's own parent with B's child (a cart item of B in A's cart, B's delivery under A's webhook).
-      if (rest.length > 0) {
+      if (rest.length > 0 && first !== 'resource') {
         const parent = Object.entries(PARENT).find(([prefix]) =>
           op.path.startsWith(prefix),
         )?.[1] as keyof World;
@@ -205,7 +214,16 @@ describe('tenant isolation matrix (from the OpenAPI document)', () => {
 });
 
 /** Path prefix -> the world resource it reads (for B's own snapshot). */
+/** The tagged resources' collections and the kind of id each takes. */
+const TAGGED: Record<string, keyof World> = {
+  accounts: 'account',
+  orders: 'order',
+  subscriptions: 'subscription',
+  payments: 'payment',
+};
+
 const PATH_KIND: Record<string, keyof World> = {
+  '/api/v1/refunds/': 'refund',
   '/api/v1/admin/api-keys/': 'apiKey',
   '/api/v1/admin/products/': 'product',
   '/api/v1/admin/price-rules/': 'priceRule',

@@ -84,6 +84,7 @@ export interface World {
   cartItem: string;
   order: string;
   payment: string;
+  refund: string;
   subscription: string;
 }
 
@@ -218,6 +219,21 @@ export async function buildWorld(
     amountCents: 500,
     currency: 'USD',
   });
+  const paid = await ok('POST', '/payments', keys.commerce, {
+    accountId: 'acct_2',
+    amountCents: 800,
+    currency: 'USD',
+  });
+  await ok('POST', `/payments/${paid.id}/complete`, keys.commerce, {});
+  const refund = await ok('POST', `/payments/${paid.id}/refunds`, keys.commerce, {
+    reason: 'other',
+    amountCents: 100,
+  });
+  await ok('POST', `/accounts/${account.id}/credits`, keys.admin, {
+    amountCents: 300,
+    currency: 'USD',
+    reason: 'x',
+  });
   const subscription = await ok('POST', '/subscriptions', keys.commerce, {
     productId: starter.id,
     quantity: 2,
@@ -247,6 +263,7 @@ export async function buildWorld(
     cartItem: withItem.items[0].id,
     order: order.id,
     payment: payment.id,
+    refund: refund.id,
     subscription: subscription.id,
   };
 }
