@@ -6,8 +6,8 @@ export {
   refundableSession,
   refundCall,
   reserveRefund,
-  resumeRefund,
-} from './refunds.js';
+} from './refund-store.js';
+export { resumeRefund } from './refunds.js';
 export { type FailOutcome, failSession, resumeReversal } from './reversal.js';
 export { InvoiceParams } from './schemas.js';
 export { getSession, insertSession, isTerminal, type PaymentSessionApi, presentSession } from './service.js';

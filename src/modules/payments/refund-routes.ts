@@ -17,7 +17,8 @@ import {
   RefundSchema,
   refundExample,
 } from './refund-schemas.js';
-import { createRefund, getRefund, listRefunds, presentRefund, type RefundApi } from './refunds.js';
+import { getRefund, listRefunds, presentRefund, type RefundApi } from './refund-store.js';
+import { createRefund } from './refunds.js';
 import { SessionParams } from './schemas.js';
 
 const TAGS = ['Payments'];

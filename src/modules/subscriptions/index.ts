@@ -8,11 +8,12 @@ export {
   provisionSteps,
 } from './create.js';
 export { type CreateInput, type CreatePlan, planCreate } from './create-plan.js';
+export { resumeEnd } from './end.js';
 export {
   type AccountEntitlements,
   type EntitlementValue,
   readAccountEntitlements,
 } from './entitlements.js';
-export { resumeEnd, resumeRenewal } from './renew.js';
+export { resumeRenewal } from './renew.js';
 export { type DueWorkResult, runDueSubscriptionWork, startSubscriptionScheduler } from './scheduler.js';
 export { SubscriptionSchema } from './schemas.js';

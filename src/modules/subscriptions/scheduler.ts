@@ -1,6 +1,7 @@
 import { systemContext } from '../../core/context.js';
 import { derivedKey, type ServiceDeps } from '../../unit-of-work/index.js';
-import { endSubscription, renewSubscription } from './renew.js';
+import { endSubscription } from './end.js';
+import { renewSubscription } from './renew.js';
 import { dueSubscriptions, getSubscription } from './service.js';
 
 export interface DueWorkResult {

@@ -1,0 +1,284 @@
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { uuidv7 } from 'uuidv7';
+import { type BillingAdapter, type Invoice, requireCapability } from '../../billing/index.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
+import type { PageRequest } from '../../core/paging.js';
+import type { Queryable, Tx } from '../../db/client.js';
+import { rowsAfter } from '../../db/keyset.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
+import type { Intent, UnitOfWork } from '../../unit-of-work/index.js';
+import { lockSession } from './service.js';
+import { paymentSessions, type RefundReason, type RefundStatus, refunds } from './tables.js';
+
+// The refunds' records: reads, the reservation on the session, and the commit of an outcome.
+
+export type RefundRow = typeof refunds.$inferSelect;
+
+export interface RefundApi {
+  id: string;
+  paymentSessionId: string;
+  accountId: string;
+  invoiceId: string | null;
+  amountCents: number;
+  currency: string;
+  reason: RefundReason;
+  note: string | null;
+  status: RefundStatus;
+  failureMessage: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function presentRefund(r: RefundRow): RefundApi {
+  return {
+    id: r.id,
+    paymentSessionId: r.paymentSessionId,
+    accountId: r.accountId,
+    invoiceId: r.invoiceId,
+    amountCents: r.amountCents,
+    currency: r.currency,
+    reason: r.reason,
+    note: r.note,
+    status: r.status,
+    failureMessage: r.failureMessage,
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt),
+  };
+}
+
+export interface RefundRequest {
+  sessionId: string;
+  /** Default: what is left to refund. */
+  amountCents?: number;
+  reason: RefundReason;
+  note?: string;
+  /** Scope: must be the session's invoice. */
+  invoiceId?: string;
+}
+
+/** A refund as decided and reserved; JSON, kept in its intent. */
+export interface RefundPlan {
+  refundId: string;
+  sessionId: string;
+  invoiceId: string;
+  amountCents: number;
+  currency: string;
+  reason: RefundReason;
+}
+
+export async function getRefund(db: Queryable, tenantId: string, id: string) {
+  const [row] = await db
+    .select()
+    .from(refunds)
+    .where(tenantWhere(refunds, tenantId, eq(refunds.id, id)));
+  return row;
+}
+
+/** Refunds matching the filters, newest first; with a page, `limit + 1` rows after its key. */
+export function listRefunds(
+  db: Queryable,
+  tenantId: string,
+  filters: { paymentId?: string; accountId?: string; status?: RefundStatus },
+  page: PageRequest | null,
+) {
+  const query = db
+    .select()
+    .from(refunds)
+    .where(
+      tenantWhere(
+        refunds,
+        tenantId,
+        and(
+          filters.paymentId ? eq(refunds.paymentSessionId, filters.paymentId) : undefined,
+          filters.accountId ? eq(refunds.accountId, filters.accountId) : undefined,
+          filters.status ? eq(refunds.status, filters.status) : undefined,
+          page?.after ? rowsAfter([refunds.createdAt, refunds.id], page.after, true) : undefined,
+        ),
+      ),
+    )
+    .orderBy(desc(refunds.createdAt), desc(refunds.id));
+  return page ? query.limit(page.limit + 1) : query;
+}
+
+/** Moves `amountCents` into (positive) or out of (negative) the session's refunded total. */
+export async function moveRefunded(q: Queryable, tenantId: string, sessionId: string, amountCents: number) {
+  await q
+    .update(paymentSessions)
+    .set({ refundedCents: sql`${paymentSessions.refundedCents} + ${amountCents}` })
+    .where(tenantWhere(paymentSessions, tenantId, eq(paymentSessions.id, sessionId)));
+}
+
+/** The refund's amount, checked against the locked session: what is left, never more. */
+export function refundAmount(row: typeof paymentSessions.$inferSelect, input: RefundRequest): number {
+  if (row.status !== 'success')
+    throw new AppError(
+      'payment_not_refundable',
+      `Payment session ${row.id} is ${row.status}: only a successful payment can be refunded`,
+    );
+  if (input.invoiceId !== undefined && input.invoiceId !== row.invoiceId)
+    throw validationFailed(
+      'invoiceId',
+      'matches',
+      `invoiceId must be the invoice the session paid (${row.invoiceId ?? 'none'})`,
+    );
+  const remaining = row.amountCents - row.refundedCents;
+  const amount = input.amountCents ?? remaining;
+  if (remaining === 0 || amount > remaining)
+    throw new AppError(
+      'refund_exceeds_remaining',
+      `Payment session ${row.id} has ${remaining} of ${row.amountCents} ${row.currency} left to refund; ${amount} asked`,
+    );
+  return amount;
+}
+
+export const newRefundRow = (
+  tenantId: string,
+  session: typeof paymentSessions.$inferSelect,
+  input: RefundRequest,
+  amountCents: number,
+  status: RefundStatus,
+  now: Date,
+): RefundRow => ({
+  tenantId,
+  id: uuidv7(),
+  paymentSessionId: session.id,
+  accountId: session.accountId,
+  invoiceId: session.invoiceId,
+  amountCents,
+  currency: session.currency,
+  reason: input.reason,
+  note: input.note ?? null,
+  status,
+  failureMessage: null,
+  createdAt: now,
+  updatedAt: now,
+});
+
+export async function emitCreated(u: UnitOfWork, refund: RefundApi) {
+  await u.audit({
+    action: 'refund.create',
+    resourceType: 'refund',
+    resourceId: refund.id,
+    details: { paymentSessionId: refund.paymentSessionId, amountCents: refund.amountCents },
+  });
+  await u.emit('refund.created', refund);
+}
+
+/** Writes the pending refund and reserves its amount on the locked session `row`. */
+export async function reserve(
+  tx: Queryable,
+  tenantId: string,
+  row: typeof paymentSessions.$inferSelect,
+  input: RefundRequest,
+  amount: number,
+  now: Date,
+): Promise<RefundPlan> {
+  const refund = newRefundRow(tenantId, row, input, amount, 'pending', now);
+  await tx.insert(refunds).values(refund);
+  await moveRefunded(tx, tenantId, row.id, amount);
+  return {
+    refundId: refund.id,
+    sessionId: row.id,
+    invoiceId: row.invoiceId as string,
+    amountCents: amount,
+    currency: row.currency,
+    reason: input.reason,
+  };
+}
+
+/**
+ * For an operation that refunds as one of its steps (a cancellation): in its transaction, the
+ * session locked, the amount checked against what is left and reserved with a pending refund. The
+ * operation makes the billing call with `refundCall` and commits with `commitRefund`, or drops
+ * the reservation with `dropRefund` when nothing took effect.
+ */
+export async function reserveRefund(
+  tx: Queryable,
+  tenantId: string,
+  input: RefundRequest & { amountCents: number },
+  now: Date,
+): Promise<RefundPlan> {
+  const row = await lockSession(tx, tenantId, input.sessionId);
+  if (!row) throw notFound('Payment session');
+  if (!row.invoiceId)
+    throw new AppError('payment_not_refundable', `Payment session ${row.id} paid no invoice`);
+  return reserve(tx, tenantId, row, input, refundAmount(row, input), now);
+}
+
+/** Nothing was recorded in the billing system: the pending refund and its reservation go. */
+export const dropRefund = (tenantId: string, plan: RefundPlan) => async (tx: Tx) => {
+  const gone = await tx
+    .delete(refunds)
+    .where(tenantWhere(refunds, tenantId, eq(refunds.id, plan.refundId), eq(refunds.status, 'pending')))
+    .returning({ id: refunds.id });
+  if (gone.length > 0) await moveRefunded(tx, tenantId, plan.sessionId, -plan.amountCents);
+};
+
+export async function setStatus(
+  u: UnitOfWork,
+  plan: RefundPlan,
+  status: RefundStatus,
+  failure: string | null,
+) {
+  const [row] = await u.tx
+    .update(refunds)
+    .set({ status, failureMessage: failure, updatedAt: u.now })
+    .where(tenantWhere(refunds, u.ctx.tenantId, eq(refunds.id, plan.refundId)))
+    .returning();
+  if (!row) throw notFound('Refund');
+  return presentRefund(row);
+}
+
+/** The refund's billing call, as a step of `intent` (named `step`). */
+export function refundCall(intent: Intent, step: string, adapter: BillingAdapter, plan: RefundPlan) {
+  const refund = requireCapability(adapter, 'refunds');
+  return intent.call(
+    step,
+    (idempotencyKey) =>
+      refund(plan.invoiceId, {
+        paymentReference: plan.sessionId,
+        amountCents: plan.amountCents,
+        currency: plan.currency,
+        reason: plan.reason,
+        idempotencyKey,
+      }),
+    (invoice: Invoice) => ({ invoiceId: invoice.id }),
+  );
+}
+
+/** In the unit of work recording the billing call's success: the refund `succeeded`, its events. */
+export async function commitRefund(u: UnitOfWork, plan: RefundPlan): Promise<RefundApi> {
+  const done = await setStatus(u, plan, 'succeeded', null);
+  await emitCreated(u, done);
+  await u.emit('refund.succeeded', done);
+  return done;
+}
+
+/**
+ * The newest successful session paying one of `invoiceIds` with at least `amountCents` left to
+ * refund (a cancellation refunds the subscription's last payment); null when none has.
+ */
+export async function refundableSession(
+  db: Queryable,
+  tenantId: string,
+  invoiceIds: readonly string[],
+  amountCents: number,
+): Promise<string | null> {
+  if (invoiceIds.length === 0) return null;
+  const [row] = await db
+    .select({ id: paymentSessions.id })
+    .from(paymentSessions)
+    .where(
+      tenantWhere(
+        paymentSessions,
+        tenantId,
+        inArray(paymentSessions.invoiceId, [...invoiceIds]),
+        eq(paymentSessions.status, 'success'),
+        sql`${paymentSessions.amountCents} - ${paymentSessions.refundedCents} >= ${amountCents}`,
+      ),
+    )
+    .orderBy(desc(paymentSessions.createdAt), desc(paymentSessions.id))
+    .limit(1);
+  return row?.id ?? null;
+}
