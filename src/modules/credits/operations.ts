@@ -235,7 +235,7 @@ async function executeApplication(
 export async function applyCredit(
   deps: ServiceDeps,
   ctx: OperationContext,
-  input: { invoiceId: string; amountCents?: number; invoice?: Invoice },
+  input: { invoiceId: string; amountCents?: number },
   key: OperationKey<CreditApplication>,
 ): Promise<CreditApplication> {
   const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
