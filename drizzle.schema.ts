@@ -25,10 +25,10 @@ export {
   products,
   promotions,
 } from './src/modules/catalog/tables.js';
+export { creditEntries } from './src/modules/credits/tables.js';
 export { orderNumberSeq, orders, usageEvents } from './src/modules/orders/tables.js';
 export { paymentMethods } from './src/modules/payment-methods/tables.js';
 export { paymentSessions, refunds } from './src/modules/payments/tables.js';
-export { creditEntries } from './src/modules/credits/tables.js';
 export { policies } from './src/modules/policies/tables.js';
 export { providerEvents, providerIntegrations } from './src/modules/provider-events/tables.js';
 export { shippingOptions } from './src/modules/shipping/tables.js';

@@ -258,7 +258,7 @@ export async function applyCreditOnIssue(
   invoice: Invoice | null,
   issuedBy: Pick<OperationKey, 'id'>,
 ): Promise<Invoice | null> {
-  if (!invoice || invoice.status !== 'open' || invoice.balanceCents <= 0) return invoice;
+  if (invoice?.status !== 'open' || invoice.balanceCents <= 0) return invoice;
   const found = await autoApplyTarget(deps.db, ctx.tenantId, invoice);
   if (!found) return invoice;
   try {
