@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import pg from 'pg';
 import pino from 'pino';
 import { type App, type BuildOptions, buildApp } from '../src/app.js';
 import type { BillingAdapter } from '../src/billing/adapter.js';
@@ -8,6 +7,7 @@ import { type Config, loadConfig } from '../src/config.js';
 import type { RateTier } from '../src/core/context.js';
 import type { Scope } from '../src/core/scopes.js';
 import { type Database, openPglite, openPostgres } from '../src/db/client.js';
+import { createDatabase, dropDatabase } from '../src/db/databases.js';
 import { createDeps, type Deps } from '../src/deps.js';
 import type { RateLimiter } from '../src/http/rate-limit/limiter.js';
 import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
@@ -45,23 +45,8 @@ export async function createScratchDatabase(): Promise<{
   const base = process.env.DATABASE_URL;
   if (!base) throw new Error('createScratchDatabase needs DATABASE_URL');
   const name = `cak_scratch_${Date.now()}_${randomBytes(4).toString('hex')}`;
-  // On a Citus coordinator the new database is a cluster of its own: Citus does not carry
-  // CREATE DATABASE to the workers, so it is made on every node and the workers are added.
-  const workers = await citusWorkers(base);
-  for (const node of [base, ...workers]) await onServer(node, `create database ${name}`);
-  const url = withDatabase(base, name);
-  if (workers.length > 0) {
-    for (const node of [url, ...workers.map((w) => withDatabase(w, name))]) {
-      await onServer(node, 'create extension if not exists citus');
-    }
-    const coordinator = new URL(base);
-    const setup = [
-      `select citus_set_coordinator_host('${coordinator.hostname}', ${coordinator.port || 5432})`,
-    ];
-    for (const w of workers.map((w) => new URL(w)))
-      setup.push(`select citus_add_node('${w.hostname}', ${w.port})`);
-    await onServer(url, ...setup);
-  }
+  // On a Citus coordinator the scratch database gets every node and the extension too.
+  const url = await createDatabase(base, name);
   const database = openPostgres({ url, poolSize: 3 });
   await database.migrate();
   return {
@@ -69,49 +54,9 @@ export async function createScratchDatabase(): Promise<{
     database,
     async drop() {
       await database.close();
-      for (const node of [...workers, base])
-        await onServer(node, `drop database if exists ${name} with (force)`);
+      await dropDatabase(base, name);
     },
   };
-}
-
-/** Runs statements on one connection to `url`, in order. */
-async function onServer(url: string, ...statements: string[]): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    for (const s of statements) await c.query(s);
-  } finally {
-    await c.end();
-  }
-}
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-/** The workers' URLs (same user, maintenance database) when `url` is a Citus coordinator; else none. */
-async function citusWorkers(url: string): Promise<string[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows: ext } = await c.query(`select 1 from pg_extension where extname = 'citus'`);
-    if (ext.length === 0) return [];
-    const { rows } = await c.query<{ nodename: string; nodeport: number }>(
-      `select nodename, nodeport from pg_dist_node where groupid <> 0 and noderole = 'primary' order by nodeport`,
-    );
-    return rows.map((r) => {
-      const u = new URL(url);
-      u.hostname = r.nodename;
-      u.port = String(r.nodeport);
-      u.pathname = '/postgres';
-      return u.toString();
-    });
-  } finally {
-    await c.end();
-  }
 }
 
 // One webhook encryption key per test process: tests never write a key file into ./data.
