@@ -9,7 +9,9 @@
 //
 // The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets two
 // databases of the bench's own, cak_bench_api and cak_bench_webhooks, dropped and created afresh
-// on every run; the database DATABASE_URL names is not touched. REDIS_URL defaults to
+// on every run; the database DATABASE_URL names is not touched. On a Citus coordinator
+// (DATABASE_URL naming its database with the extension) they are made on every node, so the
+// schema is distributed by tenant. REDIS_URL defaults to
 // redis://127.0.0.1:6379. BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_TENANTS,
 // BENCH_LIST_ORDERS, BENCH_DELIVERIES, BENCH_WEBHOOK_SECONDS tune it; BENCH_NODE_ARGS passes
 // flags (e.g. --cpu-prof) to the server process.
@@ -17,6 +19,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { createDatabase, dropDatabase } from '../src/db/databases.js';
 import { startBenchServer } from './harness.js';
 import {
   apiScenarios,
@@ -46,19 +49,9 @@ const opts = {
  * starts from the same state, and the webhook worker sees only its own scenario's deliveries.
  */
 async function freshDatabase(name: string): Promise<string> {
-  const admin = new URL(serverUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.query(`create database ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+  // On a Citus coordinator, on every node of the cluster, so the schema is distributed.
+  await dropDatabase(serverUrl, name);
+  return createDatabase(serverUrl, name);
 }
 
 async function postgresVersion(url: string): Promise<string> {

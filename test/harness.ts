@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import pg from 'pg';
 import pino from 'pino';
 import { type App, type BuildOptions, buildApp } from '../src/app.js';
 import type { BillingAdapter } from '../src/billing/adapter.js';
@@ -8,6 +7,7 @@ import { type Config, loadConfig } from '../src/config.js';
 import type { RateTier } from '../src/core/context.js';
 import type { Scope } from '../src/core/scopes.js';
 import { type Database, openPglite, openPostgres } from '../src/db/client.js';
+import { createDatabase, dropDatabase } from '../src/db/databases.js';
 import { createDeps, type Deps } from '../src/deps.js';
 import type { RateLimiter } from '../src/http/rate-limit/limiter.js';
 import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
@@ -45,29 +45,16 @@ export async function createScratchDatabase(): Promise<{
   const base = process.env.DATABASE_URL;
   if (!base) throw new Error('createScratchDatabase needs DATABASE_URL');
   const name = `cak_scratch_${Date.now()}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const database = openPostgres({ url: url.toString(), poolSize: 3 });
+  // On a Citus coordinator the scratch database gets every node and the extension too.
+  const url = await createDatabase(base, name);
+  const database = openPostgres({ url, poolSize: 3 });
   await database.migrate();
   return {
-    url: url.toString(),
+    url,
     database,
     async drop() {
       await database.close();
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      try {
-        await c.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await c.end();
-      }
+      await dropDatabase(base, name);
     },
   };
 }

@@ -36,14 +36,22 @@ async function findAnywhere(db: Database['db'], needles: string[]): Promise<stri
       c.data_type === 'bytea'
         ? sql`encode(${sql.raw(`"${c.column_name}"`)}, 'escape')`
         : sql`${sql.raw(`"${c.column_name}"`)}::text`;
-    for (const needle of needles) {
-      const [hit] = rowsOf<{ n: number | string }>(
-        await db.execute(
-          sql`select count(*) as n from ${sql.raw(`"${c.table_name}"`)} where position(${needle} in ${value}) > 0`,
-        ),
-      );
-      if (Number(hit?.n) > 0) found.push(`${c.table_name}.${c.column_name} holds ${needle.slice(0, 12)}...`);
-    }
+    // One scan per column for all needles: on Citus each statement visits every shard.
+    const [hits] = rowsOf<Record<string, number | string>>(
+      await db.execute(
+        sql`select ${sql.join(
+          needles.map(
+            (needle, i) =>
+              sql`count(*) filter (where position(${needle} in ${value}) > 0) as ${sql.raw(`n${i}`)}`,
+          ),
+          sql`, `,
+        )} from ${sql.raw(`"${c.table_name}"`)}`,
+      ),
+    );
+    needles.forEach((needle, i) => {
+      if (Number(hits?.[`n${i}`]) > 0)
+        found.push(`${c.table_name}.${c.column_name} holds ${needle.slice(0, 12)}...`);
+    });
   }
   return found;
 }

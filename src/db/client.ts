@@ -9,6 +9,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { distributeForCitus, type RunSql } from './citus.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { prepareStatementsOn } from './prepared-statements.js';
 import { keepPrivate } from './private-files.js';
@@ -24,7 +25,10 @@ export interface Database {
   readonly kind: 'postgres' | 'pglite';
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
-  /** Applies pending migrations; safe to run from several instances at once. */
+  /**
+   * Applies pending migrations, then (on a Citus coordinator) distributes the tables by tenant;
+   * safe to run from several instances at once.
+   */
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
@@ -79,6 +83,8 @@ export function openPostgres({ url, poolSize = 10, waitMs = 5_000, logger }: Pos
       try {
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
         await migratePg(drizzlePg({ client }), { migrationsFolder: MIGRATIONS });
+        // On a Citus coordinator, distribute by tenant; one catalog read and nothing else elsewhere.
+        await distributeForCitus(async (text) => (await client.query(text)).rows);
       } finally {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
         client.release();
@@ -108,6 +114,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
       },
       async migrate() {
         await migratePglite(drizzlePglite({ client }), { migrationsFolder: MIGRATIONS });
+        await distributeForCitus(pgliteRunner(client));
       },
       async close() {
         try {
@@ -121,6 +128,10 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
     lock?.release();
     throw err;
   }
+}
+
+function pgliteRunner(client: PGlite): RunSql {
+  return async (text) => (await client.query<Record<string, unknown>>(text)).rows;
 }
 
 /** Rows of a raw `db.execute(sql...)` result: node-postgres and PGlite both answer `{ rows }`. */

@@ -74,7 +74,10 @@ function bufferOn(
       if (outbox.length > 0) {
         // The events, and a delivery per matching webhook subscription.
         parts.push(sql`ev as (${eventRowsInsert(outbox)})`);
-        const result = await q.execute(sql`with ${sql.join(parts, sql`, `)} ${fanOutFromEvents(now)}`);
+        // The fan-out as one more CTE under a plain select: Citus then runs each part on the
+        // tenant's node (as the tail of an INSERT ... SELECT it would visit every shard).
+        parts.push(sql`fan as (${fanOutFromEvents(now, ctx.tenantId)})`);
+        const result = await q.execute(sql`with ${sql.join(parts, sql`, `)} select 1 from fan`);
         return queued || rowsOf(result).length > 0;
       }
       if (parts.length > 0) await q.execute(sql`with ${sql.join(parts, sql`, `)} select 1`);

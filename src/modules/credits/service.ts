@@ -210,7 +210,8 @@ export async function adjustRemaining(q: Queryable, tenantId: string, spent: Spe
 /**
  * When the tenant applies credit on issue and an account is linked to the invoice's billing
  * account: that account, its balance in the invoice's currency, and whether credit was applied to
- * the invoice before; null otherwise. One round trip.
+ * the invoice before; null otherwise. One round trip. Every table names the tenant, so on Citus
+ * the whole read runs on the tenant's node.
  */
 export async function autoApplyTarget(
   q: Queryable,
@@ -221,11 +222,11 @@ export async function autoApplyTarget(
     await q.execute(sql`
       select o.id,
         (select sum(c.amount_cents) from credit_entries c
-          where c.tenant_id = o.tenant_id and c.organization_id = o.id and c.currency = ${invoice.currency}) as balance,
+          where c.tenant_id = ${tenantId}::uuid and c.organization_id = o.id and c.currency = ${invoice.currency}) as balance,
         exists (select 1 from credit_entries c
-          where c.tenant_id = o.tenant_id and c.organization_id = o.id and c.invoice_id = ${invoice.id}) as applied
+          where c.tenant_id = ${tenantId}::uuid and c.organization_id = o.id and c.invoice_id = ${invoice.id}) as applied
       from tenants t join organizations o on o.tenant_id = t.id and o.external_id = ${invoice.accountId}
-      where t.id = ${tenantId}::uuid and t.auto_apply_credits
+      where t.id = ${tenantId}::uuid and o.tenant_id = ${tenantId}::uuid and t.auto_apply_credits
       order by o.created_at, o.id limit 1`),
   );
   return row

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
+import { isCitus } from '../../db/citus-runtime.js';
 import { type Queryable, rowsOf } from '../../db/client.js';
 import type { DeliveryStatus } from './tables.js';
 
@@ -50,6 +51,11 @@ const asDate = (value: Date | string) => (value instanceof Date ? value : new Da
  * `FOR UPDATE SKIP LOCKED` so concurrent workers never claim the same row. A claim is a lease:
  * the row's `next_attempt_at` moves to `now + leaseMs` under a fresh token, so a worker that dies
  * before writing the result leaves the delivery due again once the lease ends.
+ *
+ * On Citus the one statement cannot run across shards (a locking, ctid-addressed update is only
+ * possible inside one shard), so it first asks which tenants have due deliveries, oldest first,
+ * and then claims with the same statement pinned to one tenant at a time, each routed to the one
+ * node holding that tenant.
  */
 export async function claimDueDeliveries(
   db: Queryable,
@@ -59,28 +65,68 @@ export async function claimDueDeliveries(
   /** Only these tenants' deliveries (a worker pinned to some tenants; tests); all when absent. */
   tenantIds?: readonly string[],
 ): Promise<ClaimedDelivery[]> {
-  const leaseToken = uuidv7();
-  const leaseUntil = new Date(now.getTime() + leaseMs);
-  const tenantFilter = tenantIds
-    ? sql`and d.tenant_id in (${sql.join(
-        tenantIds.map((id) => sql`${id}::uuid`),
-        sql`, `,
-      )})`
-    : sql``;
+  const lease = { token: uuidv7(), until: new Date(now.getTime() + leaseMs) };
+  if (!(await isCitus(db))) return claimIn(db, now, limit, lease, tenantIds);
+  const claimed: ClaimedDelivery[] = [];
+  for (const tenantId of await tenantsWithDueDeliveries(db, now, limit, tenantIds)) {
+    claimed.push(...(await claimIn(db, now, limit - claimed.length, lease, [tenantId])));
+    if (claimed.length >= limit) break;
+  }
+  return claimed;
+}
+
+/** Tenants with due deliveries of active subscriptions, the longest waiting first (Citus). */
+async function tenantsWithDueDeliveries(
+  db: Queryable,
+  now: Date,
+  limit: number,
+  tenantIds?: readonly string[],
+): Promise<string[]> {
+  const result = await db.execute(sql`
+    select d.tenant_id
+    from webhook_deliveries d
+    join webhook_subscriptions s on s.tenant_id = d.tenant_id and s.id = d.subscription_id
+    where d.status in ('pending', 'failed') and d.next_attempt_at <= ${now} and s.is_active
+      ${tenantIn('d', tenantIds)}
+    group by d.tenant_id
+    order by min(d.next_attempt_at)
+    limit ${limit}`);
+  return rowsOf<{ tenant_id: string }>(result).map((r) => r.tenant_id);
+}
+
+/** `and <alias>.tenant_id in (...)`, or nothing when every tenant is meant. */
+function tenantIn(alias: string, tenantIds?: readonly string[]) {
+  if (!tenantIds) return sql``;
+  return sql`and ${sql.raw(alias)}.tenant_id in (${sql.join(
+    tenantIds.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  )})`;
+}
+
+async function claimIn(
+  db: Queryable,
+  now: Date,
+  limit: number,
+  lease: { token: string; until: Date },
+  tenantIds?: readonly string[],
+): Promise<ClaimedDelivery[]> {
+  const leaseToken = lease.token;
+  // The tenant filter on every table of both halves: with one tenant, Citus routes it to one shard.
   const result = await db.execute(sql`
     with due as (
       select d.ctid
       from webhook_deliveries d
       join webhook_subscriptions s on s.tenant_id = d.tenant_id and s.id = d.subscription_id
-      where d.status in ('pending', 'failed') and d.next_attempt_at <= ${now} and s.is_active ${tenantFilter}
+      where d.status in ('pending', 'failed') and d.next_attempt_at <= ${now} and s.is_active
+        ${tenantIn('d', tenantIds)} ${tenantIn('s', tenantIds)}
       order by d.next_attempt_at
       limit ${limit}
       for update of d skip locked
     )
     update webhook_deliveries d
-    set next_attempt_at = ${leaseUntil}, lease_token = ${leaseToken}
+    set next_attempt_at = ${lease.until}, lease_token = ${leaseToken}
     from due, events e, webhook_subscriptions s
-    where d.ctid = due.ctid
+    where d.ctid = due.ctid ${tenantIn('d', tenantIds)}
       and e.tenant_id = d.tenant_id and e.id = d.event_id
       and s.tenant_id = d.tenant_id and s.id = d.subscription_id
     returning d.ctid::text as row_ref, d.tenant_id, d.subscription_id, d.event_id, d.event_type, d.cycle_attempts,
@@ -134,6 +180,16 @@ export interface AttemptResult {
  */
 export async function recordAttempts(db: Queryable, results: readonly AttemptResult[], now: Date) {
   if (results.length === 0) return 0;
+  if (!(await isCitus(db))) return recordIn(db, results, now);
+  // Citus: one statement per tenant, pinned to it, so each runs inside the tenant's shard.
+  const byTenant = new Map<string, AttemptResult[]>();
+  for (const r of results) byTenant.set(r.tenantId, [...(byTenant.get(r.tenantId) ?? []), r]);
+  let written = 0;
+  for (const [tenantId, batch] of byTenant) written += await recordIn(db, batch, now, tenantId);
+  return written;
+}
+
+async function recordIn(db: Queryable, results: readonly AttemptResult[], now: Date, tenantId?: string) {
   const json = JSON.stringify(
     results.map((r) => ({
       tenant_id: r.tenantId,
@@ -163,7 +219,7 @@ export async function recordAttempts(db: Queryable, results: readonly AttemptRes
         attempt_count = d.attempt_count + 1, cycle_attempts = d.cycle_attempts + 1,
         last_attempt_at = r.attempted_at, last_response_status = r.response_status, updated_at = ${now}
       from r
-      where d.ctid = r.row_ref and d.lease_token = r.lease_token
+      where d.ctid = r.row_ref and d.lease_token = r.lease_token ${tenantIn('d', tenantId ? [tenantId] : undefined)}
       returning d.tenant_id, d.subscription_id, d.event_id, d.attempt_count
     )
     insert into webhook_attempts

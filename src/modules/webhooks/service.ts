@@ -42,21 +42,24 @@ interface Stats {
  */
 async function selectWithStats(db: Queryable, tenantId: string, now: Date, id?: string) {
   const s = webhookSubscriptions;
-  const d = webhookDeliveries;
-  const a = webhookAttempts;
   const since = new Date(now.getTime() - DAY_MS);
+  // Written out with qualified names: Drizzle renders a column of a single-table select without
+  // its table, which would make `tenant_id = tenant_id` compare the subquery's row with itself.
+  // Each subquery names the tenant too, so on Citus the whole read stays in the tenant's shard.
+  const mine = sql`tenant_id = ${tenantId}::uuid and subscription_id = "webhook_subscriptions"."id"`;
   const rows = await db
     .select({
       row: s,
-      lastDeliveryAt: sql`(select max(${d.lastAttemptAt}) from ${d}
-        where ${d.tenantId} = ${s.tenantId} and ${d.subscriptionId} = ${s.id})`.mapWith(d.lastAttemptAt),
-      lastDeliveryStatus: sql<DeliveryStatus | null>`(select ${d.status} from ${d}
-        where ${d.tenantId} = ${s.tenantId} and ${d.subscriptionId} = ${s.id} and ${d.lastAttemptAt} is not null
-        order by ${d.lastAttemptAt} desc limit 1)`,
-      recentFailureCount: sql`(select count(*) from ${a}
-        where ${a.tenantId} = ${s.tenantId} and ${a.subscriptionId} = ${s.id} and ${a.attemptedAt} > ${since}
-          and (${a.error} is not null or ${a.responseStatus} is null
-            or ${a.responseStatus} < 200 or ${a.responseStatus} > 299))`.mapWith(Number),
+      lastDeliveryAt: sql`(select max(last_attempt_at) from webhook_deliveries where ${mine})`.mapWith(
+        webhookDeliveries.lastAttemptAt,
+      ),
+      lastDeliveryStatus: sql<DeliveryStatus | null>`(select status from webhook_deliveries
+        where ${mine} and last_attempt_at is not null order by last_attempt_at desc limit 1)`,
+      recentFailureCount: sql`(select count(*) from webhook_attempts
+        where ${mine} and attempted_at > ${since}
+          and (error is not null or response_status is null or response_status < 200 or response_status > 299))`.mapWith(
+        Number,
+      ),
     })
     .from(s)
     .where(tenantWhere(s, tenantId, id === undefined ? undefined : eq(s.id, id)))
