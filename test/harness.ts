@@ -46,7 +46,7 @@ export async function createScratchDatabase(): Promise<{
   if (!base) throw new Error('createScratchDatabase needs DATABASE_URL');
   const name = `cak_scratch_${Date.now()}_${randomBytes(4).toString('hex')}`;
   // On a Citus coordinator the scratch database gets every node and the extension too.
-  const url = await createDatabase(base, name);
+  const url = await createDatabase(base, name, 4);
   const database = openPostgres({ url, poolSize: 3 });
   await database.migrate();
   return {

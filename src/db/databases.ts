@@ -48,9 +48,11 @@ async function citusWorkers(url: string): Promise<string[]> {
 
 /**
  * Creates database `name` on `url`'s server (which must not have it) and answers its URL; on a
- * Citus coordinator (`url` naming a database with the extension), on every node, joined up.
+ * Citus coordinator (`url` naming a database with the extension), on every node, joined up, with
+ * `shardCount` shards per distributed table when given (tests: a few, so that distributing a
+ * scratch database takes seconds, not minutes).
  */
-export async function createDatabase(url: string, name: string): Promise<string> {
+export async function createDatabase(url: string, name: string, shardCount?: number): Promise<string> {
   const workers = await citusWorkers(url);
   for (const node of [url, ...workers]) await onServer(node, `create database ${name}`);
   const created = withDatabase(url, name);
@@ -64,6 +66,7 @@ export async function createDatabase(url: string, name: string): Promise<string>
     ];
     for (const w of workers.map((w) => new URL(w)))
       setup.push(`select citus_add_node('${w.hostname}', ${w.port})`);
+    if (shardCount) setup.push(`alter database ${name} set citus.shard_count = ${shardCount}`);
     await onServer(created, ...setup);
   }
   return created;
