@@ -67,8 +67,33 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   const lease = { token: uuidv7(), until: new Date(now.getTime() + leaseMs) };
   if (!(await isCitus(db))) return claimIn(db, now, limit, lease, tenantIds);
+  // The question to every shard is the expensive part: claims go by the tenants it found until
+  // those run dry or it is REASK_MS old, so a busy tenant's deliveries cost one single-shard
+  // statement per claim, and another tenant's wait at most that long.
+  const known = tenantIds ? undefined : dueTenantsByHandle.get(db);
+  if (known && Date.now() - known.askedAt < REASK_MS) {
+    const claimed = await claimFrom(db, known.tenants, now, limit, lease);
+    if (claimed.length > 0) return claimed;
+  }
+  const tenants = await tenantsWithDueDeliveries(db, now, limit, tenantIds);
+  if (!tenantIds) dueTenantsByHandle.set(db, { tenants, askedAt: Date.now() });
+  return claimFrom(db, tenants, now, limit, lease);
+}
+
+/** Per database handle (Citus): the tenants that had due deliveries when last asked, and when. */
+const dueTenantsByHandle = new WeakMap<object, { tenants: string[]; askedAt: number }>();
+const REASK_MS = 1_000;
+
+/** Claims up to `limit` from `tenants` in order, one single-tenant statement each (Citus). */
+async function claimFrom(
+  db: Queryable,
+  tenants: readonly string[],
+  now: Date,
+  limit: number,
+  lease: { token: string; until: Date },
+): Promise<ClaimedDelivery[]> {
   const claimed: ClaimedDelivery[] = [];
-  for (const tenantId of await tenantsWithDueDeliveries(db, now, limit, tenantIds)) {
+  for (const tenantId of tenants) {
     claimed.push(...(await claimIn(db, now, limit - claimed.length, lease, [tenantId])));
     if (claimed.length >= limit) break;
   }
