@@ -164,6 +164,10 @@ export class Intent<P = unknown> {
   get id() {
     return this.row.id;
   }
+  /** Who acts when the operation is finished later (a retry, the reconciler): the key that asked, as then. */
+  get context(): OperationContext {
+    return { tenantId: this.row.tenantId, keyId: this.row.actorKeyId, requestId: this.row.requestId };
+  }
   get plan(): P {
     return this.row.plan as P;
   }

@@ -2,6 +2,7 @@ export { createAccount, updateAccount } from './operations.js';
 export { AccountSchema } from './schemas.js';
 export {
   type AccountApi,
+  accountLinkedTo,
   billingAccountFor,
   insertAccount,
   isOrganizationId,

@@ -122,6 +122,17 @@ export async function updateAccountRow(
   return after && { before: presentAccount(before), after: presentAccount(after) };
 }
 
+/** The tenant's account linked to billing account `billingAccountId` (`externalId`), the oldest when several are. */
+export async function accountLinkedTo(db: Queryable, tenantId: string, billingAccountId: string) {
+  const [row] = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(tenantWhere(organizations, tenantId, eq(organizations.externalId, billingAccountId)))
+    .orderBy(organizations.createdAt, organizations.id)
+    .limit(1);
+  return row?.id ?? null;
+}
+
 export type ResolvedAccount =
   | { source: 'local'; account: AccountApi }
   | { source: 'billing'; account: BillingAccount };

@@ -22,8 +22,8 @@ import {
   runUnitOfWork,
   type ServiceDeps,
 } from '../../unit-of-work/index.js';
+import { accountLinkedTo } from '../accounts/index.js';
 import {
-  accountOfBillingAccount,
   adjustRemaining,
   autoApplyTarget,
   balanceIn,
@@ -93,7 +93,7 @@ async function target(deps: ServiceDeps, ctx: OperationContext, adapter: Billing
       'invoice_not_open',
       `Invoice ${invoiceId} is ${invoice.status}, not open: it takes no credit`,
     );
-  const accountId = await accountOfBillingAccount(deps.db, ctx.tenantId, invoice.accountId);
+  const accountId = await accountLinkedTo(deps.db, ctx.tenantId, invoice.accountId);
   if (!accountId)
     throw noCredit(
       `No account of this tenant is linked to billing account ${invoice.accountId}: it has no credit`,
@@ -279,11 +279,7 @@ export async function applyCreditOnIssue(
 /** The reconciler finishing an application left pending: the same call (same key), then the commit. */
 export const resumeApplication: ResumeIntent = async (deps, intent) => {
   const plan = intent.plan as ApplyPlan;
-  const ctx = {
-    tenantId: intent.row.tenantId,
-    keyId: intent.row.actorKeyId,
-    requestId: intent.row.requestId,
-  };
+  const ctx = intent.context;
   const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
   if (!adapter) throw new Error('no billing integration to finish the credit application with');
   if (!(await anyCallTookEffect(deps, intent, adapter, dropApplication(ctx.tenantId, plan))))

@@ -233,13 +233,3 @@ export async function autoApplyTarget(
     ? { accountId: row.id, balanceCents: Number(row.balance ?? 0), appliedBefore: Boolean(row.applied) }
     : null;
 }
-
-/** The account whose credit pays invoices of billing account `billingAccountId` (the oldest linked one). */
-export async function accountOfBillingAccount(q: Queryable, tenantId: string, billingAccountId: string) {
-  const [row] = rowsOf<{ id: string }>(
-    await q.execute(sql`
-      select id from organizations where tenant_id = ${tenantId}::uuid and external_id = ${billingAccountId}
-      order by created_at, id limit 1`),
-  );
-  return row?.id ?? null;
-}

@@ -153,11 +153,7 @@ export async function createRefund(
 /** The reconciler finishing a refund left pending: the same call (same key), then the commit. */
 export const resumeRefund: ResumeIntent = async (deps, intent) => {
   const plan = intent.plan as RefundPlan;
-  const ctx = {
-    tenantId: intent.row.tenantId,
-    keyId: intent.row.actorKeyId,
-    requestId: intent.row.requestId,
-  };
+  const ctx = intent.context;
   const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
   if (!adapter) throw new Error('no billing integration to finish the refund with');
   if (!(await anyCallTookEffect(deps, intent, adapter, dropRefund(ctx.tenantId, plan)))) return 'abandoned';

@@ -173,11 +173,7 @@ export async function failSession(
 /** The reconciler finishing a reversal left pending: the same call (same key), then the commit. */
 export const resumeReversal: ResumeIntent = async (deps, intent) => {
   const plan = intent.plan as ReversalPlan;
-  const ctx = {
-    tenantId: intent.row.tenantId,
-    keyId: intent.row.actorKeyId,
-    requestId: intent.row.requestId,
-  };
+  const ctx = intent.context;
   const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
   const release = releaseSession(ctx.tenantId, plan.sessionId, intent.row.operationId);
   if (adapter && !(await anyCallTookEffect(deps, intent, adapter, release))) return 'abandoned';

@@ -102,11 +102,7 @@ export function assertSameFigures(claims: { d: string } | null, figures: unknown
 }
 
 /** Who acts when the reconciler finishes an operation: the key that asked for it, as then. */
-export const contextOf = (intent: Intent): OperationContext => ({
-  tenantId: intent.row.tenantId,
-  keyId: intent.row.actorKeyId,
-  requestId: intent.row.requestId,
-});
+export const contextOf = (intent: Intent): OperationContext => intent.context;
 
 /**
  * Gives the subscription's claim back (the operation's intent closed without taking effect), and
