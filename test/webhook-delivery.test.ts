@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type SQL, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
-import { openPostgres } from '../src/db/client.js';
+import { openPostgres, rowsOf } from '../src/db/client.js';
 import { listenForDeliveries } from '../src/events/delivery-listener.js';
 import {
   claimDueDeliveries,
@@ -23,6 +24,18 @@ import {
 import { type Receipt, type Receiver, startReceiver, TEST_CA_FILE } from './support/webhook-receiver.js';
 
 const logger = pino({ level: 'silent' });
+
+/** The text of a Drizzle `sql` template, parameters left out. */
+function sqlText(query: unknown): string {
+  if (!query || typeof query !== 'object' || !('queryChunks' in query)) return '';
+  return (query.queryChunks as unknown[])
+    .map((chunk) =>
+      chunk && typeof chunk === 'object' && 'value' in chunk && Array.isArray(chunk.value)
+        ? chunk.value.join('')
+        : sqlText(chunk),
+    )
+    .join('');
+}
 
 /** X-Webhook-Signature checked by hand: any comma-separated `sha256=<hex>` entry, constant-time. */
 function hmacMatches(receipt: Receipt, secret: string): boolean {
@@ -84,6 +97,34 @@ describe('webhook delivery', () => {
       { db: t.deps.db, clock, logger, keyRing: t.deps.keyRing, sender: options.sender ?? sender },
       { concurrency: 8, pollIntervalMs: 60_000, tenantIds: options.tenantIds ?? [tenant.tenantId] },
     );
+
+  /** This tenant's deliveries still held under a worker's lease. */
+  const heldByALease = async () =>
+    Number(
+      rowsOf<{ n: string }>(
+        await t.deps.db.execute(
+          sql`select count(*) as n from webhook_deliveries where tenant_id = ${tenant.tenantId} and lease_token is not null`,
+        ),
+      )[0]?.n,
+    );
+
+  /** The database, with attempt results not written until `open()`: everything else goes through. */
+  function writeGate() {
+    let open = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const db = new Proxy(t.deps.db, {
+      get(target, prop, receiver) {
+        if (prop !== 'execute') return Reflect.get(target, prop, receiver);
+        return async (query: SQL) => {
+          if (sqlText(query).includes('insert into webhook_attempts')) await opened;
+          return target.execute(query);
+        };
+      },
+    });
+    return { db, open };
+  }
 
   beforeAll(async () => {
     t = await startApp({
@@ -526,6 +567,53 @@ describe('webhook delivery', () => {
         unsubscribe();
         await running.stop();
       }
+    });
+
+    it('sends a backlog larger than its slots without waiting for the poll, and leaves nothing held', async () => {
+      const running = newWorker(); // 8 slots, polls once a minute
+      const hook = await subscribe(['webhook.test']);
+      for (let i = 0; i < 60; i++) {
+        expect((await call('POST', `/webhooks/${hook.id}/test`, tenant.keys.commerce)).statusCode).toBe(202);
+      }
+      running.start();
+      running.wake();
+      try {
+        await waitFor(() => receiver.receipts.length === 60, 10_000);
+      } finally {
+        await running.stop();
+      }
+      expect((await deliveries(hook.id, '?status=succeeded&limit=1')).pagination.total).toBe(60);
+      expect(await heldByALease()).toBe(0);
+    });
+
+    it('a slot frees when its request ends, not when the result is written; claims pause while 4 results per slot wait', async () => {
+      const gate = writeGate();
+      const running = new DeliveryWorker(
+        { db: gate.db, clock, logger, keyRing: t.deps.keyRing, sender },
+        { concurrency: 2, pollIntervalMs: 60_000, tenantIds: [tenant.tenantId] },
+      );
+      const hook = await subscribe(['webhook.test']);
+      for (let i = 0; i < 30; i++) {
+        expect((await call('POST', `/webhooks/${hook.id}/test`, tenant.keys.commerce)).statusCode).toBe(202);
+      }
+      running.start();
+      running.wake();
+      try {
+        // No result is written yet, and still more than the 2 slots were sent: up to 8 waiting
+        // results (4 per slot), then only what was already claimed (2 in flight, 2 ready).
+        await waitFor(() => receiver.receipts.length >= 8, 5_000);
+        await new Promise((r) => setTimeout(r, 300));
+        expect(receiver.receipts.length).toBeGreaterThanOrEqual(8);
+        expect(receiver.receipts.length).toBeLessThanOrEqual(12);
+        expect((await deliveries(hook.id, '?status=succeeded&limit=1')).pagination.total).toBe(0);
+        gate.open();
+        await waitFor(() => receiver.receipts.length === 30, 10_000);
+      } finally {
+        gate.open();
+        await running.stop();
+      }
+      expect((await deliveries(hook.id, '?status=succeeded&limit=1')).pagination.total).toBe(30);
+      expect(receiver.countsById().size).toBe(30);
     });
   });
 

@@ -30,6 +30,12 @@ export interface Database {
    * safe to run from several instances at once.
    */
   migrate(): Promise<void>;
+  /**
+   * Another pool of `size` connections to the same database (PostgreSQL), for background work
+   * that must not wait behind requests queued for the main pool, nor take their connections.
+   * Absent on PGlite: it has one connection.
+   */
+  separatePool?(size: number): Database;
   close(): Promise<void>;
 }
 
@@ -90,6 +96,7 @@ export function openPostgres({ url, poolSize = 10, waitMs = 5_000, logger }: Pos
         client.release();
       }
     },
+    separatePool: (size) => openPostgres({ url, poolSize: size, waitMs, ...(logger ? { logger } : {}) }),
     async close() {
       await pool.end();
     },

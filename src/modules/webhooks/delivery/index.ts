@@ -6,6 +6,9 @@ import { DeliveryWorker } from './worker.js';
 export { createSender, type Sender } from './sender.js';
 export { DeliveryWorker } from './worker.js';
 
+/** One for claims, one for writing results: each runs one statement at a time. */
+const WORKER_CONNECTIONS = 2;
+
 /**
  * Starts a delivery worker for this process: woken by this process's writes, by NOTIFY from
  * other processes on PostgreSQL, and by polling. Returns the stop function (finishes deliveries
@@ -13,12 +16,15 @@ export { DeliveryWorker } from './worker.js';
  */
 export function startDeliveryWorker(deps: ServiceDeps): () => Promise<void> {
   const { config } = deps;
+  // Connections of its own: under a burst of requests its claims do not queue behind them (that
+  // queue once held deliveries for seconds), and a backlog of deliveries never starves them.
+  const own = deps.database.separatePool?.(WORKER_CONNECTIONS);
   const sender = createSender({
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     caFile: config.webhookCaFile,
   });
   const worker = new DeliveryWorker(
-    { db: deps.db, clock: deps.clock, logger: deps.logger, keyRing: deps.keyRing, sender },
+    { db: own?.db ?? deps.db, clock: deps.clock, logger: deps.logger, keyRing: deps.keyRing, sender },
     { concurrency: config.webhookConcurrency, pollIntervalMs: config.webhookPollIntervalMs },
   );
   const unsubscribe = deps.deliveries.subscribe(() => worker.wake());
@@ -30,6 +36,6 @@ export function startDeliveryWorker(deps: ServiceDeps): () => Promise<void> {
     unsubscribe();
     await stopListening();
     await worker.stop();
-    await sender.close();
+    await Promise.all([sender.close(), own?.close()]);
   };
 }

@@ -39,6 +39,11 @@ export interface DeliveryWorkerOptions {
 
 const DEFAULT_CLAIM_BATCH = 100;
 const DEFAULT_LEASE_MS = 60_000;
+/**
+ * Results waiting to be written, per send slot, before claiming pauses: writes batch whatever
+ * piled up meanwhile, so a slow database makes bigger writes rather than idle slots.
+ */
+const UNRECORDED_PER_SLOT = 4;
 /** Wait after a database error before claiming again. */
 const ERROR_BACKOFF_MS = 1_000;
 
@@ -51,11 +56,21 @@ const ERROR_BACKOFF_MS = 1_000;
  * polling; tests call `drain()` instead, with a manual clock.
  */
 export class DeliveryWorker {
-  private readonly claimBatch: number;
+  /**
+   * Most deliveries claimed and waiting for a slot: one claim's worth, and never more than the
+   * slots, so none waits longer than one attempt per slot before its own (well inside a lease).
+   */
+  private readonly readyMax: number;
+  /** Claim again when this few are ready. */
+  private readonly lowWater: number;
   private readonly leaseMs: number;
+  private readonly maxUnrecorded: number;
   private inFlight = 0;
-  private saturated = false;
+  /** Claimed, waiting for a free slot (FIFO). */
+  private readonly ready: ClaimedDelivery[] = [];
   private results: AttemptResult[] = [];
+  /** Results in the write under way. */
+  private writing = 0;
   private flushing: Promise<void> | undefined;
   private woken = false;
   private wakeWaiter: (() => void) | undefined;
@@ -67,7 +82,9 @@ export class DeliveryWorker {
     private readonly deps: DeliveryWorkerDeps,
     private readonly options: DeliveryWorkerOptions,
   ) {
-    this.claimBatch = options.claimBatch ?? DEFAULT_CLAIM_BATCH;
+    this.readyMax = Math.min(options.claimBatch ?? DEFAULT_CLAIM_BATCH, options.concurrency);
+    this.lowWater = Math.floor(this.readyMax / 2);
+    this.maxUnrecorded = UNRECORDED_PER_SLOT * options.concurrency;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   }
 
@@ -81,7 +98,7 @@ export class DeliveryWorker {
     this.running ??= this.loop();
   }
 
-  /** Stops claiming, lets deliveries in flight finish and writes their results. */
+  /** Stops claiming, sends what it holds (in flight and ready) and writes the results. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake();
@@ -96,7 +113,7 @@ export class DeliveryWorker {
   async drain(): Promise<number> {
     let attempts = 0;
     for (;;) {
-      const claimed = await this.claimAndSend(this.options.concurrency);
+      const claimed = await this.claimAndSend(this.readyMax);
       await this.idle();
       if (claimed === 0) return attempts;
       attempts += claimed;
@@ -105,25 +122,32 @@ export class DeliveryWorker {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
-      const free = this.options.concurrency - this.inFlight;
+      // Results not yet written are bounded: past the bound, claim again once a write catches up.
+      if (this.unrecorded >= this.maxUnrecorded) {
+        await this.flushing;
+        continue;
+      }
+      // Claimed deliveries wait ready for a slot, up to one batch of them: a slot that frees
+      // starts the next at once, and the claim's round trip runs while slots are busy.
+      const room = this.readyMax - this.ready.length;
       let claimed = 0;
-      if (free > 0) {
+      if (this.ready.length <= this.lowWater) {
         try {
-          claimed = await this.claimAndSend(free);
+          claimed = await this.claimAndSend(room);
         } catch (err) {
           this.deps.logger.warn({ err }, 'webhook delivery claim failed; retrying');
           await this.sleep(ERROR_BACKOFF_MS);
           continue;
         }
       }
-      // A full claim may mean more is due: go again as soon as a slot frees.
-      if (claimed < Math.min(free, this.claimBatch) || this.inFlight >= this.options.concurrency) {
+      // A full claim may mean more is due: go again once the ready ones run low.
+      if (claimed < room || this.ready.length > this.lowWater) {
         await this.sleep(this.options.pollIntervalMs);
       }
     }
   }
 
-  /** Waits for `ms`, a wake-up, or a freed slot, whichever comes first. */
+  /** Waits for `ms`, a wake-up, or the ready deliveries running low, whichever comes first. */
   private sleep(ms: number): Promise<void> {
     if (this.woken || this.stopped) {
       this.woken = false;
@@ -141,28 +165,31 @@ export class DeliveryWorker {
     });
   }
 
-  private async claimAndSend(free: number): Promise<number> {
+  private async claimAndSend(limit: number): Promise<number> {
     const claimed = await claimDueDeliveries(
       this.deps.db,
       this.deps.clock.now(),
-      Math.min(free, this.claimBatch),
+      limit,
       this.leaseMs,
       this.options.tenantIds,
     );
-    // All slots taken: claim again once half of them are free, not one row per freed slot.
-    if (claimed.length >= free) this.saturated = true;
-    for (const delivery of claimed) {
+    this.ready.push(...claimed);
+    this.startReady();
+    return claimed.length;
+  }
+
+  /** Starts ready deliveries while slots are free. */
+  private startReady(): void {
+    while (this.inFlight < this.options.concurrency && this.ready.length > 0) {
+      const delivery = this.ready.shift() as ClaimedDelivery;
       this.inFlight++;
       void this.attempt(delivery).finally(() => {
         this.inFlight--;
-        if (this.saturated && this.inFlight <= this.options.concurrency / 2) {
-          this.saturated = false;
-          this.wake();
-        }
+        this.startReady();
+        if (this.ready.length === this.lowWater) this.wake();
         this.notifySettled();
       });
     }
-    return claimed.length;
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -207,7 +234,8 @@ export class DeliveryWorker {
       responseBody: outcome.responseBody,
       error: outcome.error,
     });
-    await this.flush();
+    // Written in the background: the slot frees now, so sending never waits for the database.
+    void this.flush();
   }
 
   /** The current secret, and the previous one while its rotation overlap lasts. */
@@ -231,6 +259,7 @@ export class DeliveryWorker {
       while (this.results.length > 0) {
         const batch = this.results;
         this.results = [];
+        this.writing = batch.length;
         try {
           await recordAttempts(this.deps.db, batch, this.deps.clock.now());
         } catch (err) {
@@ -245,14 +274,20 @@ export class DeliveryWorker {
         }
       }
     })().finally(() => {
+      this.writing = 0;
       this.flushing = undefined;
     });
     return this.flushing;
   }
 
-  /** Resolves when nothing is in flight and every result is written. */
+  /** Attempt results not yet written: waiting, or in the write under way. */
+  private get unrecorded(): number {
+    return this.results.length + this.writing;
+  }
+
+  /** Resolves when nothing is ready or in flight and every result is written. */
   private async idle(): Promise<void> {
-    while (this.inFlight > 0) {
+    while (this.inFlight > 0 || this.ready.length > 0) {
       await new Promise<void>((resolve) => this.settled.add(resolve));
     }
     while (this.flushing || this.results.length > 0) await this.flush();
