@@ -557,7 +557,7 @@ describe('webhook delivery', () => {
 
     it('the running worker is woken by the write that queued the delivery, not by polling', async () => {
       const running = newWorker();
-      const unsubscribe = t.deps.deliveries.subscribe(() => running.wake());
+      const unsubscribe = t.deps.deliveries.subscribe((queuedBy) => running.wake(queuedBy));
       running.start();
       try {
         await subscribe(['account.created']);
@@ -618,17 +618,20 @@ describe('webhook delivery', () => {
   });
 
   describe.skipIf(!usingPostgres)('on PostgreSQL', () => {
-    it('a worker in another process is woken by NOTIFY', async () => {
+    it('a worker in another process is woken by NOTIFY, which names the tenant that queued', async () => {
       const running = newWorker();
-      const stopListening = listenForDeliveries(String(process.env.DATABASE_URL), logger, () =>
-        running.wake(),
-      );
+      const heard: (readonly string[] | undefined)[] = [];
+      const stopListening = listenForDeliveries(String(process.env.DATABASE_URL), logger, (queuedBy) => {
+        heard.push(queuedBy);
+        running.wake(queuedBy);
+      });
       running.start();
       try {
         await new Promise((r) => setTimeout(r, 300)); // LISTEN established
         await subscribe(['account.created']);
         await createAccount();
         await waitFor(() => receiver.receipts.length === 1, 3_000);
+        expect(heard.some((queuedBy) => queuedBy?.includes(tenant.tenantId))).toBe(true);
       } finally {
         await stopListening();
         await running.stop();

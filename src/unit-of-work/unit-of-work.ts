@@ -124,7 +124,7 @@ export async function runUnitOfWork<T>(
     const result = await insideApiTransaction(() => (work as (u: WriteSet) => Promise<T>)(set));
     // The response is made before the write, so one that cannot be sent leaves nothing written.
     await hooks?.beforeCommit?.(result, null);
-    if (await flush()) deps.deliveries?.queued();
+    if (await flush()) deps.deliveries?.queued(ctx.tenantId);
     return result;
   }
   const { result, queued } = await deps.db.transaction((tx) =>
@@ -136,6 +136,6 @@ export async function runUnitOfWork<T>(
       return { result, queued: await flush() };
     }),
   );
-  if (queued) deps.deliveries?.queued();
+  if (queued) deps.deliveries?.queued(ctx.tenantId);
   return result;
 }

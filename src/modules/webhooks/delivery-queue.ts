@@ -53,9 +53,9 @@ const asDate = (value: Date | string) => (value instanceof Date ? value : new Da
  * before writing the result leaves the delivery due again once the lease ends.
  *
  * On Citus the one statement cannot run across shards (a locking, ctid-addressed update is only
- * possible inside one shard), so it first asks which tenants have due deliveries, oldest first,
- * and then claims with the same statement pinned to one tenant at a time, each routed to the one
- * node holding that tenant.
+ * possible inside one shard), so it claims with the same statement pinned to one tenant at a
+ * time, each routed to the one node holding that tenant: the tenants wake-ups named, and those
+ * found by asking every shard which have due deliveries.
  */
 export async function claimDueDeliveries(
   db: Queryable,
@@ -64,55 +64,68 @@ export async function claimDueDeliveries(
   leaseMs: number,
   /** Only these tenants' deliveries (a worker pinned to some tenants; tests); all when absent. */
   tenantIds?: readonly string[],
+  /** Tenants that just queued deliveries (wake-ups name them): on Citus, claimed from first. */
+  hinted: readonly string[] = [],
 ): Promise<ClaimedDelivery[]> {
   const lease = { token: uuidv7(), until: new Date(now.getTime() + leaseMs) };
   if (!(await isCitus(db))) return claimIn(db, now, limit, lease, tenantIds);
-  // The question to every shard is the expensive part: claims go by the tenants it found until
-  // those run dry or it is REASK_MS old, so a busy tenant's deliveries cost one single-shard
-  // statement per claim, and another tenant's wait at most that long.
-  const known = tenantIds ? undefined : dueTenantsByHandle.get(db);
-  if (known && Date.now() - known.askedAt < REASK_MS) {
-    const claimed = await claimFrom(db, known.tenants, now, limit, lease);
-    if (claimed.length > 0) return claimed;
+  // The question to every shard is the expensive part. Claims go by the tenants it found and the
+  // tenants wake-ups named, one single-shard statement each; every shard is asked again at most
+  // once per REASK_MS, so a retry that came due or a lost wake-up waits at most that long.
+  if (tenantIds) return claimFrom(db, new Set(tenantIds), now, limit, lease);
+  const due = dueTenantsOf(db);
+  for (const tenantId of hinted) due.tenants.add(tenantId);
+  if (Date.now() - due.askedAt >= REASK_MS) {
+    due.askedAt = Date.now();
+    for (const tenantId of await tenantsWithDueDeliveries(db, now, limit)) due.tenants.add(tenantId);
   }
-  const tenants = await tenantsWithDueDeliveries(db, now, limit, tenantIds);
-  if (!tenantIds) dueTenantsByHandle.set(db, { tenants, askedAt: Date.now() });
-  return claimFrom(db, tenants, now, limit, lease);
+  return claimFrom(db, due.tenants, now, limit, lease);
 }
 
-/** Per database handle (Citus): the tenants that had due deliveries when last asked, and when. */
-const dueTenantsByHandle = new WeakMap<object, { tenants: string[]; askedAt: number }>();
+/** Per database handle (Citus): tenants believed to have due deliveries, and when every shard was last asked. */
+const dueTenantsByHandle = new WeakMap<object, { tenants: Set<string>; askedAt: number }>();
 const REASK_MS = 1_000;
 
-/** Claims up to `limit` from `tenants` in order, one single-tenant statement each (Citus). */
+function dueTenantsOf(db: Queryable) {
+  let due = dueTenantsByHandle.get(db);
+  if (!due) {
+    due = { tenants: new Set(), askedAt: 0 };
+    dueTenantsByHandle.set(db, due);
+  }
+  return due;
+}
+
+/**
+ * Claims up to `limit` from `tenants` in order, one single-tenant statement each (Citus). A
+ * tenant that yields less than asked has run dry and leaves the set; one that filled the claim
+ * goes to the back, so a tenant with a large backlog takes turns with the others.
+ */
 async function claimFrom(
   db: Queryable,
-  tenants: readonly string[],
+  tenants: Set<string>,
   now: Date,
   limit: number,
   lease: { token: string; until: Date },
 ): Promise<ClaimedDelivery[]> {
   const claimed: ClaimedDelivery[] = [];
-  for (const tenantId of tenants) {
-    claimed.push(...(await claimIn(db, now, limit - claimed.length, lease, [tenantId])));
+  for (const tenantId of [...tenants]) {
+    const asked = limit - claimed.length;
+    const got = await claimIn(db, now, asked, lease, [tenantId]);
+    claimed.push(...got);
+    tenants.delete(tenantId);
+    if (got.length === asked) tenants.add(tenantId);
     if (claimed.length >= limit) break;
   }
   return claimed;
 }
 
 /** Tenants with due deliveries of active subscriptions, the longest waiting first (Citus). */
-async function tenantsWithDueDeliveries(
-  db: Queryable,
-  now: Date,
-  limit: number,
-  tenantIds?: readonly string[],
-): Promise<string[]> {
+async function tenantsWithDueDeliveries(db: Queryable, now: Date, limit: number): Promise<string[]> {
   const result = await db.execute(sql`
     select d.tenant_id
     from webhook_deliveries d
     join webhook_subscriptions s on s.tenant_id = d.tenant_id and s.id = d.subscription_id
     where d.status in ('pending', 'failed') and d.next_attempt_at <= ${now} and s.is_active
-      ${tenantIn('d', tenantIds)}
     group by d.tenant_id
     order by min(d.next_attempt_at)
     limit ${limit}`);

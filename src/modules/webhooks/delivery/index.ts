@@ -27,9 +27,9 @@ export function startDeliveryWorker(deps: ServiceDeps): () => Promise<void> {
     { db: own?.db ?? deps.db, clock: deps.clock, logger: deps.logger, keyRing: deps.keyRing, sender },
     { concurrency: config.webhookConcurrency, pollIntervalMs: config.webhookPollIntervalMs },
   );
-  const unsubscribe = deps.deliveries.subscribe(() => worker.wake());
+  const unsubscribe = deps.deliveries.subscribe((queuedBy) => worker.wake(queuedBy));
   const stopListening = config.databaseUrl
-    ? listenForDeliveries(config.databaseUrl, deps.logger, () => worker.wake())
+    ? listenForDeliveries(config.databaseUrl, deps.logger, (queuedBy) => worker.wake(queuedBy))
     : async () => {};
   worker.start();
   return async () => {

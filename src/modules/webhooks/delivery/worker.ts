@@ -73,6 +73,8 @@ export class DeliveryWorker {
   private writing = 0;
   private flushing: Promise<void> | undefined;
   private woken = false;
+  /** Tenants wake-ups named since the last claim. */
+  private readonly hinted = new Set<string>();
   private wakeWaiter: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -88,8 +90,9 @@ export class DeliveryWorker {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   }
 
-  /** Something may be due: look now rather than at the next poll. */
-  wake(): void {
+  /** Something may be due (queued by these tenants, when known): look now rather than at the next poll. */
+  wake(queuedBy?: readonly string[]): void {
+    for (const tenantId of queuedBy ?? []) this.hinted.add(tenantId);
     this.woken = true;
     this.wakeWaiter?.();
   }
@@ -166,13 +169,19 @@ export class DeliveryWorker {
   }
 
   private async claimAndSend(limit: number): Promise<number> {
+    const hinted = [...this.hinted];
+    this.hinted.clear();
     const claimed = await claimDueDeliveries(
       this.deps.db,
       this.deps.clock.now(),
       limit,
       this.leaseMs,
       this.options.tenantIds,
-    );
+      hinted,
+    ).catch((err) => {
+      for (const tenantId of hinted) this.hinted.add(tenantId);
+      throw err;
+    });
     this.ready.push(...claimed);
     this.startReady();
     return claimed.length;
