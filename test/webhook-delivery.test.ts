@@ -98,6 +98,13 @@ describe('webhook delivery', () => {
       { concurrency: 8, pollIntervalMs: 60_000, tenantIds: options.tenantIds ?? [tenant.tenantId] },
     );
 
+  /** Queues `count` deliveries of `webhook.test` to the webhook, one request each. */
+  async function queueTestEvents(webhookId: string, count: number) {
+    for (let i = 0; i < count; i++) {
+      expect((await call('POST', `/webhooks/${webhookId}/test`, tenant.keys.commerce)).statusCode).toBe(202);
+    }
+  }
+
   /** This tenant's deliveries still held under a worker's lease. */
   const heldByALease = async () =>
     Number(
@@ -572,9 +579,7 @@ describe('webhook delivery', () => {
     it('sends a backlog larger than its slots without waiting for the poll, and leaves nothing held', async () => {
       const running = newWorker(); // 8 slots, polls once a minute
       const hook = await subscribe(['webhook.test']);
-      for (let i = 0; i < 60; i++) {
-        expect((await call('POST', `/webhooks/${hook.id}/test`, tenant.keys.commerce)).statusCode).toBe(202);
-      }
+      await queueTestEvents(hook.id, 60);
       running.start();
       running.wake();
       try {
@@ -593,9 +598,7 @@ describe('webhook delivery', () => {
         { concurrency: 2, pollIntervalMs: 60_000, tenantIds: [tenant.tenantId] },
       );
       const hook = await subscribe(['webhook.test']);
-      for (let i = 0; i < 30; i++) {
-        expect((await call('POST', `/webhooks/${hook.id}/test`, tenant.keys.commerce)).statusCode).toBe(202);
-      }
+      await queueTestEvents(hook.id, 30);
       running.start();
       running.wake();
       try {
@@ -648,10 +651,7 @@ describe('webhook delivery', () => {
           { db: second.db, clock, logger, keyRing: t.deps.keyRing, sender: otherSender },
           { concurrency: 8, pollIntervalMs: 60_000, tenantIds: [tenant.tenantId], claimBatch: 25 },
         );
-        for (let i = 0; i < 1_000; i++) {
-          const res = await call('POST', `/webhooks/${hook.id}/test`, tenant.keys.commerce);
-          expect(res.statusCode).toBe(202);
-        }
+        await queueTestEvents(hook.id, 1_000);
         const [sentByA, sentByB] = await Promise.all([a.drain(), b.drain()]);
         expect(sentByA + sentByB).toBe(1_000);
         expect(sentByA).toBeGreaterThan(0);

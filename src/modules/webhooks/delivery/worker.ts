@@ -127,7 +127,7 @@ export class DeliveryWorker {
     while (!this.stopped) {
       // Results not yet written are bounded: past the bound, claim again once a write catches up.
       if (this.unrecorded >= this.maxUnrecorded) {
-        await this.flushing;
+        await this.flush();
         continue;
       }
       // Claimed deliveries wait ready for a slot, up to one batch of them: a slot that frees
@@ -285,6 +285,9 @@ export class DeliveryWorker {
     })().finally(() => {
       this.writing = 0;
       this.flushing = undefined;
+      // A result pushed after the last batch was taken, before this ran, found the write still
+      // under way: write it now rather than with the next one (or after its lease ran out).
+      if (this.results.length > 0 && !this.stopped) void this.flush();
     });
     return this.flushing;
   }
