@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lte, ne, or } from 'drizzle-orm';
+import { and, desc, eq, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { iso, isoOrNull } from '../../core/format.js';
@@ -282,16 +282,25 @@ export async function baseOf(
  * tenants; `tenantId` narrows it to one (tests sharing a database use it).
  */
 export async function dueSubscriptions(db: Queryable, now: Date, limit: number, tenantId?: string) {
-  return db
-    .select({ tenantId: subscriptions.tenantId, id: subscriptions.id })
-    .from(subscriptions)
-    .where(
-      and(
-        lte(subscriptions.currentPeriodEnd, now),
-        ne(subscriptions.status, 'cancelled'),
-        tenantId ? eq(subscriptions.tenantId, tenantId) : undefined,
-      ),
-    )
-    .orderBy(subscriptions.currentPeriodEnd)
-    .limit(limit);
+  return (
+    db
+      .select({ tenantId: subscriptions.tenantId, id: subscriptions.id })
+      .from(subscriptions)
+      .where(
+        and(
+          lte(subscriptions.currentPeriodEnd, now),
+          ne(subscriptions.status, 'cancelled'),
+          tenantId ? eq(subscriptions.tenantId, tenantId) : undefined,
+        ),
+      )
+      // Bases before their add-ons at the same period end: ending a base ends what its add-ons
+      // gave in one `entitlements.changed`, and the add-ons' own ends after it change nothing.
+      // The id makes the order the same on every run and every database.
+      .orderBy(
+        subscriptions.currentPeriodEnd,
+        sql`${subscriptions.parentSubscriptionId} is not null`,
+        subscriptions.id,
+      )
+      .limit(limit)
+  );
 }
