@@ -12,6 +12,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The reliability suite (crash, outage, fuzz, soak) runs on its own: npm run test:reliability.
     exclude: ['test/reliability/**', '**/node_modules/**'],
+    setupFiles: ['test/support/one-query-per-connection.ts'],
     pool: 'forks',
     // Each file opens its own database (PGlite in memory, or a pool to DATABASE_URL).
     maxWorkers: 2,

@@ -102,38 +102,44 @@ async function references(
   productId: string,
   chargeIds?: string[],
 ): Promise<Reference[]> {
-  const lists = chargeIds
+  // One statement at a time: they share the transaction's one connection.
+  const lists: (() => Promise<Reference[]>)[] = chargeIds
     ? chargeIds.length === 0
       ? []
       : [
-          referencesIn(tx, tenantId, priceRules, 'price rule', inArray(priceRules.chargeId, chargeIds)),
+          () => referencesIn(tx, tenantId, priceRules, 'price rule', inArray(priceRules.chargeId, chargeIds)),
+          () =>
+            referencesIn(
+              tx,
+              tenantId,
+              planLinks,
+              'plan link',
+              or(inArray(planLinks.sourceChargeId, chargeIds), inArray(planLinks.targetChargeId, chargeIds)),
+            ),
+        ]
+    : [
+        () => referencesIn(tx, tenantId, priceRules, 'price rule', eq(priceRules.productId, productId)),
+        () => referencesIn(tx, tenantId, offers, 'offer', eq(offers.productId, productId)),
+        () =>
           referencesIn(
             tx,
             tenantId,
             planLinks,
             'plan link',
-            or(inArray(planLinks.sourceChargeId, chargeIds), inArray(planLinks.targetChargeId, chargeIds)),
+            or(eq(planLinks.sourceProductId, productId), eq(planLinks.targetProductId, productId)),
           ),
-        ]
-    : [
-        referencesIn(tx, tenantId, priceRules, 'price rule', eq(priceRules.productId, productId)),
-        referencesIn(tx, tenantId, offers, 'offer', eq(offers.productId, productId)),
-        referencesIn(
-          tx,
-          tenantId,
-          planLinks,
-          'plan link',
-          or(eq(planLinks.sourceProductId, productId), eq(planLinks.targetProductId, productId)),
-        ),
-        referencesIn(
-          tx,
-          tenantId,
-          planChangeRules,
-          'plan change rule',
-          or(eq(planChangeRules.fromProductId, productId), eq(planChangeRules.toProductId, productId)),
-        ),
+        () =>
+          referencesIn(
+            tx,
+            tenantId,
+            planChangeRules,
+            'plan change rule',
+            or(eq(planChangeRules.fromProductId, productId), eq(planChangeRules.toProductId, productId)),
+          ),
       ];
-  return (await Promise.all(lists)).flat();
+  const found: Reference[] = [];
+  for (const list of lists) found.push(...(await list()));
+  return found;
 }
 
 export const productService: CrudService<ProductApi, CreateInput, UpdateInput> = {
