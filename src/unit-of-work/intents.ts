@@ -319,7 +319,7 @@ export async function expiredIntents(db: Queryable, now: Date, limit: number, te
         tenantId ? eq(intents.tenantId, tenantId) : undefined,
       ),
     )
-    .orderBy(intents.leaseUntil)
+    .orderBy(intents.leaseUntil, intents.id)
     .limit(limit);
 }
 

@@ -88,7 +88,7 @@ export async function listAccounts(ctx: EngineContext): Promise<BillingAccount[]
     .select()
     .from(billingAccounts)
     .where(tenantWhere(billingAccounts, ctx.tenantId))
-    .orderBy(desc(billingAccounts.createdAt));
+    .orderBy(desc(billingAccounts.createdAt), desc(billingAccounts.id));
   const balances = await openBalances(
     ctx,
     rows.map((r) => r.id),
@@ -116,7 +116,7 @@ export async function listPaymentMethods(
     .select()
     .from(billingPaymentMethods)
     .where(tenantWhere(billingPaymentMethods, ctx.tenantId, eq(billingPaymentMethods.accountId, accountId)))
-    .orderBy(desc(billingPaymentMethods.createdAt));
+    .orderBy(desc(billingPaymentMethods.createdAt), desc(billingPaymentMethods.id));
   return ok(
     rows.map((r) => ({
       id: r.id,

@@ -90,7 +90,7 @@ export async function listSubscriptions(
     .select()
     .from(billingSubscriptions)
     .where(tenantWhere(billingSubscriptions, ctx.tenantId, eq(billingSubscriptions.accountId, accountId)))
-    .orderBy(desc(billingSubscriptions.createdAt));
+    .orderBy(desc(billingSubscriptions.createdAt), desc(billingSubscriptions.id));
   return ok(rows.map(presentSubscription));
 }
 

@@ -314,7 +314,7 @@ export async function expireCredits(
         options.tenantId ? eq(creditEntries.tenantId, options.tenantId) : undefined,
       ),
     )
-    .orderBy(creditEntries.expiresAt)
+    .orderBy(creditEntries.expiresAt, creditEntries.id)
     .limit(options.limit ?? 500);
   let expired = 0;
   for (const { tenantId, id } of due) {

@@ -185,7 +185,11 @@ export async function spendGrants(
         sql`${creditEntries.remainingCents} > 0`,
       ),
     )
-    .orderBy(sql`${creditEntries.expiresAt} asc nulls last`, asc(creditEntries.createdAt));
+    .orderBy(
+      sql`${creditEntries.expiresAt} asc nulls last`,
+      asc(creditEntries.createdAt),
+      asc(creditEntries.id),
+    );
   const spent: Spent = [];
   let left = cents;
   for (const g of grants) {
