@@ -261,6 +261,47 @@ describe('refunds', () => {
     expect(recorded).toHaveLength(1);
   });
 
+  it('a retry the billing system refuses after an unknown outcome fails visibly: refund.failed, the amount released', async () => {
+    const { id, invoiceId } = await paidSession(900);
+    faults.loseNext = 1;
+    const lost = await post(`/payments/${id}/refunds`, { reason: 'other' }, undefined, {
+      'idempotency-key': 'r-fail-1',
+    });
+    expect(lost.statusCode).toBe(502);
+    expect(await refundsOf(id)).toMatchObject([{ status: 'pending', amountCents: 900 }]);
+    // Meanwhile the payment was refunded in the billing system itself: the retry is refused there.
+    const direct = await engine.refundPayment(invoiceId, {
+      paymentReference: id,
+      amountCents: 900,
+      currency: 'USD',
+      reason: 'other',
+      idempotencyKey: `direct-${id}`,
+    });
+    expect(direct.ok).toBe(true);
+    t.deps.clock = { now: () => new Date(Date.now() + 60_000) }; // the lease has run out
+    let retried: Awaited<ReturnType<typeof post>>;
+    try {
+      retried = await post(`/payments/${id}/refunds`, { reason: 'other' }, undefined, {
+        'idempotency-key': 'r-fail-1',
+      });
+    } finally {
+      t.deps.clock = { now: () => new Date() };
+    }
+    expect(retried.statusCode, retried.body).toBe(201);
+    const refund = retried.json().data;
+    expect(refund).toMatchObject({ status: 'failed', amountCents: 900, paymentSessionId: id });
+    expect(refund.failureMessage).toContain('exceeds what is left to refund');
+    expect(await refundsOf(id)).toMatchObject([{ status: 'failed', amountCents: 900 }]);
+    expect((await get(`/payments/${id}`)).json().data.refundedCents).toBe(0);
+    const events = await listEvents(t.deps.db, tenant.tenantId, 'refund.failed');
+    expect(events.filter((e) => (e.payload as { id: string }).id === refund.id)).toHaveLength(1);
+    // The same key answers the same failed refund; nothing more is reserved or sent.
+    const again = await post(`/payments/${id}/refunds`, { reason: 'other' }, undefined, {
+      'idempotency-key': 'r-fail-1',
+    });
+    expect(again.json().data).toMatchObject({ id: refund.id, status: 'failed' });
+  });
+
   it('the reconciler finishes a refund left pending', async () => {
     const { id } = await paidSession(800);
     faults.applyThenFailNext = 1;
@@ -272,6 +313,28 @@ describe('refunds', () => {
     expect(report.completed).toBeGreaterThanOrEqual(1);
     expect(await refundsOf(id)).toMatchObject([{ status: 'succeeded', amountCents: 800 }]);
     expect((await get(`/payments/${id}`)).json().data.refundedCents).toBe(800);
+  });
+
+  it('the reconciler drops a refund whose call never reached the billing system; the amount is refundable again', async () => {
+    const { id } = await paidSession(700);
+    faults.loseNext = 1;
+    expect((await post(`/payments/${id}/refunds`, { reason: 'other' })).statusCode).toBe(502);
+    expect(await refundsOf(id)).toMatchObject([{ status: 'pending', amountCents: 700 }]);
+    const report = await reconcileIntents(
+      { ...t.deps, clock: { now: () => new Date(Date.now() + 60_000) } },
+      { tenantId: tenant.tenantId },
+    );
+    expect(report.abandoned).toBeGreaterThanOrEqual(1);
+    expect(await refundsOf(id)).toEqual([]);
+    expect((await get(`/payments/${id}`)).json().data.refundedCents).toBe(0);
+    const recorded = await t.deps.db
+      .select()
+      .from(billingRefunds)
+      .where(and(eq(billingRefunds.tenantId, tenant.tenantId), eq(billingRefunds.paymentReference, id)));
+    expect(recorded).toEqual([]);
+    const again = await post(`/payments/${id}/refunds`, { reason: 'other' });
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json().data).toMatchObject({ status: 'succeeded', amountCents: 700 });
   });
 
   it('answers 501 capability_unavailable when the billing system has no refunds', async () => {

@@ -3,13 +3,15 @@ import { type BillingAdapter, BillingUnavailableError } from './adapter.js';
 /**
  * Settings of a fault-injecting wrapper, changeable while it runs: fail every call, fail the next
  * N calls before they reach the billing system, let the next N calls take effect and then fail as
- * a timeout would (the caller cannot tell it happened), and/or add latency. For tests of outage
+ * a timeout would (the caller cannot tell it happened), lose the next N calls on the way there
+ * (they fail as a timeout would, but nothing happened), and/or add latency. For tests of outage
  * paths against real adapter code. `only` limits the faults to the named methods.
  */
 export class FaultController {
   failAll = false;
   failNext = 0;
   applyThenFailNext = 0;
+  loseNext = 0;
   latencyMs = 0;
   only: readonly string[] | null = null;
   /** Calls that reached the wrapper (failed or not), by method name. */
@@ -19,6 +21,7 @@ export class FaultController {
     this.failAll = false;
     this.failNext = 0;
     this.applyThenFailNext = 0;
+    this.loseNext = 0;
     this.latencyMs = 0;
     this.only = null;
     this.calls.length = 0;
@@ -43,6 +46,10 @@ export function withFaults(adapter: BillingAdapter, faults: FaultController): Bi
         if (faults.failAll || faults.failNext > 0) {
           if (faults.failNext > 0) faults.failNext--;
           throw new BillingUnavailableError(`injected fault in ${method}`, target.name, { effect: 'none' });
+        }
+        if (faults.loseNext > 0) {
+          faults.loseNext--;
+          throw new BillingUnavailableError(`injected timeout: ${method} was lost on its way`, target.name);
         }
         if (faults.applyThenFailNext > 0) {
           faults.applyThenFailNext--;
