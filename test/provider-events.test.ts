@@ -9,7 +9,7 @@ import { listEvents } from '../src/events/outbox.js';
 import { getSession, insertSession } from '../src/modules/payments/service.js';
 import { signatureHeader } from '../src/modules/provider-events/index.js';
 import { providerEvents } from '../src/modules/provider-events/tables.js';
-import { auditLogs } from '../src/unit-of-work/index.js';
+import { auditLogs, reconcileIntents } from '../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
 
 interface Integration {
@@ -463,6 +463,85 @@ describe('provider events', () => {
         reason: 'settlement_refused',
         detail: expect.stringMatching(/void/),
       });
+    });
+  });
+
+  describe('a failure after the settlement', () => {
+    /** An invoice tenant whose session succeeded through the callback (the invoice is paid). */
+    async function settled(cents: number) {
+      const f = await invoiceTenant(cents);
+      const ok = await deliver(event(f.sessionId), { to: f.integration });
+      expect(ok.json()).toMatchObject({ applied: true, status: 'success' });
+      const refund = (amountCents: number) =>
+        t.app.inject({
+          method: 'POST',
+          url: `/api/v1/payments/${f.sessionId}/refunds`,
+          headers: bearer(f.who.keys.commerce),
+          payload: { amountCents, reason: 'requested_by_customer' },
+        });
+      return { ...f, refund };
+    }
+    const audited = async (f: { who: TestTenant; sessionId: string }) =>
+      (
+        await t.deps.db
+          .select()
+          .from(auditLogs)
+          .where(and(eq(auditLogs.tenantId, f.who.tenantId), eq(auditLogs.resourceId, f.sessionId)))
+      ).filter((a) => a.action === 'payment.provider_event');
+
+    it('reverses it: the session failed, the invoice open again with its balance back', async () => {
+      const f = await settled(2000);
+      const response = await deliver(event(f.sessionId, 'payment.failed'), { to: f.integration });
+      expect(response.json()).toMatchObject({ applied: true, status: 'failed', reversed: true });
+      expect(await f.invoice()).toMatchObject({ status: 'open', balanceCents: 2000 });
+      expect(await eventsFor('payment.reversed', f.sessionId, f.who)).toHaveLength(1);
+      expect(await eventsFor('invoice.reopened', f.sessionId, f.who)).toHaveLength(1);
+    });
+
+    it('does not reverse a refunded settlement: recorded as refunded, money left as it stands', async () => {
+      const f = await settled(2000);
+      const refunded = await f.refund(500);
+      expect(refunded.statusCode, refunded.body).toBe(201);
+      const response = await deliver(event(f.sessionId, 'payment.failed'), { to: f.integration });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({
+        received: true,
+        applied: false,
+        duplicate: false,
+        reason: 'refunded',
+        status: 'success',
+        paymentSessionId: f.sessionId,
+      });
+      expect(await status(f.sessionId, f.who)).toBe('success');
+      expect(await f.invoice()).toMatchObject({ status: 'paid', balanceCents: 0 });
+      expect((await f.settlements()).map((p) => p.amountCents)).toEqual([2000]);
+      expect(await eventsFor('payment.reversed', f.sessionId, f.who)).toHaveLength(0);
+      expect(await eventsFor('payment.failed', f.sessionId, f.who)).toHaveLength(0);
+      expect((await audited(f)).map((a) => a.details)).toContainEqual(
+        expect.objectContaining({ applied: false, reason: 'refunded', detail: '500 of 2000 USD refunded' }),
+      );
+    });
+
+    it('a refund waits (409) while a reversal holds the session; the reconciler finishes the reversal', async () => {
+      const f = await settled(1500);
+      faults.only = ['reversePayment'];
+      faults.applyThenFailNext = 1;
+      const lost = await deliver(event(f.sessionId, 'payment.failed'), { to: f.integration });
+      expect(lost.statusCode).toBe(502);
+      const busy = await f.refund(100);
+      expect(busy.statusCode).toBe(409);
+      expect(errorBody(busy).code).toBe('conflict');
+      expect(busy.headers['retry-after']).toBe('1');
+      faults.reset();
+      const report = await reconcileIntents(t.deps, {
+        now: new Date(clock.now().getTime() + 3_600_000),
+        tenantId: f.who.tenantId,
+      });
+      expect(report.completed).toBe(1);
+      expect(await status(f.sessionId, f.who)).toBe('failed');
+      expect(await f.invoice()).toMatchObject({ status: 'open', balanceCents: 1500 });
+      const after = await f.refund(100);
+      expect(errorBody(after).code).toBe('payment_not_refundable');
     });
   });
 

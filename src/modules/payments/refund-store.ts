@@ -8,7 +8,7 @@ import type { Queryable, Tx } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { Intent, UnitOfWork } from '../../unit-of-work/index.js';
-import { lockSession } from './service.js';
+import { lockSession, sessionBusy } from './service.js';
 import { paymentSessions, type RefundReason, type RefundStatus, refunds } from './tables.js';
 
 // The refunds' records: reads, the reservation on the session, and the commit of an outcome.
@@ -116,6 +116,8 @@ export function refundAmount(row: typeof paymentSessions.$inferSelect, input: Re
       'payment_not_refundable',
       `Payment session ${row.id} is ${row.status}: only a successful payment can be refunded`,
     );
+  // A settlement or reversal holds the session: a refund would race the reversal of its money.
+  if (row.operationKey !== null) throw sessionBusy();
   if (input.invoiceId !== undefined && input.invoiceId !== row.invoiceId)
     throw validationFailed(
       'invoiceId',

@@ -28,14 +28,19 @@ import {
 // reverses the settlement through the same mechanism (claim, intent, `reversePayment`, commit),
 // leaving the session `failed`, its invoice open again, and `payment.reversed`, `payment.failed`
 // and `invoice.reopened` emitted. A success without an invoice has nothing to reverse: the first
-// terminal outcome stands.
+// terminal outcome stands. Nor is a settlement refunded in part or whole (refunds succeeded or
+// under way) reversed: the customer has money back that the failure says never came, which an
+// operator settles with the provider; the session stays `success` and the event is recorded.
+// While a reversal holds the session, refunds wait (409), so none starts under it.
 
 export type FailOutcome =
   | { kind: 'failed'; session: PaymentSessionApi }
   /** It had succeeded: its settlement is reversed and it is `failed` now. */
   | { kind: 'reversed'; session: PaymentSessionApi }
   /** Failed or cancelled already: nothing done. */
-  | { kind: 'terminal'; session: PaymentSessionApi };
+  | { kind: 'terminal'; session: PaymentSessionApi }
+  /** It had succeeded and was refunded in part or whole: not reversed, nothing done. */
+  | { kind: 'refunded'; session: PaymentSessionApi };
 
 export type AlsoRecordFailure = (u: UnitOfWork, outcome: FailOutcome) => Promise<void>;
 
@@ -72,6 +77,8 @@ async function commitFailure(
   // Without a settlement there is nothing to reverse: the first terminal outcome stands. A
   // settlement that committed after this failure was decided is reversed by the retry.
   if (row.status === 'success' && !row.invoiceId) return { kind: 'terminal', session: presentSession(row) };
+  if (row.status === 'success' && row.refundedCents > 0)
+    return { kind: 'refunded', session: presentSession(row) };
   if (row.status === 'success' && claim === null) throw sessionBusy();
   const reversed = row.status === 'success';
   const session = await resolveSessionRow(u.tx, u.ctx.tenantId, row.id, 'failed', resolvedBy, u.now);
@@ -92,7 +99,7 @@ async function decide(
     const row = await lockSession(tx, ctx.tenantId, input.sessionId);
     if (!row) throw notFound('Payment session');
     if (row.operationKey !== null && row.operationKey !== key.id) throw sessionBusy();
-    if (row.status !== 'success' || !row.invoiceId) return { row, intent: null };
+    if (row.status !== 'success' || !row.invoiceId || row.refundedCents > 0) return { row, intent: null };
     await claimSession(tx, ctx.tenantId, row.id, key.id);
     const intent = await beginIntent(tx, deps, ctx, key, {
       operation: 'payments.reverse',

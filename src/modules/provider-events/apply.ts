@@ -64,7 +64,14 @@ const settled = (o: SettleOutcome): Recorded =>
 const failed = (o: FailOutcome): Recorded =>
   o.kind === 'terminal'
     ? { applied: false, reason: 'terminal', status: o.session.status }
-    : { applied: true, status: o.session.status, ...(o.kind === 'reversed' ? { reversed: true } : {}) };
+    : o.kind === 'refunded'
+      ? {
+          applied: false,
+          reason: 'refunded',
+          status: o.session.status,
+          detail: `${o.session.refundedCents} of ${o.session.amountCents} ${o.session.currency} refunded`,
+        }
+      : { applied: true, status: o.session.status, ...(o.kind === 'reversed' ? { reversed: true } : {}) };
 
 /**
  * Applies a verified provider event for `tenantId`. A success settles the session (and its
@@ -119,6 +126,11 @@ export async function applyProviderEvent(
     deps.logger.warn(
       { tenantId, provider, eventId: event.id, sessionId, detail: fact.detail },
       'provider reported a payment the billing system refused to settle',
+    );
+  if (fact.reason === 'refunded')
+    deps.logger.warn(
+      { tenantId, provider, eventId: event.id, sessionId, detail: fact.detail },
+      'provider reported a refunded payment as failed; not reversed',
     );
   return {
     received: true,

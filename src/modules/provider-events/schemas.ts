@@ -105,7 +105,7 @@ export const ReceiptSchema = Type.Object({
   applied: Type.Boolean({ description: 'Whether this event changed the payment session.' }),
   duplicate: Type.Boolean({ description: 'The event id had been received before; nothing changed.' }),
   reason: Type.Optional(
-    StringEnum(['unknown_session', 'terminal', 'amount_mismatch', 'settlement_refused'], {
+    StringEnum(['unknown_session', 'terminal', 'amount_mismatch', 'settlement_refused', 'refunded'], {
       description: 'Why a new event was recorded without changing the session.',
     }),
   ),

@@ -1043,7 +1043,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Gives back `amountCents` of a `success` session (its `refundedCents` grows), recorded in the billing system against the invoice it paid (which stays paid). 409 `payment_not_refundable` (not successful) or `refund_exceeds_remaining`; 501 `capability_unavailable` when the billing system has no refunds. Emits `refund.created` and `refund.succeeded`.
+         * @description Gives back `amountCents` of a `success` session (its `refundedCents` grows), recorded in the billing system against the invoice it paid (which stays paid). 409 `payment_not_refundable` (not successful) or `refund_exceeds_remaining`; 409 `conflict` with `Retry-After` while the payment is being reversed; 501 `capability_unavailable` when the billing system has no refunds. Emits `refund.created` and `refund.succeeded`.
          */
         post: operations["createRefund"];
         delete?: never;
