@@ -3,7 +3,6 @@ import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import type { TypedApp } from '../../http/types.js';
-import { previewAddOn, previewCancellation, previewPlanChange } from './previews.js';
 import {
   AddOnPreviewBody,
   AddOnPreviewSchema,
@@ -11,7 +10,8 @@ import {
   CancellationPreviewSchema,
   PlanChangePreviewBody,
   PlanChangePreviewSchema,
-} from './schemas.js';
+} from './preview-schemas.js';
+import { previewAddOn, previewCancellation, previewPlanChange } from './previews.js';
 
 const TAGS = ['Previews'];
 

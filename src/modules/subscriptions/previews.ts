@@ -3,6 +3,7 @@ import { notFound } from '../../core/errors.js';
 import type { ServiceDeps } from '../../unit-of-work/index.js';
 import { pricingDataFor } from '../catalog/index.js';
 import type { Entitlements } from './entitlements.js';
+import type { AddOnPreviewBody, CancellationPreviewBody, PlanChangePreviewBody } from './preview-schemas.js';
 import { encodePreviewId, figuresDigest, type PreviewClaims, previewExpiry } from './preview-token.js';
 import {
   addOnDigestInput,
@@ -13,7 +14,6 @@ import {
   quoteCancellation,
   quotePlanChange,
 } from './quotes.js';
-import type { AddOnPreviewBody, CancellationPreviewBody, PlanChangePreviewBody } from './schemas.js';
 import { getSubscription, liveAddOns, resolveEntitlements } from './service.js';
 
 // The previews: what a change, an add-on purchase or a cancellation would do now, computed by the

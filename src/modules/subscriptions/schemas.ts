@@ -5,9 +5,9 @@ import { StringEnum } from '../../core/schema.js';
 import { TagQueryFields, TagsSchema } from '../../core/tags.js';
 import { GIVE_BACK } from './figures.js';
 
-const Uuid = Type.String({ format: 'uuid' });
+export const Uuid = Type.String({ format: 'uuid' });
 const NullableUuid = Type.Union([Uuid, Type.Null()]);
-const Timestamp = Type.String({ format: 'date-time' });
+export const Timestamp = Type.String({ format: 'date-time' });
 
 export const SUBSCRIPTION_STATUSES = [
   'active',
@@ -20,21 +20,14 @@ const Status = StringEnum(SUBSCRIPTION_STATUSES, {
     '`pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at ' +
     '`currentPeriodEnd`; `cancelled` is final. Accept other values too.',
 });
-const Timing = StringEnum(['immediate', 'end_of_period']);
-const Interval = StringEnum(['month', 'year']);
+export const Timing = StringEnum(['immediate', 'end_of_period']);
+export const Interval = StringEnum(['month', 'year']);
 
 const PREVIEW_ID = Type.String({
   minLength: 1,
   maxLength: 2000,
   description: PREVIEW_IDS.text,
 });
-
-const PreviewStamp = {
-  previewId: Type.String({
-    description: 'Pass it to the matching operation to execute exactly these figures (opaque).',
-  }),
-  expiresAt: Type.String({ format: 'date-time', description: '15 minutes after the preview.' }),
-};
 
 export const CustomerContext = Type.Object(
   {
@@ -94,7 +87,7 @@ export const SubscriptionSchema = Type.Object(
   { $id: 'Subscription' },
 );
 
-const SubscriptionId = Type.String({ format: 'uuid', description: 'Subscription id.' });
+export const SubscriptionId = Type.String({ format: 'uuid', description: 'Subscription id.' });
 
 export const SubscriptionParams = Type.Object({ id: SubscriptionId }, { additionalProperties: false });
 
@@ -199,7 +192,7 @@ export const ChangeQuantityBody = Type.Object(
   { additionalProperties: false, examples: [{ quantity: 12 }] },
 );
 
-const GiveBackField = StringEnum(GIVE_BACK, {
+export const GiveBackField = StringEnum(GIVE_BACK, {
   description:
     'For `immediate`: the unused time (the preview’s figure) as account `credit` or a `refund` of the last ' +
     'payment; default `none`.',
@@ -242,190 +235,3 @@ export const RenewalSchema = Type.Object({
 });
 
 // ---- previews ------------------------------------------------------------------------------
-
-const ProductRef = Type.Object({ id: Uuid, name: Type.String(), priceCents: Type.Integer() });
-
-const PolicyEvaluationSchema = Type.Object({
-  allowed: Type.Boolean(),
-  evaluations: Type.Array(
-    Type.Object({
-      policyId: Uuid,
-      policyName: Type.String(),
-      policyType: Type.String(),
-      result: Type.String({ description: '`block`, `allow` or `not_applicable`.' }),
-    }),
-  ),
-});
-
-const ProrationSchema = Type.Union(
-  [
-    Type.Object({
-      remainingDays: Type.Integer(),
-      totalDays: Type.Integer(),
-    }),
-    Type.Null(),
-  ],
-  { description: 'UTC calendar days of the current period left and in total, when prorated now.' },
-);
-
-export const PlanChangePreviewBody = Type.Object(
-  {
-    subscriptionId: SubscriptionId,
-    targetProductId: Type.String({ format: 'uuid', description: 'The plan to move to.' }),
-    timing: Type.Optional({ ...Timing, description: 'Preview with this timing instead of the rule’s.' }),
-  },
-  {
-    additionalProperties: false,
-    examples: [
-      {
-        subscriptionId: '01900000-0000-7000-8000-0000000000b1',
-        targetProductId: '01900000-0000-7000-8000-000000000002',
-      },
-    ],
-  },
-);
-
-export const PlanChangePreviewSchema = Type.Object({
-  subscriptionId: Uuid,
-  currentProduct: ProductRef,
-  targetProduct: ProductRef,
-  direction: StringEnum(['upgrade', 'downgrade', 'lateral']),
-  effectiveDate: Timestamp,
-  planDependencyAdjustments: Type.Array(
-    Type.Object({
-      linkId: Uuid,
-      sourceChargeId: Uuid,
-      targetChargeId: Uuid,
-      targetField: Type.String(),
-      explanation: Type.String(),
-    }),
-  ),
-  financialImpact: Type.Object({
-    currentPriceCents: Type.Integer(),
-    newPriceCents: Type.Integer(),
-    creditCents: Type.Integer(),
-    chargeCents: Type.Integer(),
-    netCents: Type.Integer({
-      description: 'chargeCents - creditCents; negative is a credit to the customer.',
-    }),
-    currency: Type.String(),
-  }),
-  businessRule: Type.Object({
-    ruleId: Type.String(),
-    ruleName: Type.String(),
-    direction: StringEnum(['upgrade', 'downgrade', 'lateral']),
-    changeTiming: Timing,
-    prorationType: StringEnum(['prorated', 'none', 'full_credit']),
-  }),
-  policyEvaluation: PolicyEvaluationSchema,
-  resolvedPrice: Type.Object({
-    basePriceCents: Type.Integer(),
-    pricingTierCount: Type.Integer(),
-    tiers: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        name: Type.String(),
-        price: Type.Union([Type.Number(), Type.Null()]),
-        currency: Type.String(),
-        chargeModel: Type.Union([Type.String(), Type.Null()]),
-      }),
-    ),
-  }),
-  quantity: Type.Integer({ description: 'The quantity priced (the subscription’s).' }),
-  proration: ProrationSchema,
-  ...PreviewStamp,
-});
-
-export const AddOnPreviewBody = Type.Object(
-  {
-    subscriptionId: SubscriptionId,
-    addOnProductId: Type.String({ format: 'uuid', description: 'The `add_on` product to buy.' }),
-    quantity: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 100_000,
-        default: 1,
-        description: 'Units of the add-on (default 1).',
-      }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    examples: [
-      {
-        subscriptionId: '01900000-0000-7000-8000-0000000000b1',
-        addOnProductId: '01900000-0000-7000-8000-000000000009',
-      },
-    ],
-  },
-);
-
-const EntitlementsSchema = Type.Record(
-  Type.String(),
-  Type.Union([Type.Boolean(), Type.Number(), Type.Null()]),
-  {
-    description: 'Feature -> true/false, a limit, or null (unlimited).',
-  },
-);
-
-export const AddOnPreviewSchema = Type.Object({
-  subscriptionId: Uuid,
-  addOnProduct: ProductRef,
-  quantity: Type.Integer(),
-  billingInterval: Interval,
-  effectiveDate: Timestamp,
-  periodEnd: Type.String({
-    format: 'date-time',
-    description: 'The add-on ends its periods with the parent.',
-  }),
-  financialImpact: Type.Object({
-    priceCents: Type.Integer({ description: 'One full period of the add-on, from the next renewal.' }),
-    chargeCents: Type.Integer({ description: 'Charged now: the rest of the parent’s period, prorated.' }),
-    creditCents: Type.Integer(),
-    netCents: Type.Integer(),
-    currency: Type.String(),
-  }),
-  proration: ProrationSchema,
-  entitlements: Type.Object({
-    before: EntitlementsSchema,
-    after: EntitlementsSchema,
-    gained: EntitlementsSchema,
-  }),
-  ...PreviewStamp,
-});
-
-export const CancellationPreviewBody = Type.Object(
-  {
-    subscriptionId: SubscriptionId,
-    timing: Type.Optional({ ...Timing, description: 'Default `end_of_period`.' }),
-    refund: Type.Optional(GiveBackField),
-  },
-  {
-    additionalProperties: false,
-    examples: [
-      { subscriptionId: '01900000-0000-7000-8000-0000000000b1', timing: 'immediate', refund: 'credit' },
-    ],
-  },
-);
-
-export const CancellationPreviewSchema = Type.Object({
-  subscriptionId: Uuid,
-  timing: Timing,
-  effectiveDate: Timestamp,
-  financialImpact: Type.Object({
-    currentPriceCents: Type.Integer(),
-    creditCents: Type.Integer({
-      description: 'Unused time given back as account credit (`refund: credit`), to the cent.',
-    }),
-    refundCents: Type.Integer({
-      description: 'Unused time refunded on the last payment (`refund: refund`), to the cent.',
-    }),
-    chargeCents: Type.Integer(),
-    netCents: Type.Integer(),
-    currency: Type.String(),
-  }),
-  unusedDays: Type.Integer({ description: 'Paid days given up by an immediate cancellation.' }),
-  entitlementsLost: EntitlementsSchema,
-  addOnsCancelled: Type.Array(Uuid, { description: 'Live add-ons that end with it.' }),
-  ...PreviewStamp,
-});
