@@ -80,20 +80,7 @@ function checkBilling(type: ProductApi['type'], billingInterval: string | null) 
   }
 }
 
-/** Ids in `table` of this tenant matching `condition`, as references named `resource`. */
-async function referencesIn(
-  tx: Queryable,
-  tenantId: string,
-  table: typeof priceRules | typeof offers | typeof planLinks | typeof planChangeRules,
-  resource: string,
-  condition: SQL | undefined,
-): Promise<Reference[]> {
-  const rows = await tx
-    .select({ id: table.id })
-    .from(table)
-    .where(tenantWhere(table, tenantId, condition));
-  return rows.map((r) => ({ resource, id: r.id }));
-}
+type ReferringTable = typeof priceRules | typeof offers | typeof planLinks | typeof planChangeRules;
 
 /** What refers to a product, or to some of its charges (price rules, offers, plan links and rules). */
 async function references(
@@ -102,43 +89,40 @@ async function references(
   productId: string,
   chargeIds?: string[],
 ): Promise<Reference[]> {
-  // One statement at a time: they share the transaction's one connection.
-  const lists: (() => Promise<Reference[]>)[] = chargeIds
+  const lookups: [ReferringTable, string, SQL | undefined][] = chargeIds
     ? chargeIds.length === 0
       ? []
       : [
-          () => referencesIn(tx, tenantId, priceRules, 'price rule', inArray(priceRules.chargeId, chargeIds)),
-          () =>
-            referencesIn(
-              tx,
-              tenantId,
-              planLinks,
-              'plan link',
-              or(inArray(planLinks.sourceChargeId, chargeIds), inArray(planLinks.targetChargeId, chargeIds)),
-            ),
-        ]
-    : [
-        () => referencesIn(tx, tenantId, priceRules, 'price rule', eq(priceRules.productId, productId)),
-        () => referencesIn(tx, tenantId, offers, 'offer', eq(offers.productId, productId)),
-        () =>
-          referencesIn(
-            tx,
-            tenantId,
+          [priceRules, 'price rule', inArray(priceRules.chargeId, chargeIds)],
+          [
             planLinks,
             'plan link',
-            or(eq(planLinks.sourceProductId, productId), eq(planLinks.targetProductId, productId)),
-          ),
-        () =>
-          referencesIn(
-            tx,
-            tenantId,
-            planChangeRules,
-            'plan change rule',
-            or(eq(planChangeRules.fromProductId, productId), eq(planChangeRules.toProductId, productId)),
-          ),
+            or(inArray(planLinks.sourceChargeId, chargeIds), inArray(planLinks.targetChargeId, chargeIds)),
+          ],
+        ]
+    : [
+        [priceRules, 'price rule', eq(priceRules.productId, productId)],
+        [offers, 'offer', eq(offers.productId, productId)],
+        [
+          planLinks,
+          'plan link',
+          or(eq(planLinks.sourceProductId, productId), eq(planLinks.targetProductId, productId)),
+        ],
+        [
+          planChangeRules,
+          'plan change rule',
+          or(eq(planChangeRules.fromProductId, productId), eq(planChangeRules.toProductId, productId)),
+        ],
       ];
   const found: Reference[] = [];
-  for (const list of lists) found.push(...(await list()));
+  // One statement at a time: they share the transaction's one connection.
+  for (const [table, resource, condition] of lookups) {
+    const rows = await tx
+      .select({ id: table.id })
+      .from(table)
+      .where(tenantWhere(table, tenantId, condition));
+    found.push(...rows.map((r) => ({ resource, id: r.id })));
+  }
   return found;
 }
 
