@@ -348,7 +348,7 @@ describe('subscription renewal, early and due', () => {
     expect(await billedThrough(plain.id)).toBeNull();
   });
 
-  it('a change made after an early renewal applies at the period end, without billing the period again', async () => {
+  it('a change for the period end after an early renewal applies when the billed period ends', async () => {
     const sub = await create({ quantity: 3 });
     clock.set(new Date('2024-02-01T00:00:00Z'));
     expect((await renew(sub.id)).json().data).toMatchObject({
@@ -361,23 +361,125 @@ describe('subscription renewal, early and due', () => {
       {},
       { quantity: 2 },
     );
-    expect(down.json().data.status).toBe('pending_change');
+    // The period billed early (at 3 seats) keeps its plan: the change waits for its end.
+    expect(down.json().data).toMatchObject({
+      status: 'pending_change',
+      pendingChange: { quantity: 2, priceCents: 2000, effectiveAt: MAR_15 },
+    });
     clock.set(new Date(FEB_15));
+    expect(await runScheduler()).toMatchObject({ renewed: 1, failed: [] });
+    expect((await read(sub.id)).data).toMatchObject({
+      quantity: 3,
+      priceCents: 3000,
+      status: 'pending_change',
+      pendingChange: { quantity: 2, effectiveAt: MAR_15 },
+      currentPeriodStart: FEB_15,
+      currentPeriodEnd: MAR_15,
+    });
+    expect(await invoicesOf(sub)).toHaveLength(2);
+    // At its end the change applies and the next period is invoiced at the new price.
+    clock.set(new Date(MAR_15));
     expect(await runScheduler()).toMatchObject({ renewed: 1, failed: [] });
     expect((await read(sub.id)).data).toMatchObject({
       quantity: 2,
       priceCents: 2000,
       status: 'active',
+      pendingChange: null,
+      currentPeriodStart: MAR_15,
+      currentPeriodEnd: APR_15,
+    });
+    const invoices = await invoicesOf(sub);
+    expect(invoices).toHaveLength(3);
+    expect(invoices[0]?.amountCents).toBe(2000);
+  });
+
+  it('an immediate change after an early renewal bills the difference for the billed period too, as previewed', async () => {
+    const basic = await adminPost(t, shop, 'products', perSeat('Basic', 1000, { family: 'ahead', rank: 0 }));
+    const pro = await adminPost(t, shop, 'products', perSeat('Pro', 2000, { family: 'ahead', rank: 1 }));
+    const sub = await create({ productId: basic.id, quantity: 3 });
+    clock.set(new Date('2024-02-01T00:00:00Z'));
+    expect((await renew(sub.id)).json().data).toMatchObject({ renewal: 'early' });
+    const preview = await post(
+      '/preview/plan-change',
+      shop.keys.read,
+      {},
+      {
+        subscriptionId: sub.id,
+        targetProductId: pro.id,
+      },
+    );
+    expect(preview.statusCode, preview.body).toBe(200);
+    // 14 of the period's 31 days are left: 3000 * 14/31 = 1355 and 6000 * 14/31 = 2710 (half up),
+    // plus the billed period whole: 3000 given back, 6000 charged.
+    expect(preview.json().data.financialImpact).toMatchObject({
+      creditCents: 1355 + 3000,
+      chargeCents: 2710 + 6000,
+      netCents: 8710 - 4355,
+    });
+    const changed = await post(
+      `/subscriptions/${sub.id}/change-plan`,
+      shop.keys.commerce,
+      {},
+      { targetProductId: pro.id, previewId: preview.json().data.previewId },
+    );
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json().data).toMatchObject({ productId: pro.id, priceCents: 6000, status: 'active' });
+    const invoices = await invoicesOf(sub);
+    expect(invoices.map((i) => i.amountCents)).toEqual([4355, 3000, 3000]);
+    // At the period end it moves into the billed period on the new plan, invoicing nothing.
+    clock.set(new Date(FEB_15));
+    expect(await runScheduler()).toMatchObject({ renewed: 1, failed: [] });
+    expect((await read(sub.id)).data).toMatchObject({
+      productId: pro.id,
+      priceCents: 6000,
       currentPeriodStart: FEB_15,
       currentPeriodEnd: MAR_15,
     });
-    expect(await invoicesOf(sub)).toHaveLength(2);
-    // The new price is invoiced from the next renewal.
+    expect(await invoicesOf(sub)).toHaveLength(3);
     clock.set(new Date(MAR_15));
     await runScheduler();
-    const last = (await invoicesOf(sub))[0];
-    expect(await invoicesOf(sub)).toHaveLength(3);
-    expect(last?.amountCents).toBe(2000);
+    expect((await invoicesOf(sub))[0]?.amountCents).toBe(6000);
+  });
+
+  it('a switch to another interval after an early renewal credits the billed period whole and replaces it', async () => {
+    const monthly = await adminPost(t, shop, 'products', perSeat('Monthly', 1000, { family: 'iv', rank: 0 }));
+    const annual = await adminPost(
+      t,
+      shop,
+      'products',
+      perSeat('Annual', 12_000, { family: 'iv', rank: 1, billingInterval: 'year' }),
+    );
+    const sub = await create({ productId: monthly.id });
+    clock.set(new Date('2024-02-01T00:00:00Z'));
+    expect((await renew(sub.id)).json().data).toMatchObject({ renewal: 'early' });
+    const preview = await post(
+      '/preview/plan-change',
+      shop.keys.read,
+      {},
+      {
+        subscriptionId: sub.id,
+        targetProductId: annual.id,
+      },
+    );
+    // 1000 * 14/31 = 452 (half up) of the current period, and the billed period whole.
+    expect(preview.json().data.financialImpact).toMatchObject({
+      creditCents: 452 + 1000,
+      chargeCents: 12_000,
+    });
+    const changed = await post(
+      `/subscriptions/${sub.id}/change-plan`,
+      shop.keys.commerce,
+      {},
+      { targetProductId: annual.id, previewId: preview.json().data.previewId },
+    );
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json().data).toMatchObject({
+      billingInterval: 'year',
+      currentPeriodStart: '2024-02-01T00:00:00.000Z',
+      currentPeriodEnd: '2025-02-01T00:00:00.000Z',
+    });
+    expect(await billedThrough(sub.id)).toBeNull();
+    expect(rels(await read(sub.id))).toContain('renew');
   });
 
   it('a subscription kept only here: early renewal opens a session for the price, the period end opens none', async () => {

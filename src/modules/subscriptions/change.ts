@@ -193,6 +193,8 @@ async function commitChange(
                 billingAnchor: at(plan.newPeriod.start),
                 currentPeriodStart: at(plan.newPeriod.start),
                 currentPeriodEnd: at(plan.newPeriod.end),
+                // A period billed early on the old interval is replaced (and credited whole).
+                billedThrough: null,
               }
             : {}),
         })

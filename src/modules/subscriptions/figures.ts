@@ -32,19 +32,28 @@ export interface PlanChangeFigures {
   newPeriod: { start: Date; end: Date } | null;
 }
 
+/** The end of a next period an early renewal billed already, or null. */
+export const billedAheadUntil = (state: { currentPeriodEnd: Date; billedThrough?: Date | null }) =>
+  state.billedThrough && state.billedThrough > state.currentPeriodEnd ? state.billedThrough : null;
+
 /**
  * Figures of a plan or quantity change at `at`:
  * - `end_of_period`: nothing is charged or credited now; the new price applies from the
- *   period end (the scheduler switches the plan there, then renews at the new price).
+ *   period end (the scheduler switches the plan there, then renews at the new price). After an
+ *   early renewal, from the end of the period it billed: that period keeps the plan it was billed
+ *   for.
  * - `immediate` within the same billing interval: credit for the unused days of the current
  *   price (`prorated`), the whole current period (`full_credit`) or nothing (`none`); charge
  *   for the remaining days at the new price (`prorated`, `full_credit`) or nothing (`none`,
  *   the new price applies from the next period).
  * - `immediate` to another billing interval: the current period ends now with the credit as
  *   above, and a new period of the new interval starts now, charged in full.
+ * - `immediate` after an early renewal: the period it billed is credited whole at the current
+ *   price and, within the same interval, charged whole at the new one (the subscription moves
+ *   into it on the new plan without another invoice); a new interval's period replaces it.
  */
 export function planChangeFigures(input: {
-  state: PeriodState;
+  state: PeriodState & { billedThrough?: Date | null };
   newPriceCents: number;
   targetInterval: BillingInterval;
   direction: PlanDirection;
@@ -60,10 +69,11 @@ export function planChangeFigures(input: {
     currentPriceCents: state.priceCents,
     newPriceCents,
   };
+  const ahead = billedAheadUntil(state);
   if (changeTiming === 'end_of_period') {
     return {
       ...base,
-      effectiveDate: state.currentPeriodEnd,
+      effectiveDate: ahead ?? state.currentPeriodEnd,
       creditCents: 0,
       chargeCents: 0,
       netCents: 0,
@@ -72,18 +82,16 @@ export function planChangeFigures(input: {
     };
   }
   const days = prorationDays(state.currentPeriodStart, state.currentPeriodEnd, at);
+  const switchesInterval = input.targetInterval !== state.billingInterval;
   const creditCents =
-    prorationType === 'prorated'
+    (prorationType === 'prorated'
       ? prorate(state.priceCents, days)
       : prorationType === 'full_credit'
         ? state.priceCents
-        : 0;
-  const switchesInterval = input.targetInterval !== state.billingInterval;
+        : 0) + (ahead ? state.priceCents : 0);
   const chargeCents = switchesInterval
     ? newPriceCents
-    : prorationType === 'none'
-      ? 0
-      : prorate(newPriceCents, days);
+    : (prorationType === 'none' ? 0 : prorate(newPriceCents, days)) + (ahead ? newPriceCents : 0);
   return {
     ...base,
     effectiveDate: at,
@@ -125,8 +133,7 @@ export function cancellationFigures(
 ): CancellationFigures {
   const immediate = timing === 'immediate';
   const days = prorationDays(state.currentPeriodStart, state.currentPeriodEnd, at);
-  const billedAhead =
-    state.billedThrough && state.billedThrough > state.currentPeriodEnd ? state.priceCents : 0;
+  const billedAhead = billedAheadUntil(state) ? state.priceCents : 0;
   const unusedCents = immediate ? prorate(state.priceCents, days) + billedAhead : 0;
   const creditCents = giveBack === 'credit' ? unusedCents : 0;
   const refundCents = giveBack === 'refund' ? unusedCents : 0;

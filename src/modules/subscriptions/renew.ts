@@ -14,6 +14,7 @@ import {
 import { applyCreditOnIssue } from '../credits/index.js';
 import { insertSession, presentSession } from '../payments/index.js';
 import { emitEntitlementsChanged } from './entitlements.js';
+import { billedAheadUntil } from './figures.js';
 import { nextPeriod, periodEnd } from './periods.js';
 import { getSubscription, lockForChange, type SubscriptionRow, updateSubscription } from './service.js';
 import {
@@ -58,6 +59,8 @@ export interface RenewalPlan {
   kind?: RenewalKind;
   /** `early`, billing-linked: the invoice for the period billed in advance. */
   advanceInvoice?: { accountId: string; currency: string; description: string } | null;
+  /** `prebilled`: the pending change is for the end of the period billed early; it stays pending. */
+  keepsPending?: boolean;
 }
 
 /** What a renewal did: the subscription after it and the period it covers. */
@@ -68,10 +71,6 @@ export interface RenewalResult {
   invoice: Invoice | null;
   paymentSessionId: string | null;
 }
-
-/** The next period is billed already (an early renewal), the current one still running or not. */
-export const billedAhead = (sub: { currentPeriodEnd: Date; billedThrough: Date | null }) =>
-  sub.billedThrough !== null && sub.billedThrough.getTime() > sub.currentPeriodEnd.getTime();
 
 /**
  * Why renewing `sub` at `now` is refused (the error to throw), or null when it goes through:
@@ -91,7 +90,7 @@ export function renewalRefusal(
     new AppError('subscription_not_due', message, undefined, undefined, [
       action('self', 'GET', `/subscriptions/${sub.id}`, 'read'),
     ]);
-  if (billedAhead(sub))
+  if (billedAheadUntil(sub))
     return notDue(
       `The next period (${end.toISOString()} to ${sub.billedThrough?.toISOString()}) is already billed; ` +
         `the subscription moves into it at ${end.toISOString()}`,
@@ -108,9 +107,14 @@ export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPla
   const refusal = renewalRefusal(sub, now);
   if (refusal) throw refusal;
   const kind: RenewalKind =
-    now.getTime() < sub.currentPeriodEnd.getTime() ? 'early' : billedAhead(sub) ? 'prebilled' : 'due';
+    now.getTime() < sub.currentPeriodEnd.getTime() ? 'early' : billedAheadUntil(sub) ? 'prebilled' : 'due';
   // Early renewal is refused with a change pending: the period billed early is on the current plan.
-  const pending = sub.pendingChange;
+  // A change decided after it applies when that period ends (a change from before, at its start).
+  const keepsPending =
+    kind === 'prebilled' &&
+    sub.pendingChange !== null &&
+    new Date(sub.pendingChange.effectiveAt).getTime() > sub.currentPeriodEnd.getTime();
+  const pending = keepsPending ? null : sub.pendingChange;
   const interval: BillingInterval = pending?.billingInterval ?? sub.billingInterval;
   const switches = interval !== sub.billingInterval;
   const anchor = switches ? sub.currentPeriodEnd : sub.billingAnchor;
@@ -130,6 +134,7 @@ export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPla
     periodEnd: end,
     priceCents: pending?.priceCents ?? sub.priceCents,
     kind,
+    ...(keepsPending ? { keepsPending } : {}),
     advanceInvoice:
       kind === 'early' && sub.billingSubscriptionId && sub.billingAccountId
         ? {
@@ -293,8 +298,7 @@ async function commitRenewal(
     billingAnchor: at(plan.anchor),
     currentPeriodStart: at(plan.periodStart),
     currentPeriodEnd: at(plan.periodEnd),
-    status: 'active',
-    pendingChange: null,
+    ...(plan.keepsPending ? {} : { status: 'active' as const, pendingChange: null }),
     version: before.version + 1,
     operationKey: null,
     operationAt: null,
