@@ -143,6 +143,38 @@ describe('cancellation with credit or refund', () => {
     expect(await listEvents(t.deps.db, shop.tenantId, 'refund.succeeded')).toHaveLength(1);
   });
 
+  it('refund after an early renewal: the billed period and the rest of this one, from the payments that paid them', async () => {
+    const { sub, sessionId: first } = await paidSubscription(2);
+    clock.set(new Date('2024-02-01T10:00:00.000Z'));
+    const renewed = await post(`/subscriptions/${sub.id}/renew`);
+    expect(renewed.json().data).toMatchObject({ renewal: 'early' });
+    const second = renewed.json().data.paymentSessionId as string;
+    expect((await post(`/payments/${second}/complete`)).statusCode).toBe(200);
+    const p = await preview(sub.id, 'refund');
+    // 14 of 31 days of 2000 left (903, half up), and the billed period whole (2000).
+    expect(p.financialImpact.refundCents).toBe(903 + 2000);
+    const res = await post(`/subscriptions/${sub.id}/cancel`, {
+      timing: 'immediate',
+      refund: 'refund',
+      previewId: p.previewId,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    // The newest payment first, for all it has; the rest from the one before.
+    expect((await get(`/payments/${second}`)).json().data.refundedCents).toBe(2000);
+    expect((await get(`/payments/${first}`)).json().data.refundedCents).toBe(903);
+    const recorded = await t.deps.db
+      .select()
+      .from(billingRefunds)
+      .where(eq(billingRefunds.tenantId, shop.tenantId));
+    expect(recorded.map((r) => [r.paymentReference, r.amountCents]).sort()).toEqual(
+      [
+        [second, 2000],
+        [first as string, 903],
+      ].sort(),
+    );
+    expect(await listEvents(t.deps.db, shop.tenantId, 'refund.succeeded')).toHaveLength(2);
+  });
+
   it('refuses what it cannot give back, changing nothing', async () => {
     const { sub } = await paidSubscription(1, false);
     clock.set(new Date('2024-01-20T10:00:00.000Z'));

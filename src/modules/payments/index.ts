@@ -3,7 +3,7 @@ export {
   commitRefund,
   dropRefund,
   type RefundPlan,
-  refundableSession,
+  refundableSessions,
   refundCall,
   reserveRefund,
 } from './refund-store.js';

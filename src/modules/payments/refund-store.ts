@@ -258,18 +258,22 @@ export async function commitRefund(u: UnitOfWork, plan: RefundPlan): Promise<Ref
 }
 
 /**
- * The newest successful session paying one of `invoiceIds` with at least `amountCents` left to
- * refund (a cancellation refunds the subscription's last payment); null when none has.
+ * Where to refund `amountCents` from among the successful sessions paying one of `invoiceIds`
+ * (a cancellation refunds the subscription's last payments): newest first, each for what it has
+ * left, until the amount is covered; null when all of them together have less.
  */
-export async function refundableSession(
+export async function refundableSessions(
   db: Queryable,
   tenantId: string,
   invoiceIds: readonly string[],
   amountCents: number,
-): Promise<string | null> {
+): Promise<{ sessionId: string; amountCents: number }[] | null> {
   if (invoiceIds.length === 0) return null;
-  const [row] = await db
-    .select({ id: paymentSessions.id })
+  const rows = await db
+    .select({
+      id: paymentSessions.id,
+      left: sql<number>`${paymentSessions.amountCents} - ${paymentSessions.refundedCents}`,
+    })
     .from(paymentSessions)
     .where(
       tenantWhere(
@@ -277,10 +281,17 @@ export async function refundableSession(
         tenantId,
         inArray(paymentSessions.invoiceId, [...invoiceIds]),
         eq(paymentSessions.status, 'success'),
-        sql`${paymentSessions.amountCents} - ${paymentSessions.refundedCents} >= ${amountCents}`,
+        sql`${paymentSessions.amountCents} > ${paymentSessions.refundedCents}`,
       ),
     )
-    .orderBy(desc(paymentSessions.createdAt), desc(paymentSessions.id))
-    .limit(1);
-  return row?.id ?? null;
+    .orderBy(desc(paymentSessions.createdAt), desc(paymentSessions.id));
+  const from: { sessionId: string; amountCents: number }[] = [];
+  let wanted = amountCents;
+  for (const row of rows) {
+    if (wanted === 0) break;
+    const take = Math.min(wanted, Number(row.left));
+    from.push({ sessionId: row.id, amountCents: take });
+    wanted -= take;
+  }
+  return wanted === 0 ? from : null;
 }

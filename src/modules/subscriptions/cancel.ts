@@ -15,7 +15,7 @@ import {
   commitRefund,
   dropRefund,
   type RefundPlan,
-  refundableSession,
+  refundableSessions,
   refundCall,
   reserveRefund,
 } from '../payments/index.js';
@@ -56,15 +56,29 @@ export interface CancelPlan {
   addOnIds: string[];
   /** Unused time given back as account credit, granted in the commit. */
   credit?: { accountId: string; amountCents: number; currency: string } | null;
-  /** Unused time refunded: the session to refund from, then (reserved with the claim) the refund. */
-  refundFrom?: { sessionId: string; amountCents: number } | null;
+  /**
+   * Unused time refunded: the sessions to refund from (the newest first), then (reserved with the
+   * claim) their refunds. Plans stored before a refund could be split hold one of each
+   * (`refundFrom`, `refund`).
+   */
+  refundsFrom?: RefundSource[];
+  refunds?: RefundPlan[];
+  refundFrom?: RefundSource | null;
   refund?: RefundPlan | null;
 }
+
+type RefundSource = { sessionId: string; amountCents: number };
+
+const sourcesOf = (plan: CancelPlan): RefundSource[] =>
+  plan.refundsFrom ?? (plan.refundFrom ? [plan.refundFrom] : []);
+const refundsOf = (plan: CancelPlan): RefundPlan[] => plan.refunds ?? (plan.refund ? [plan.refund] : []);
+/** The intent step of the i-th refund (the first keeps the name it had alone). */
+const refundStep = (i: number) => (i === 0 ? 'refund' : `refund-${i + 1}`);
 
 const noPayment = (amount: number) =>
   new AppError(
     'payment_not_refundable',
-    `No successful payment of this subscription has ${amount} left to refund; cancel with refund \`credit\` instead`,
+    `The successful payments of this subscription have less than ${amount} left to refund; cancel with refund \`credit\` instead`,
   );
 
 /** What the cancellation gives back for the unused time, checked now: to whom and from which payment. */
@@ -73,7 +87,7 @@ async function giveBackPlan(
   sub: SubscriptionRow,
   giveBack: GiveBack,
   figures: CancellationFigures,
-): Promise<Pick<CancelPlan, 'credit' | 'refundFrom'>> {
+): Promise<Pick<CancelPlan, 'credit' | 'refundsFrom'>> {
   if (giveBack === 'credit' && figures.creditCents > 0) {
     if (!sub.organizationId)
       throw validationFailed(
@@ -91,9 +105,9 @@ async function giveBackPlan(
   requireCapability(adapter, 'refunds');
   const invoices = unwrapBilling(await adapter.listInvoices(sub.billingAccountId), 'Billing account');
   const billed = invoices.filter((i) => i.subscriptionId === sub.billingSubscriptionId).map((i) => i.id);
-  const sessionId = await refundableSession(deps.db, sub.tenantId, billed, figures.refundCents);
-  if (!sessionId) throw noPayment(figures.refundCents);
-  return { refundFrom: { sessionId, amountCents: figures.refundCents } };
+  const from = await refundableSessions(deps.db, sub.tenantId, billed, figures.refundCents);
+  if (!from) throw noPayment(figures.refundCents);
+  return { refundsFrom: from };
 }
 
 export async function planCancel(
@@ -132,27 +146,33 @@ type CancelRequest = {
   previewId?: string | undefined;
 };
 
-/** With the claim: the refund reserved on its session (a retry resuming the intent keeps its own). */
+/** With the claim: the refunds reserved on their sessions (a retry resuming the intent keeps its own). */
 const reserveGiveBack =
   (deps: ServiceDeps, tenantId: string, subscriptionId: string) =>
   async (tx: Tx, plan: CancelPlan): Promise<CancelPlan> => {
-    if (!plan.refundFrom) return plan;
-    const refund = await reserveRefund(
-      tx,
-      tenantId,
-      {
-        ...plan.refundFrom,
-        reason: 'requested_by_customer',
-        note: `cancellation of subscription ${subscriptionId}`,
-      },
-      deps.clock.now(),
-    );
-    return { ...plan, refund };
+    const sources = sourcesOf(plan);
+    if (sources.length === 0) return plan;
+    const refunds: RefundPlan[] = [];
+    for (const source of sources)
+      refunds.push(
+        await reserveRefund(
+          tx,
+          tenantId,
+          {
+            ...source,
+            reason: 'requested_by_customer',
+            note: `cancellation of subscription ${subscriptionId}`,
+          },
+          deps.clock.now(),
+        ),
+      );
+    return { ...plan, refunds };
   };
 
-/** Nothing took effect: the refund reserved with the claim goes with it. */
-const dropGiveBack = (tenantId: string, plan: CancelPlan) => (tx: Tx) =>
-  plan.refund ? dropRefund(tenantId, plan.refund)(tx) : Promise.resolve();
+/** Nothing took effect: the refunds reserved with the claim go with it. */
+const dropGiveBack = (tenantId: string, plan: CancelPlan) => async (tx: Tx) => {
+  for (const refund of refundsOf(plan)) await dropRefund(tenantId, refund)(tx);
+};
 
 async function cancelInBilling(intent: Intent<CancelPlan>, adapter: BillingAdapter, plan: CancelPlan) {
   for (const s of plan.linked) {
@@ -166,7 +186,8 @@ async function cancelInBilling(intent: Intent<CancelPlan>, adapter: BillingAdapt
       ),
     );
   }
-  if (plan.refund) unwrapBilling(await refundCall(intent, 'refund', adapter, plan.refund), 'Payment');
+  for (const [i, refund] of refundsOf(plan).entries())
+    unwrapBilling(await refundCall(intent, refundStep(i), adapter, refund), 'Payment');
 }
 
 async function commitCancel(u: UnitOfWork, plan: CancelPlan, claim: string | null): Promise<SubscriptionRow> {
@@ -213,7 +234,7 @@ async function commitCancel(u: UnitOfWork, plan: CancelPlan, claim: string | nul
       sourceType: 'subscription',
       sourceId: plan.subscriptionId,
     });
-  if (plan.refund) await commitRefund(u, plan.refund);
+  for (const refund of refundsOf(plan)) await commitRefund(u, refund);
   return after;
 }
 
@@ -237,7 +258,7 @@ async function executeCancel(
         plan,
         steps: [
           ...plan.linked.map((s) => ({ step: `cancel-${s.id}`, kind: 'cancel_subscription' as const })),
-          ...(plan.refundFrom ? [{ step: 'refund', kind: 'refund_payment' as const }] : []),
+          ...sourcesOf(plan).map((_, i) => ({ step: refundStep(i), kind: 'refund_payment' as const })),
         ],
       },
       reserveGiveBack(deps, ctx.tenantId, plan.subscriptionId),

@@ -114,7 +114,7 @@ export interface CancellationFigures {
   /**
    * The unused time of what was billed (the rest of the current period, prorated by the day, and a
    * next period billed early), given back as account credit (`creditCents`) or as a refund of the
-   * subscription's last payment (`refundCents`) as the cancellation asks; 0 for `none` and for
+   * subscription's last payments (`refundCents`) as the cancellation asks; 0 for `none` and for
    * end_of_period, which leaves nothing unused.
    */
   creditCents: number;

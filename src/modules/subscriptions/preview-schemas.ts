@@ -186,7 +186,7 @@ export const CancellationPreviewSchema = Type.Object({
       description: 'Unused time given back as account credit (`refund: credit`), to the cent.',
     }),
     refundCents: Type.Integer({
-      description: 'Unused time refunded on the last payment (`refund: refund`), to the cent.',
+      description: 'Unused time refunded on the last payments, newest first (`refund: refund`), to the cent.',
     }),
     chargeCents: Type.Integer(),
     netCents: Type.Integer(),

@@ -51,7 +51,10 @@ const PendingChangeSchema = Type.Object(
     billingInterval: Interval,
     effectiveAt: Timestamp,
   },
-  { description: 'The change applied at `effectiveAt`: the period end, or after an early renewal the end of the period it billed.' },
+  {
+    description:
+      'The change applied at `effectiveAt`: the period end, or after an early renewal the end of the period it billed.',
+  },
 );
 
 export const SubscriptionSchema = Type.Object(

@@ -23483,7 +23483,7 @@ export interface operations {
                                 currentPriceCents: number;
                                 /** @description Unused time given back as account credit (`refund: credit`), to the cent. */
                                 creditCents: number;
-                                /** @description Unused time refunded on the last payment (`refund: refund`), to the cent. */
+                                /** @description Unused time refunded on the last payments, newest first (`refund: refund`), to the cent. */
                                 refundCents: number;
                                 chargeCents: number;
                                 netCents: number;
