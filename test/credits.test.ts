@@ -9,6 +9,7 @@ import { expireCredits } from '../src/modules/credits/index.js';
 import { creditEntries } from '../src/modules/credits/tables.js';
 import { auditLogs, reconcileIntents } from '../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
+import { adminPost } from './support/catalog-fixtures.js';
 
 // The credit ledger: grants, applications to invoices (explicit and on issue), expiry. The
 // balance is always the sum of the entries and never below zero; an invoice's balance neither.
@@ -352,6 +353,43 @@ describe('credits', () => {
     expect(report.completed).toBe(1);
     expect((await ledger()).entries[0]).toMatchObject({ kind: 'application', status: 'posted' });
     expect((await invoiceBalance(inv)).balanceCents).toBe(400);
+  });
+
+  it('credit on issue is reserved with the order: an application lost on its way is made by the reconciler', async () => {
+    await grant(1500);
+    const workshop = await adminPost(t, shop, 'products', {
+      name: 'Workshop',
+      type: 'one_time',
+      currency: 'USD',
+      charges: [{ name: 'Seat', chargeModel: 'per_unit', tiers: [{ upTo: null, unitPriceCents: 4000 }] }],
+    });
+    faults.only = ['applyCredit'];
+    faults.loseNext = 1;
+    const order = await post('/orders', {
+      organizationId: accountId,
+      items: [{ productId: workshop.id, quantity: 1 }],
+    });
+    expect(order.statusCode, order.body).toBe(201);
+    const invoiceId = order.json().data.invoiceId as string;
+    // The order stands; its credit is reserved, the call's outcome unknown.
+    expect((await invoiceBalance(invoiceId)).balanceCents).toBe(4000);
+    expect((await ledger()).entries[0]).toMatchObject({
+      kind: 'application',
+      status: 'pending',
+      amountCents: -1500,
+    });
+    expect(await balance()).toBe(0);
+    clock.set(new Date('2026-03-01T10:05:00.000Z'));
+    const report = await reconcileIntents(t.deps, { tenantId: shop.tenantId });
+    expect(report).toMatchObject({ completed: 1, abandoned: 0 });
+    expect((await ledger()).entries[0]).toMatchObject({
+      kind: 'application',
+      status: 'posted',
+      amountCents: -1500,
+    });
+    expect((await invoiceBalance(invoiceId)).balanceCents).toBe(2500);
+    expect(await balance()).toBe(0);
+    expect(await listEvents(t.deps.db, shop.tenantId, 'credit.applied')).toHaveLength(1);
   });
 
   it('answers 501 capability_unavailable when the billing system has no credits, writing nothing', async () => {

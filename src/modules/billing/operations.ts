@@ -23,7 +23,7 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
-import { applyCreditOnIssue } from '../credits/index.js';
+import { applyReservedCredit, type ReservedCredit, reserveCreditOnIssue } from '../credits/index.js';
 import { deleteIntegration, saveIntegration } from './integration.js';
 
 // The billing admin operations: the tenant's integration (local), and the operator's commands to
@@ -184,12 +184,15 @@ async function execute(
       await intent.call('call', (k) => call(engine, command, k), describe),
       'Billing account',
     );
+    let credit: ReservedCredit = null;
     const recorded = await runUnitOfWork(deps, ctx, key, async (u) => {
       await record(u, command, result);
       await intent.complete(u, resolvedBy);
+      if (result.action === 'issue_invoice')
+        credit = await reserveCreditOnIssue(u, deps, engine, result.invoice, key);
       return result;
     });
-    if (recorded.action === 'issue_invoice') await applyCreditOnIssue(deps, ctx, recorded.invoice, key);
+    await applyReservedCredit(deps, ctx, engine, credit);
     return recorded;
   } catch (err) {
     await abandonIntent(deps, intent, engine, err);

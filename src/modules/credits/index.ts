@@ -1,6 +1,11 @@
 export {
-  applyCredit,
   applyCreditOnIssue,
+  applyReservedCredit,
+  type ReservedCredit,
+  reserveCreditOnIssue,
+} from './on-issue.js';
+export {
+  applyCredit,
   expireCredits,
   grantCredit,
   resumeApplication,

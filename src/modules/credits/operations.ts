@@ -25,7 +25,6 @@ import {
 import { accountLinkedTo } from '../accounts/index.js';
 import {
   adjustRemaining,
-  autoApplyTarget,
   balanceIn,
   type CreditEntryApi,
   grant,
@@ -74,13 +73,18 @@ export interface CreditApplication {
 }
 
 /** An application as decided and reserved; JSON, kept in its intent. */
-interface ApplyPlan {
+export interface ApplyPlan {
   entryId: string;
   accountId: string;
   invoiceId: string;
   amountCents: number;
   currency: string;
   spent: Spent;
+  /**
+   * Reserved in the unit of work that issued the invoice (credit on issue): the reconciler makes
+   * the call even when the process stopped before it, rather than dropping the reservation.
+   */
+  onIssue?: true;
 }
 
 const noCredit = (message: string) => new AppError('no_credit_available', message);
@@ -101,63 +105,67 @@ async function target(deps: ServiceDeps, ctx: OperationContext, adapter: Billing
   return { invoice, accountId };
 }
 
-/** Under the ledger lock: the amount taken from the grants with a pending entry and its intent (or a retry's). */
-function decide(
+/**
+ * In `tx`, under the ledger lock: the amount taken from the grants with a pending entry and its
+ * intent (or a retry's).
+ */
+export async function reserveApplication(
+  tx: Tx,
   deps: ServiceDeps,
   ctx: OperationContext,
-  key: OperationKey<CreditApplication>,
+  key: Pick<OperationKey, 'id'>,
   invoice: Invoice,
   accountId: string,
   requested: number | undefined,
+  onIssue = false,
 ): Promise<{ intent: Intent<ApplyPlan>; resumed: boolean }> {
-  return deps.db.transaction(async (tx) => {
-    const spec = (plan: ApplyPlan) => ({
-      operation: 'credits.apply',
-      recovery: 'roll_forward' as const,
-      subject: { type: 'credit_entry', id: plan.entryId },
-      plan,
-      steps: [{ step: 'apply', kind: 'apply_credit' as const }],
-    });
-    const earlier = await pendingPlanOf<ApplyPlan>(tx, ctx.tenantId, key.id);
-    if (earlier) return { intent: await beginIntent(tx, deps, ctx, key, spec(earlier)), resumed: true };
-    await lockLedger(tx, ctx.tenantId, accountId, invoice.currency);
-    const balance = await balanceIn(tx, ctx.tenantId, accountId, invoice.currency);
-    if (balance <= 0 || (requested !== undefined && requested > balance))
-      throw noCredit(
-        `Account ${accountId} has ${Math.max(balance, 0)} ${invoice.currency} of credit available`,
-      );
-    if (requested !== undefined && requested > invoice.balanceCents)
-      throw validationFailed(
-        'amountCents',
-        'maximum',
-        `amountCents is above the invoice's balance (${invoice.balanceCents})`,
-      );
-    const amount = requested ?? Math.min(balance, invoice.balanceCents);
-    const entry = await insertEntry(
-      tx,
-      ctx.tenantId,
-      {
-        accountId,
-        currency: invoice.currency,
-        amountCents: -amount,
-        kind: 'application',
-        status: 'pending',
-        reason: `applied to invoice ${invoice.invoiceNumber}`,
-        invoiceId: invoice.id,
-      },
-      deps.clock.now(),
-    );
-    const spent = await spendGrants(tx, ctx.tenantId, accountId, invoice.currency, amount);
-    const plan: ApplyPlan = {
-      entryId: entry.id,
-      accountId,
-      invoiceId: invoice.id,
-      amountCents: amount,
-      currency: invoice.currency,
-      spent,
-    };
-    return { intent: await beginIntent(tx, deps, ctx, key, spec(plan)), resumed: false };
+  const spec = (plan: ApplyPlan) => ({
+    operation: 'credits.apply',
+    recovery: 'roll_forward' as const,
+    subject: { type: 'credit_entry', id: plan.entryId },
+    plan,
+    steps: [{ step: 'apply', kind: 'apply_credit' as const }],
   });
+  const earlier = await pendingPlanOf<ApplyPlan>(tx, ctx.tenantId, key.id);
+  if (earlier) return { intent: await beginIntent(tx, deps, ctx, key, spec(earlier)), resumed: true };
+  await lockLedger(tx, ctx.tenantId, accountId, invoice.currency);
+  const balance = await balanceIn(tx, ctx.tenantId, accountId, invoice.currency);
+  if (balance <= 0 || (requested !== undefined && requested > balance))
+    throw noCredit(
+      `Account ${accountId} has ${Math.max(balance, 0)} ${invoice.currency} of credit available`,
+    );
+  if (requested !== undefined && requested > invoice.balanceCents)
+    throw validationFailed(
+      'amountCents',
+      'maximum',
+      `amountCents is above the invoice's balance (${invoice.balanceCents})`,
+    );
+  const amount = requested ?? Math.min(balance, invoice.balanceCents);
+  const entry = await insertEntry(
+    tx,
+    ctx.tenantId,
+    {
+      accountId,
+      currency: invoice.currency,
+      amountCents: -amount,
+      kind: 'application',
+      status: 'pending',
+      reason: `applied to invoice ${invoice.invoiceNumber}`,
+      invoiceId: invoice.id,
+    },
+    deps.clock.now(),
+  );
+  const spent = await spendGrants(tx, ctx.tenantId, accountId, invoice.currency, amount);
+  const plan: ApplyPlan = {
+    entryId: entry.id,
+    accountId,
+    invoiceId: invoice.id,
+    amountCents: amount,
+    currency: invoice.currency,
+    spent,
+    ...(onIssue ? { onIssue } : {}),
+  };
+  return { intent: await beginIntent(tx, deps, ctx, key, spec(plan)), resumed: false };
 }
 
 /** The billing system never took the application: its pending entry goes and the grants get theirs back. */
@@ -177,7 +185,7 @@ const dropApplication = (tenantId: string, plan: ApplyPlan) => async (tx: Tx) =>
   if (gone.length > 0) await adjustRemaining(tx, tenantId, plan.spent, 1);
 };
 
-async function executeApplication(
+export async function executeApplication(
   deps: ServiceDeps,
   ctx: OperationContext,
   key: OperationKey<CreditApplication>,
@@ -242,38 +250,10 @@ export async function applyCredit(
   if (!adapter) throw new AppError('not_found', 'Not found: this tenant has no active billing integration');
   requireCapability(adapter, 'credits');
   const found = await target(deps, ctx, adapter, input.invoiceId);
-  const { intent } = await decide(deps, ctx, key, found.invoice, found.accountId, input.amountCents);
+  const { intent } = await deps.db.transaction((tx) =>
+    reserveApplication(tx, deps, ctx, key, found.invoice, found.accountId, input.amountCents),
+  );
   return executeApplication(deps, ctx, key, intent, adapter);
-}
-
-/**
- * After an operation issued `invoice`: applies the account's credit to it when the tenant applies
- * credit on issue and the account has some, and returns the invoice as it is then (read again
- * when an earlier attempt of the issuing operation may have applied credit already). Best effort:
- * a failure leaves the invoice open and the credit in the ledger (both consistent), and is logged.
- */
-export async function applyCreditOnIssue(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  invoice: Invoice | null,
-  issuedBy: Pick<OperationKey, 'id'>,
-): Promise<Invoice | null> {
-  if (invoice?.status !== 'open' || invoice.balanceCents <= 0) return invoice;
-  const found = await autoApplyTarget(deps.db, ctx.tenantId, invoice);
-  if (!found) return invoice;
-  try {
-    if (found.balanceCents > 0) {
-      const key = derivedKey<CreditApplication>(['credits.apply-on-issue', issuedBy.id, invoice.id]);
-      return (await applyCredit(deps, ctx, { invoiceId: invoice.id }, key)).invoice;
-    }
-    if (!found.appliedBefore) return invoice;
-    const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
-    const fresh = adapter ? await adapter.getInvoice(invoice.id) : null;
-    return fresh?.ok ? fresh.value : invoice;
-  } catch (err) {
-    deps.logger.warn({ err, tenantId: ctx.tenantId, invoiceId: invoice.id }, 'credit not applied on issue');
-    return invoice;
-  }
 }
 
 /** The reconciler finishing an application left pending: the same call (same key), then the commit. */
@@ -282,7 +262,9 @@ export const resumeApplication: ResumeIntent = async (deps, intent) => {
   const ctx = intent.context;
   const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
   if (!adapter) throw new Error('no billing integration to finish the credit application with');
-  if (!(await anyCallTookEffect(deps, intent, adapter, dropApplication(ctx.tenantId, plan))))
+  // Credit on issue was promised with the invoice: its call is made (again, under its key) even
+  // if it never went out. Otherwise a call that never took effect leaves nothing to finish.
+  if (!plan.onIssue && !(await anyCallTookEffect(deps, intent, adapter, dropApplication(ctx.tenantId, plan))))
     return 'abandoned';
   await executeApplication(
     deps,

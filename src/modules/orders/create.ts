@@ -14,7 +14,7 @@ import {
 } from '../../unit-of-work/index.js';
 import { checkOutCart } from '../carts/index.js';
 import { redeemPromotion } from '../catalog/index.js';
-import { applyCreditOnIssue } from '../credits/index.js';
+import { applyReservedCredit, type ReservedCredit, reserveCreditOnIssue } from '../credits/index.js';
 import { commitCreate, type Provisioned, provision, provisionSteps } from '../subscriptions/index.js';
 import { getTenant } from '../tenants/index.js';
 import { noBilling, type OrderPlan, planOrder, type RulesApplied } from './plan.js';
@@ -130,6 +130,7 @@ async function createBilledOrder(
     // A retry that took the intent over continues its stored plan: the same order, the same calls.
     const stored = intent.plan;
     const billed = await billOrder(intent, adapter, stored);
+    const credits: ReservedCredit[] = [];
     const created = await runUnitOfWork(deps, ctx, key, async (u) => {
       if (stored.cart) await checkOut(u, stored.cart);
       const made = await writeOrder(u, stored, billed.invoice);
@@ -137,11 +138,13 @@ async function createBilledOrder(
         await commitCreate(u, sub, billed.journey[i] as Provisioned, null, { orderId: made.order.id });
       await emitOrderInvoice(u, billed.invoice, made.order.id);
       await intent.complete(u);
+      // Reserved with the order (the reconciler applies it if this process stops now); applied
+      // after the commit: an order that fails is undone by voiding its invoices, which credit would block.
+      for (const invoice of [billed.invoice, ...billed.journey.map((j) => j.invoice)])
+        credits.push(await reserveCreditOnIssue(u, deps, adapter, invoice, key));
       return made;
     });
-    // After the commit: an order that fails is undone by voiding its invoices, which credit would block.
-    for (const invoice of [billed.invoice, ...billed.journey.map((j) => j.invoice)])
-      await applyCreditOnIssue(deps, ctx, invoice, key);
+    for (const credit of credits) await applyReservedCredit(deps, ctx, adapter, credit);
     return created;
   } catch (err) {
     await abandonIntent(deps, intent, adapter, err);
