@@ -37,6 +37,7 @@ import { registerPolicyRoutes } from './modules/policies/routes.js';
 import { registerPricingRoutes } from './modules/pricing/routes.js';
 import { registerProviderEventRoutes } from './modules/provider-events/routes.js';
 import { registerShippingRoutes } from './modules/shipping/routes.js';
+import { emitProductEntitlementsChanged } from './modules/subscriptions/index.js';
 import { registerPreviewRoutes } from './modules/subscriptions/preview-routes.js';
 import { registerSubscriptionRoutes, subscriptionTagTarget } from './modules/subscriptions/routes.js';
 import { registerTenantRoutes } from './modules/tenants/routes.js';
@@ -132,7 +133,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerDiscoveryRoutes(app, deps, registry);
   registerApiKeyRoutes(app, deps);
   registerAuditRoutes(app, deps);
-  registerCatalogAdminRoutes(app, deps);
+  // A product's entitlements reach the accounts holding it: entitlements.changed for each set it changes.
+  registerCatalogAdminRoutes(app, deps, emitProductEntitlementsChanged);
   registerCatalogRoutes(app, deps);
   registerPricingRoutes(app, deps);
   registerCartRoutes(app, deps);

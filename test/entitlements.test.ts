@@ -292,6 +292,54 @@ describe('entitlements of an account', () => {
     ]);
   });
 
+  it('a product edit announces the new set to each account holding it whose set it changes, once', async () => {
+    const scale = await adminPost(
+      t,
+      shop,
+      'products',
+      perSeat('Scale', 2000, { rank: 3, entitlements: { seats: 20 } }),
+    );
+    const unlimited = await adminPost(t, shop, 'products', {
+      ...perSeat('Unlimited seats', 100, { entitlements: { seats: null } }),
+      type: 'add_on',
+      family: null,
+      rank: null,
+      billingInterval: null,
+    });
+    const [a, b, c, d] = [await account(), await account(), await account(), await account()];
+    await subscribe({ productId: scale.id, organizationId: a });
+    await subscribe({ productId: scale.id, quantity: 2, organizationId: b });
+    const base = await subscribe({ productId: scale.id, organizationId: c });
+    await subscribe({ productId: unlimited.id, parentSubscriptionId: base.id });
+    await subscribe({ productId: team.id, organizationId: d });
+    const before = new Map(
+      await Promise.all([a, b, c, d].map(async (id) => [id, (await changedEvents(id)).length] as const)),
+    );
+    const patch = (payload: object) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/admin/products/${scale.id}`,
+        headers: bearer(shop.keys.admin),
+        payload,
+      });
+    const edited = await patch({ entitlements: { seats: 25, sso: true } });
+    expect(edited.statusCode, edited.body).toBe(200);
+    for (const id of [a, b]) {
+      const evs = await changedEvents(id);
+      expect(evs).toHaveLength((before.get(id) ?? 0) + 1);
+      expect(evs.at(-1)).toMatchObject({ accountId: id, entitlements: { seats: 25, sso: true } });
+    }
+    // c: its add-on's unlimited seats win either way, but sso is new to it; d holds another plan.
+    expect((await changedEvents(c)).at(-1)).toMatchObject({ entitlements: { seats: null, sso: true } });
+    expect(await changedEvents(c)).toHaveLength((before.get(c) ?? 0) + 1);
+    expect(await changedEvents(d)).toHaveLength(before.get(d) ?? 0);
+    expect(await check(a, 'seats')).toMatchObject({ allowed: true, limit: 25 });
+    // An edit that leaves the entitlements as they were, or changes no set, announces nothing.
+    expect((await patch({ name: 'Scale 2' })).statusCode).toBe(200);
+    expect((await patch({ entitlements: { seats: 25, sso: true } })).statusCode).toBe(200);
+    for (const id of [a, b, c]) expect(await changedEvents(id)).toHaveLength((before.get(id) ?? 0) + 1);
+  });
+
   it('emits entitlements.changed exactly when the set changes, in the unit of the change', async () => {
     const org = await account();
     const sub = await subscribe({ productId: team.id, quantity: 2, organizationId: org });

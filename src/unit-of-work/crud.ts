@@ -5,7 +5,7 @@ import type { Queryable } from '../db/client.js';
 import type { AuditAction } from './audit-actions.js';
 import { diffChanges } from './audit-log.js';
 import type { OperationKey } from './operation-key.js';
-import { runUnitOfWork, type UnitDeps } from './unit-of-work.js';
+import { runUnitOfWork, type UnitDeps, type UnitOfWork } from './unit-of-work.js';
 
 /** What a resource's service provides to its admin endpoints; API shapes in, API shapes out. */
 export interface CrudService<Api extends { id: string }, Create, Update> {
@@ -41,6 +41,8 @@ export interface CrudSpec<Api extends { id: string }, Create, Update> {
   updateBody: TSchema;
   audit: { resourceType: string; create: AuditAction; update: AuditAction; delete: AuditAction };
   service: CrudService<Api, Create, Update>;
+  /** What else an update does in its unit of work (events of modules above this resource's). */
+  afterUpdate?(u: UnitOfWork, change: { before: Api; after: Api }): Promise<void>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a list of specs of different resources (routes, seed loader)
@@ -91,6 +93,7 @@ export function updateResource<Api extends { id: string }, Create, Update>(
       resourceId: result.after.id,
       details: diffChanges(before, after),
     });
+    await spec.afterUpdate?.(u, result);
     return result.after;
   });
 }

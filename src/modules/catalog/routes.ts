@@ -7,13 +7,25 @@ import { action } from '../../http/envelope.js';
 import { catalogExample } from '../../http/examples.js';
 import { inMemoryList, ListEnvelope, PageQuery } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
-import { catalogCrudSpecs } from './crud.js';
-import { activeProducts, presentProduct } from './products.js';
+import type { UnitOfWork } from '../../unit-of-work/index.js';
+import { catalogCrudSpecs, productCrud } from './crud.js';
+import { activeProducts, type ProductApi, presentProduct } from './products.js';
 import { ProductSchema } from './schemas.js';
 
+/** What a product's update does beside the catalog (the composition root wires it). */
+export type ProductUpdated = (
+  u: UnitOfWork,
+  change: { before: ProductApi; after: ProductApi },
+) => Promise<void>;
+
 /** Admin endpoints for the catalog: products, price rules, offers, promotions, plan links and rules. */
-export function registerCatalogAdminRoutes(app: TypedApp, deps: Deps) {
-  for (const spec of catalogCrudSpecs) registerAdminCrud(app, deps, spec);
+export function registerCatalogAdminRoutes(app: TypedApp, deps: Deps, productUpdated?: ProductUpdated) {
+  for (const spec of catalogCrudSpecs)
+    registerAdminCrud(
+      app,
+      deps,
+      spec === productCrud && productUpdated ? { ...productCrud, afterUpdate: productUpdated } : spec,
+    );
 }
 
 /** `GET /catalog`: what this tenant sells, for agents deciding what to put in a cart. */

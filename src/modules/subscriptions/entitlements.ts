@@ -264,6 +264,48 @@ export async function emitEntitlementsChanged(
 }
 
 /**
+ * After a product's entitlements were edited in unit `u`: `entitlements.changed` for each account
+ * with a granting subscription of it whose merged set that changed. Two reads whatever the number
+ * of accounts: their granting subscriptions, and the products those name.
+ */
+export async function emitProductEntitlementsChanged(
+  u: UnitOfWork,
+  change: { before: ProductEntitlements; after: ProductEntitlements },
+): Promise<void> {
+  if (JSON.stringify(change.before.entitlements) === JSON.stringify(change.after.entitlements)) return;
+  const s = subscriptions;
+  const granting = inArray(s.status, [...GRANTING_STATUSES]);
+  const holders = u.tx
+    .select({ organizationId: s.organizationId })
+    .from(s)
+    .where(tenantWhere(s, u.ctx.tenantId, eq(s.productId, change.after.id), granting));
+  const rows = await u.tx
+    .select({
+      id: s.id,
+      parentSubscriptionId: s.parentSubscriptionId,
+      productId: s.productId,
+      status: s.status,
+      organizationId: s.organizationId,
+    })
+    .from(s)
+    .where(tenantWhere(s, u.ctx.tenantId, granting, inArray(s.organizationId, holders)))
+    .orderBy(s.createdAt, s.id);
+  if (rows.length === 0) return;
+  const after = productMap(
+    (await pricingDataFor(u.tx, u.ctx.tenantId, unique(rows.map((r) => r.productId)))).products,
+  );
+  const before = new Map(after).set(change.before.id, change.before);
+  const byAccount = new Map<string, typeof rows>();
+  for (const r of rows)
+    byAccount.set(r.organizationId as string, [...(byAccount.get(r.organizationId as string) ?? []), r]);
+  for (const [accountId, held] of byAccount) {
+    const now = resolveAccountSet(held, after);
+    if (!sameSet(resolveAccountSet(held, before), now))
+      await u.emit('entitlements.changed', entitlementsChangedData(accountId, now));
+  }
+}
+
+/**
  * A cancellation's changes: the subscription (`before` -> `after`) and the add-ons it ended, which
  * were live before (only live add-ons are ended) and kept their product.
  */

@@ -12,6 +12,7 @@ export { resumeEnd } from './end.js';
 export {
   type AccountEntitlements,
   type EntitlementValue,
+  emitProductEntitlementsChanged,
   readAccountEntitlements,
 } from './entitlements.js';
 export { resumeRenewal } from './renew.js';
