@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
+import { PROVIDER_CALLBACKS_PER_WINDOW } from '../src/http/limits.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp } from './harness.js';
@@ -107,6 +108,31 @@ describe('rolling-window rate limits (in-process)', () => {
     expect(limited.statusCode).toBe(429);
     expect(limited.headers['retry-after']).toEqual(expect.any(String));
     expect((await fromIp('198.51.100.8', '/api/v1/openapi.json')).statusCode).toBe(200);
+  });
+
+  it('gives the payment provider callback a bucket of its own per address, well above the standard tier', async () => {
+    clock.set(new Date(T0 + 45 * WINDOW_MS));
+    const ip = '198.51.100.9';
+    const callback = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/provider-events/sandbox/unknown-endpoint',
+        remoteAddress: ip,
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
+    // 80 callbacks from one address: more than the 60 of a client without a key, all answered.
+    for (let i = 0; i < 80; i++) {
+      const res = await callback();
+      expect(res.statusCode).toBe(404);
+      expect(headersOf(res)).toMatchObject({
+        limit: PROVIDER_CALLBACKS_PER_WINDOW,
+        remaining: PROVIDER_CALLBACKS_PER_WINDOW - 1 - i,
+      });
+    }
+    // The address's standard bucket for the other routes without a key is untouched.
+    const discovery = await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json', remoteAddress: ip });
+    expect(headersOf(discovery)).toMatchObject({ limit: 60, remaining: 59 });
   });
 
   it('carries the headers on errors too, but not on health probes', async () => {

@@ -45,7 +45,8 @@ const byIp = (request: FastifyRequest) => `ip:${request.ip}`;
 /**
  * Runs before body parsing on every request: authenticates routes that need a scope, applies the
  * rolling-window rate limit (per key; per client IP for unauthenticated requests, including
- * failed authentication), then checks the scope. Health probes opt out with `rateLimit: false`.
+ * failed authentication; a route may give its callers a bucket of their own), then checks the
+ * scope. Health probes opt out with `rateLimit: false`.
  */
 export function registerRequestGate(app: TypedApp, deps: GateDeps) {
   app.decorateRequest('ctx', null);
@@ -53,7 +54,12 @@ export function registerRequestGate(app: TypedApp, deps: GateDeps) {
     const config = request.routeOptions.config;
     if (config.rateLimit === false) return;
     const required = config.scope;
-    if (!required) return limit(deps, reply, byIp(request), RATE_LIMIT_TIERS.standard);
+    if (!required) {
+      const own = config.rateLimit;
+      return own
+        ? limit(deps, reply, `${byIp(request)}:${own.bucket}`, own.max)
+        : limit(deps, reply, byIp(request), RATE_LIMIT_TIERS.standard);
+    }
     let ctx: RequestContext;
     try {
       ctx = await authenticate(request, deps.apiKeys, deps.environment);

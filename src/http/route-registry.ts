@@ -13,8 +13,12 @@ declare module 'fastify' {
     public?: boolean;
     /** Scope the caller's key needs; absent or null means no authentication. */
     scope?: Scope | null;
-    /** `false` exempts the route from rate limiting (health probes only). */
-    rateLimit?: false;
+    /**
+     * `false` exempts the route from rate limiting (health probes only). For a route without a
+     * key, a bucket of its own per client IP with its own limit instead of the standard tier
+     * shared with the other routes without a key (the payment provider's callback).
+     */
+    rateLimit?: false | { bucket: string; max: number };
   }
 }
 

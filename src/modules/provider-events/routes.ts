@@ -6,6 +6,7 @@ import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
 import { action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
+import { PROVIDER_CALLBACKS_PER_WINDOW } from '../../http/limits.js';
 import { type Presented, respond } from '../../http/operation.js';
 import type { TypedApp } from '../../http/types.js';
 import { compileBodyValidator, validationDetails } from '../../http/validation.js';
@@ -209,7 +210,10 @@ function registerCallbackRoute(app: TypedApp, deps: Deps) {
     scope.post(
       '/api/v1/provider-events/:provider/:endpointId',
       {
-        config: { public: false },
+        config: {
+          public: false,
+          rateLimit: { bucket: 'provider-events', max: PROVIDER_CALLBACKS_PER_WINDOW },
+        },
         schema: {
           params: Type.Object({ provider: Type.String(), endpointId: Type.String() }),
           response: { 200: ReceiptSchema },
