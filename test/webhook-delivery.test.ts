@@ -4,6 +4,7 @@ import pino from 'pino';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
+import { isCitus } from '../src/db/citus-runtime.js';
 import { openPostgres, rowsOf } from '../src/db/client.js';
 import { listenForDeliveries } from '../src/events/delivery-listener.js';
 import {
@@ -574,6 +575,38 @@ describe('webhook delivery', () => {
         unsubscribe();
         await running.stop();
       }
+    });
+
+    it('on Citus: claims the tenants wake-ups named, asks every shard at most once a second, and backlogs take turns', async (ctx) => {
+      if (!(await isCitus(t.deps.db))) ctx.skip();
+      const first = tenant;
+      await queueTestEvents((await subscribe(['webhook.test'])).id, 10);
+      tenant = await createTestTenant(t.deps);
+      const second = tenant;
+      await queueTestEvents((await subscribe(['webhook.test'])).id, 10);
+      // A handle of its own (the worker's state is per handle) that counts the questions to every shard.
+      let asked = 0;
+      const db = new Proxy(t.deps.db, {
+        get(target, prop, receiver) {
+          if (prop !== 'execute') return Reflect.get(target, prop, receiver);
+          return (query: SQL) => {
+            if (sqlText(query).includes('group by d.tenant_id')) asked++;
+            return target.execute(query);
+          };
+        },
+      });
+      const started = Date.now();
+      const tenantsOf = (claimed: { tenantId: string }[]) => claimed.map((d) => d.tenantId);
+      // Both named: the first fills the claim and goes to the back of the line.
+      const claimA = await claimDueDeliveries(db, clock.now(), 5, 60_000, undefined, [
+        first.tenantId,
+        second.tenantId,
+      ]);
+      expect(tenantsOf(claimA)).toEqual(Array(5).fill(first.tenantId));
+      // Then the second's turn, from what the worker knows: no new question within the second.
+      const claimB = await claimDueDeliveries(db, clock.now(), 5, 60_000);
+      expect(tenantsOf(claimB)).toEqual(Array(5).fill(second.tenantId));
+      if (Date.now() - started < 1_000) expect(asked).toBe(1);
     });
 
     it('sends a backlog larger than its slots without waiting for the poll, and leaves nothing held', async () => {
