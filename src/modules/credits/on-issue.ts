@@ -65,7 +65,7 @@ export async function reserveCreditOnIssue(
   }
 }
 
-/** After the commit: the reserved credit applied; the invoice as it is then. Best effort, like below. */
+/** After the issuing commit: the reserved credit applied. A failure is logged; a pending one is the reconciler's. */
 export async function applyReservedCredit(
   deps: ServiceDeps,
   ctx: OperationContext,

@@ -296,8 +296,10 @@ export async function emitProductEntitlementsChanged(
   );
   const before = new Map(after).set(change.before.id, change.before);
   const byAccount = new Map<string, typeof rows>();
-  for (const r of rows)
-    byAccount.set(r.organizationId as string, [...(byAccount.get(r.organizationId as string) ?? []), r]);
+  for (const r of rows) {
+    const accountId = r.organizationId as string;
+    byAccount.get(accountId)?.push(r) ?? byAccount.set(accountId, [r]);
+  }
   for (const [accountId, held] of byAccount) {
     const now = resolveAccountSet(held, after);
     if (!sameSet(resolveAccountSet(held, before), now))
