@@ -147,6 +147,23 @@ describe('subscription renewal, early and due', () => {
       details: Record<string, unknown>;
     }[];
   const runScheduler = () => runDueSubscriptionWork(t.deps, { tenantId: shop.tenantId });
+  const previewPlanChange = (subscriptionId: string, targetProductId: string) =>
+    post('/preview/plan-change', shop.keys.read, {}, { subscriptionId, targetProductId });
+  /** Change-plan at exactly the figures of `preview` (its previewId). */
+  const changePlanAsPreviewed = (
+    subscriptionId: string,
+    targetProductId: string,
+    preview: Awaited<ReturnType<typeof post>>,
+  ) =>
+    post(
+      `/subscriptions/${subscriptionId}/change-plan`,
+      shop.keys.commerce,
+      {},
+      {
+        targetProductId,
+        previewId: preview.json().data.previewId,
+      },
+    );
 
   it('early: bills the next period now (invoice, session); the scheduler moves into it without a second invoice', async () => {
     const sub = await create();
@@ -399,15 +416,7 @@ describe('subscription renewal, early and due', () => {
     const sub = await create({ productId: basic.id, quantity: 3 });
     clock.set(new Date('2024-02-01T00:00:00Z'));
     expect((await renew(sub.id)).json().data).toMatchObject({ renewal: 'early' });
-    const preview = await post(
-      '/preview/plan-change',
-      shop.keys.read,
-      {},
-      {
-        subscriptionId: sub.id,
-        targetProductId: pro.id,
-      },
-    );
+    const preview = await previewPlanChange(sub.id, pro.id);
     expect(preview.statusCode, preview.body).toBe(200);
     // 14 of the period's 31 days are left: 3000 * 14/31 = 1355 and 6000 * 14/31 = 2710 (half up),
     // plus the billed period whole: 3000 given back, 6000 charged.
@@ -416,12 +425,7 @@ describe('subscription renewal, early and due', () => {
       chargeCents: 2710 + 6000,
       netCents: 8710 - 4355,
     });
-    const changed = await post(
-      `/subscriptions/${sub.id}/change-plan`,
-      shop.keys.commerce,
-      {},
-      { targetProductId: pro.id, previewId: preview.json().data.previewId },
-    );
+    const changed = await changePlanAsPreviewed(sub.id, pro.id, preview);
     expect(changed.statusCode, changed.body).toBe(200);
     expect(changed.json().data).toMatchObject({ productId: pro.id, priceCents: 6000, status: 'active' });
     const invoices = await invoicesOf(sub);
@@ -452,26 +456,13 @@ describe('subscription renewal, early and due', () => {
     const sub = await create({ productId: monthly.id });
     clock.set(new Date('2024-02-01T00:00:00Z'));
     expect((await renew(sub.id)).json().data).toMatchObject({ renewal: 'early' });
-    const preview = await post(
-      '/preview/plan-change',
-      shop.keys.read,
-      {},
-      {
-        subscriptionId: sub.id,
-        targetProductId: annual.id,
-      },
-    );
+    const preview = await previewPlanChange(sub.id, annual.id);
     // 1000 * 14/31 = 452 (half up) of the current period, and the billed period whole.
     expect(preview.json().data.financialImpact).toMatchObject({
       creditCents: 452 + 1000,
       chargeCents: 12_000,
     });
-    const changed = await post(
-      `/subscriptions/${sub.id}/change-plan`,
-      shop.keys.commerce,
-      {},
-      { targetProductId: annual.id, previewId: preview.json().data.previewId },
-    );
+    const changed = await changePlanAsPreviewed(sub.id, annual.id, preview);
     expect(changed.statusCode, changed.body).toBe(200);
     expect(changed.json().data).toMatchObject({
       billingInterval: 'year',

@@ -1,4 +1,4 @@
-import type { BillingAdapter, Invoice } from '../../billing/index.js';
+import { type BillingAdapter, capabilitiesOf, type Invoice } from '../../billing/index.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import {
@@ -41,7 +41,7 @@ export async function reserveCreditOnIssue(
   invoice: Invoice | null,
   issuedBy: Pick<OperationKey, 'id'>,
 ): Promise<ReservedCredit> {
-  if (invoice?.status !== 'open' || invoice.balanceCents <= 0 || typeof adapter.applyCredit !== 'function')
+  if (invoice?.status !== 'open' || invoice.balanceCents <= 0 || !capabilitiesOf(adapter).includes('credits'))
     return null;
   const found = await autoApplyTarget(u.tx, u.ctx.tenantId, invoice);
   if (!found || found.balanceCents <= 0) return null;
