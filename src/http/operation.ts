@@ -8,8 +8,10 @@ import { requireCtx } from './auth.js';
 import type { RequestContext } from './context.js';
 import { errorBody } from './error-handler.js';
 import {
+  claimScope,
   findResponse,
   type IdempotentRequest,
+  releaseClaim,
   requestHash,
   type StoredResponse,
   saveResponse,
@@ -28,7 +30,11 @@ interface EdgeDeps {
   db: Db;
   clock: Clock;
   keyRing: KeyRing;
+  /** The claim on an Idempotency-Key is held as long as an intent's lease (INTENT_LEASE_MS). */
+  config?: { intentLeaseMs: number };
 }
+
+const CLAIM_LEASE_MS = 30_000;
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -149,14 +155,29 @@ async function rememberRefusal(deps: EdgeDeps, idem: IdempotentRequest, outcome:
 }
 
 /**
+ * Claims the Idempotency-Key's scope with the request hash before the operation does anything.
+ * Returns the claim token, or the outcome to send instead: a completed duplicate's stored answer.
+ * Another body under the key is 422 and the same request still in flight 409, having done nothing.
+ */
+async function claim(deps: EdgeDeps, idem: IdempotentRequest): Promise<string | Outcome> {
+  const leaseMs = deps.config?.intentLeaseMs ?? CLAIM_LEASE_MS;
+  const found = await claimScope(deps.db, deps.keyRing, idem, deps.clock.now(), leaseMs);
+  if (found.kind === 'claimed') return found.token;
+  if (found.kind === 'replay') return replayOf(found.stored);
+  throw found.kind === 'conflict' ? conflictingReuse() : inFlight();
+}
+
+/**
  * The HTTP edge of a write: runs `operation` (which does its work in one unit of work) with its
  * operation key and sends what `present` makes of the result.
  *
- * With an Idempotency-Key the key is derived from it and the canonical request (the same key with
- * another body is another operation), and the response is stored in the operation's own
- * transaction: a duplicate running concurrently gets 409 idempotency_in_flight; a completed one is
- * replayed byte for byte with `X-Idempotency-Replayed: true`; another body is 422. Refusals other
- * than 400 are remembered too; 400 and 5xx are not, so a retry runs again.
+ * With an Idempotency-Key, the key's scope is first claimed with the canonical request hash
+ * (`claim`), before any effect: the same key with another body is 422 and a duplicate of a request
+ * still running 409 idempotency_in_flight, both having done nothing. The operation key is derived
+ * from the key and the request, and the response is stored in the operation's own transaction
+ * (which checks again under a lock); a completed request is replayed byte for byte with
+ * `X-Idempotency-Replayed: true`. Refusals other than 400 are remembered too; 400 and 5xx are
+ * not, so a retry runs again.
  */
 export async function respond<T>(
   deps: EdgeDeps,
@@ -168,6 +189,8 @@ export async function respond<T>(
 ): Promise<FastifyReply> {
   const ctx = options.ctx ?? requireCtx(request);
   const idem = idempotentRequest(request, ctx);
+  const claimed = idem ? await claim(deps, idem) : undefined;
+  if (typeof claimed === 'object') return send(reply, claimed);
   let made: Outcome | undefined;
   const hooks: CommitHooks<T> = {
     ...(idem ? { begin: (tx: Tx) => lockScope(tx, deps.keyRing, idem, deps.clock.now()) } : {}),
@@ -183,14 +206,22 @@ export async function respond<T>(
   try {
     const result = await operation(ctx, key);
     if (!made) {
-      // The operation changed nothing (no unit of work ran): nothing to store.
+      // The operation changed nothing (no unit of work ran): its answer is stored on its own.
       const { status, body } = present(result, ctx);
       made = { status, payload: serialize(reply, status, body), replayed: false };
+      if (idem) await saveResponse(deps.db, deps.keyRing, idem, status, made.payload, deps.clock.now());
     }
     return send(reply, made);
   } catch (err) {
     if (err instanceof StoredReplay) return send(reply, replayOf(err.stored));
-    if (!idem || !(err instanceof AppError) || !isRemembered(err)) throw err;
+    if (!idem || claimed === undefined) throw err;
+    if (!(err instanceof AppError) || !isRemembered(err)) {
+      // Not remembered (400, 5xx, a transient refusal): the key is free again, as before it was
+      // used; an intent the request left pending is resumed by the same request (same operation
+      // key) or settled by the reconciler. The claim's lease runs out if this fails too.
+      await releaseClaim(deps.db, idem, claimed).catch(() => {});
+      throw err;
+    }
     const refused = { status: err.status, payload: errorPayload(reply, request, err), replayed: false };
     const outcome = await rememberRefusal(deps, idem, refused);
     return send(reply, outcome);

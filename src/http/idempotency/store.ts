@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { isSealed, type KeyRing } from '../../core/key-ring.js';
 import { affectedRows, type Queryable, rowsOf, type Tx } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
@@ -75,12 +75,15 @@ export async function findResponse(
       body: idempotencyKeys.responseBody,
     })
     .from(idempotencyKeys)
-    .where(and(scopeWhere(req), gt(idempotencyKeys.expiresAt, now)));
-  if (!row) return undefined;
-  return isSealed(row.body) ? { ...row, body: ring.open('idempotent_response', row.body) } : row;
+    .where(
+      and(scopeWhere(req), gt(idempotencyKeys.expiresAt, now), isNotNull(idempotencyKeys.responseStatus)),
+    );
+  if (!row || row.status === null || row.body === null) return undefined;
+  const stored = { requestHash: row.requestHash, status: row.status, body: row.body };
+  return isSealed(row.body) ? { ...stored, body: ring.open('idempotent_response', row.body) } : stored;
 }
 
-/** Stores the response; an expired record of the same scope is replaced. */
+/** Stores the response (closing the claim); an expired record of the same scope is replaced. */
 export async function saveResponse(
   tx: Queryable,
   ring: KeyRing,
@@ -93,6 +96,8 @@ export async function saveResponse(
     requestHash: req.hash,
     responseStatus: status,
     responseBody: ring.seal('idempotent_response', body),
+    claimToken: null,
+    claimedUntil: null,
     createdAt: now,
     expiresAt: new Date(now.getTime() + RETENTION_MS),
   };
@@ -114,6 +119,73 @@ export async function saveResponse(
       ],
       set: values,
     });
+}
+
+/** What claiming a request's scope found. */
+export type Claim =
+  | { kind: 'claimed'; token: string }
+  | { kind: 'replay'; stored: StoredResponse }
+  /** The scope holds another request body (answered or in flight). */
+  | { kind: 'conflict' }
+  /** The same request is in flight and its claim is still held. */
+  | { kind: 'in_flight' };
+
+/**
+ * Claims the request's scope with its hash BEFORE the operation has any effect (an intent, a
+ * reservation, a billing call), in one statement: a new scope, an expired record, or the same
+ * request's claim whose lease has run out (its holder crashed) is taken;
+ * anything else is reported. So a request with the same key and another body does nothing at
+ * all, and two copies of one request never run at once.
+ */
+export async function claimScope(
+  db: Queryable,
+  ring: KeyRing,
+  req: IdempotentRequest,
+  now: Date,
+  leaseMs: number,
+): Promise<Claim> {
+  const token = randomUUID();
+  const at = now.toISOString();
+  for (let tries = 0; tries < 3; tries++) {
+    const taken = rowsOf(
+      await db.execute(sql`
+        insert into idempotency_keys (tenant_id, idempotency_key, method, path, request_hash, response_status,
+          response_body, claim_token, claimed_until, created_at, expires_at)
+        values (${req.tenantId}, ${req.key}, ${req.method}, ${req.path}, ${req.hash}, null, null, ${token},
+          ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz, ${at}::timestamptz,
+          ${new Date(now.getTime() + RETENTION_MS).toISOString()}::timestamptz)
+        on conflict (tenant_id, idempotency_key, method, path) do update set
+          request_hash = excluded.request_hash, response_status = null, response_body = null,
+          claim_token = excluded.claim_token, claimed_until = excluded.claimed_until,
+          created_at = excluded.created_at, expires_at = excluded.expires_at
+        where idempotency_keys.expires_at <= excluded.created_at
+          or (idempotency_keys.response_status is null and idempotency_keys.request_hash = excluded.request_hash
+              and idempotency_keys.claimed_until <= excluded.created_at)
+        returning claim_token`),
+    );
+    if (taken.length > 0) return { kind: 'claimed', token };
+    const stored = await findResponse(db, ring, req, now);
+    if (stored) return stored.requestHash === req.hash ? { kind: 'replay', stored } : { kind: 'conflict' };
+    const [held] = await db
+      .select({ requestHash: idempotencyKeys.requestHash })
+      .from(idempotencyKeys)
+      .where(and(scopeWhere(req), isNull(idempotencyKeys.responseStatus)));
+    // Released between the two statements (its request was refused with 400): claim again.
+    if (!held) continue;
+    return held.requestHash === req.hash ? { kind: 'in_flight' } : { kind: 'conflict' };
+  }
+  return { kind: 'in_flight' };
+}
+
+const heldBy = (req: IdempotentRequest, token: string) =>
+  and(scopeWhere(req), eq(idempotencyKeys.claimToken, token), isNull(idempotencyKeys.responseStatus));
+
+/**
+ * Gives the claim up: the request failed in a way that is not remembered (400, 5xx), so the key
+ * may be used again, as if it had never been sent.
+ */
+export async function releaseClaim(db: Queryable, req: IdempotentRequest, token: string): Promise<void> {
+  await db.delete(idempotencyKeys).where(heldBy(req, token));
 }
 
 /** Deletes records past their 24 h retention; returns how many. */
