@@ -8,7 +8,7 @@ import { FAULTS, type Fault, MoneyWorld } from './support/money-world.js';
 // billing boundary (pay an invoice, complete, provider success and failure events, void, create,
 // change and cancel subscriptions (giving back credit or a refund), refunds, credit grants and
 // parallel credit applications, billing-linked orders, retries with the same key and body or
-// another body, and races of complete against a provider failure), each with a fault on its
+// another body, one key sent with three bodies at once, and races of complete against a provider failure), each with a fault on its
 // billing call (none; before the call reaches the system; after it took effect, as a timeout;
 // slow). After every sequence and one reconciler pass, the two systems must agree
 // (MoneyWorld.problems). PostgreSQL only: the races need real concurrency.
@@ -243,6 +243,56 @@ const commands = [
           undefined,
           f,
         );
+      }),
+  ),
+  fc.tuple(n, fc.constantFrom('refund', 'apply-credit', 'invoice'), fault).map(
+    ([i, kind, f]) =>
+      new Command(`same-key-3-bodies(${kind},${i},${f})`, async (w) => {
+        // Issue 27, finding 1: one Idempotency-Key, three bodies at once. At most one is told 2xx,
+        // and after the reconciler's pass nothing took effect beyond what the answers allow.
+        const session = pick(w.sessions, i);
+        const invoice = pick(w.invoices, i);
+        const target = {
+          refund: session && {
+            url: `/payments/${session}/refunds`,
+            body: (k: number) => ({ amountCents: k * 10, reason: 'requested_by_customer' }),
+          },
+          'apply-credit': invoice && {
+            url: `/invoices/${invoice}/apply-credit`,
+            body: (k: number) => ({ amountCents: k * 10 }),
+          },
+          invoice: {
+            url: `/admin/billing/accounts/${w.billingId}/invoices`,
+            body: (k: number) => ({ lines: [{ description: 'x', unitAmountCents: 1000 * k }] }),
+          },
+        }[kind];
+        if (!target) return;
+        const count = async () => {
+          const s = await w.state();
+          if (kind === 'refund') return s.refunds.length;
+          if (kind === 'apply-credit') return s.credits.filter((e) => e.kind === 'application').length;
+          return s.invoices.length;
+        };
+        const before = await count();
+        const invoicesBefore = new Set((await w.state()).invoices.map((x) => x.id));
+        const key = newKey();
+        const apiKey = kind === 'invoice' ? w.tenant.keys.admin : undefined;
+        const answers = await w.sendAll(
+          [1, 2, 3].map((k) => ({ method: 'POST', url: target.url, body: target.body(k), key, apiKey })),
+          f,
+        );
+        await w.settle();
+        const told = answers.filter((a) => a.status < 300).length;
+        const unknown = answers.filter((a) => a.status >= 500).length;
+        const made = (await count()) - before;
+        if (told > 1 || made > told + unknown)
+          w.violations.push(
+            `${kind}: one key, three bodies answered ${answers.map((a) => a.status)}, ${made} made`,
+          );
+        // The operator's invoices this race made are the world's (others' owners are checked).
+        if (kind === 'invoice')
+          for (const made of (await w.state()).invoices)
+            if (!invoicesBefore.has(made.id) && !made.subscriptionId) w.invoices.push(made.id);
       }),
   ),
   fc.tuple(n, fc.boolean(), fault).map(

@@ -63,6 +63,8 @@ export class MoneyWorld {
   /** Subscriptions a client was told were created (201). */
   readonly created = new Set<string>();
   readonly serverErrors: string[] = [];
+  /** What a command saw that breaks a promise made to the client (checked with the invariants). */
+  readonly violations: string[] = [];
 
   constructor(
     readonly t: TestApp,
@@ -140,28 +142,40 @@ export class MoneyWorld {
     apiKey?: string,
     fault: Fault = 'none',
   ): Promise<Answer> {
+    return (await this.sendAll([{ method, url, body, key, apiKey }], fault))[0] as Answer;
+  }
+
+  /** Requests sent at once, with `fault` on the next billing call that changes something. */
+  async sendAll(
+    requests: { method: string; url: string; body?: object; key?: string; apiKey?: string }[],
+    fault: Fault = 'none',
+  ): Promise<Answer[]> {
     this.faults.reset();
     this.faults.only = MUTATING;
     if (fault === 'before') this.faults.failNext = 1;
     if (fault === 'after') this.faults.applyThenFailNext = 1;
     if (fault === 'slow') this.faults.latencyMs = 15;
     try {
-      const res = await this.t.app.inject({
-        method: method as 'POST',
-        url: `/api/v1${url}`,
-        headers: {
-          ...bearer(apiKey ?? this.tenant.keys.commerce),
-          ...(key ? { 'idempotency-key': key } : {}),
-        },
-        ...(body ? { payload: body } : {}),
-      });
-      if (res.statusCode >= 500 && res.statusCode !== 502)
-        this.serverErrors.push(`${method} ${url} -> ${res.statusCode} ${res.body}`);
-      if (key) this.sent.push({ method, url, body, key });
-      return { status: res.statusCode, json: () => res.json() };
+      return await Promise.all(requests.map((r) => this.inject(r)));
     } finally {
       this.faults.reset();
     }
+  }
+
+  private async inject(r: { method: string; url: string; body?: object; key?: string; apiKey?: string }) {
+    const res = await this.t.app.inject({
+      method: r.method as 'POST',
+      url: `/api/v1${r.url}`,
+      headers: {
+        ...bearer(r.apiKey ?? this.tenant.keys.commerce),
+        ...(r.key ? { 'idempotency-key': r.key } : {}),
+      },
+      ...(r.body ? { payload: r.body } : {}),
+    });
+    if (res.statusCode >= 500 && res.statusCode !== 502)
+      this.serverErrors.push(`${r.method} ${r.url} -> ${res.statusCode} ${res.body}`);
+    if (r.key) this.sent.push({ method: r.method, url: r.url, body: r.body, key: r.key });
+    return { status: res.statusCode, json: () => res.json() } as Answer;
   }
 
   /** Quiescence: the reconciler takes up every intent left pending, as its lease had run out. */
@@ -205,7 +219,7 @@ export class MoneyWorld {
   /** Every invariant of "One write path"; the problems found, none when the two systems agree. */
   async problems(): Promise<string[]> {
     const s = await this.state();
-    const out: string[] = [...this.serverErrors];
+    const out: string[] = [...this.serverErrors, ...this.violations];
     if (s.openIntents.length)
       out.push(`pending intents after reconciliation: ${s.openIntents.map((i) => i.operation).join(', ')}`);
     if (s.attention.length)
