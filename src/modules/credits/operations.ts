@@ -129,7 +129,8 @@ export async function reserveApplication(
   const earlier = await pendingPlanOf<ApplyPlan>(tx, ctx.tenantId, key.id);
   if (earlier) return { intent: await beginIntent(tx, deps, ctx, key, spec(earlier)), resumed: true };
   await lockLedger(tx, ctx.tenantId, accountId, invoice.currency);
-  const balance = await balanceIn(tx, ctx.tenantId, accountId, invoice.currency);
+  const now = deps.clock.now();
+  const balance = await balanceIn(tx, ctx.tenantId, accountId, invoice.currency, now);
   if (balance <= 0 || (requested !== undefined && requested > balance))
     throw noCredit(
       `Account ${accountId} has ${Math.max(balance, 0)} ${invoice.currency} of credit available`,
@@ -153,9 +154,9 @@ export async function reserveApplication(
       reason: `applied to invoice ${invoice.invoiceNumber}`,
       invoiceId: invoice.id,
     },
-    deps.clock.now(),
+    now,
   );
-  const spent = await spendGrants(tx, ctx.tenantId, accountId, invoice.currency, amount);
+  const spent = await spendGrants(tx, ctx.tenantId, accountId, invoice.currency, amount, now);
   const plan: ApplyPlan = {
     entryId: entry.id,
     accountId,

@@ -50,7 +50,7 @@ export function registerCreditRoutes(app: TypedApp, deps: Deps) {
         operationId: 'getAccountCredits',
         summary: 'Get an account’s credit',
         description:
-          'The credit balance per currency (always the sum of the entries) and the ledger entries, newest first ' +
+          'The credit balance per currency (the sum of the entries, less what remains of expired grants) and the ledger entries, newest first ' +
           '(`limit` and `cursor` page the entries).',
         tags: TAGS,
         params: AccountParams,
@@ -70,7 +70,7 @@ export function registerCreditRoutes(app: TypedApp, deps: Deps) {
       await requireAccount(deps, ctx.tenantId, accountId);
       const page = pageRequest(ctx.tenantId, `credits:${accountId}`, request.query, NEWEST_FIRST);
       const [balances, rows] = await Promise.all([
-        balancesOf(deps.db, ctx.tenantId, accountId),
+        balancesOf(deps.db, ctx.tenantId, accountId, deps.clock.now()),
         listEntries(deps.db, ctx.tenantId, accountId, page),
       ]);
       const where = { tenantId: ctx.tenantId, list: `credits:${accountId}` };
