@@ -162,6 +162,19 @@ describe('credits', () => {
     expect((await get(`/accounts/${accountId}/credits`, other.keys.read)).statusCode).toBe(404);
     expect((await get(`/accounts/${billingId}/credits`)).statusCode).toBe(400);
     expect((await get('/accounts/0190b000-0000-7000-8000-00000000dead/credits')).statusCode).toBe(404);
+    // Credit that no invoice could take is not granted: an account without a billing link.
+    for (const externalId of [null, 'crm-1']) {
+      const unlinked = (await post('/accounts', { name: 'Unlinked', externalId })).json().data.id;
+      const refused = await post(
+        `/accounts/${unlinked}/credits`,
+        { amountCents: 100, currency: 'USD', reason: 'r' },
+        shop.keys.admin,
+      );
+      expect(refused.statusCode).toBe(409);
+      expect(errorBody(refused)).toMatchObject({ code: 'conflict', error: expect.stringContaining(unlinked) });
+      expect((await get(`/accounts/${unlinked}/credits`)).json().data.entries).toEqual([]);
+    }
+    expect((await listEvents(t.deps.db, shop.tenantId, 'credit.granted')).length).toBe(1);
     expect((await entries()).map((e) => e.amountCents)).toEqual([100]);
   });
 

@@ -90,13 +90,14 @@ export function registerCreditRoutes(app: TypedApp, deps: Deps) {
         summary: 'Grant credit to an account',
         description:
           'Adds credit in `currency`; it pays the account’s invoices as they are issued (tenant setting ' +
-          '`autoApplyCredits`, on by default) or through POST /invoices/{id}/apply-credit. Emits `credit.granted`.',
+          '`autoApplyCredits`, on by default) or through POST /invoices/{id}/apply-credit. Emits `credit.granted`. ' +
+          'Only an account linked to a billing account (`externalId`) holds credit: another is 409 `conflict`.',
         tags: TAGS,
         params: AccountParams,
         body: GrantCreditBody,
         response: {
           201: Envelope(CreditEntrySchema, 'The grant.', creditEntryExample),
-          ...errorResponses(404),
+          ...errorResponses(404, 409),
         },
       },
     },

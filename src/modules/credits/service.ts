@@ -262,7 +262,7 @@ export async function autoApplyTarget(
           where c.tenant_id = ${tenantId}::uuid and c.organization_id = o.id and c.invoice_id = ${invoice.id}) as applied
       from tenants t join organizations o on o.tenant_id = t.id and o.external_id = ${invoice.accountId}
       where t.id = ${tenantId}::uuid and o.tenant_id = ${tenantId}::uuid and t.auto_apply_credits
-      order by o.created_at, o.id limit 1`),
+      limit 1`),
   );
   return row
     ? { accountId: row.id, balanceCents: Number(row.balance ?? 0), appliedBefore: Boolean(row.applied) }
