@@ -171,7 +171,10 @@ describe('credits', () => {
         shop.keys.admin,
       );
       expect(refused.statusCode).toBe(409);
-      expect(errorBody(refused)).toMatchObject({ code: 'conflict', error: expect.stringContaining(unlinked) });
+      expect(errorBody(refused)).toMatchObject({
+        code: 'conflict',
+        error: expect.stringContaining(unlinked),
+      });
       expect((await get(`/accounts/${unlinked}/credits`)).json().data.entries).toEqual([]);
     }
     expect((await listEvents(t.deps.db, shop.tenantId, 'credit.granted')).length).toBe(1);
