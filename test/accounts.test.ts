@@ -314,6 +314,63 @@ describe('accounts', () => {
     });
   });
 
+  describe('one account per externalId', () => {
+    const linkRefused = (res: Awaited<ReturnType<typeof call>>, externalId: string, holderId: string) => {
+      expect(res.statusCode, res.body).toBe(409);
+      expect(errorBody(res)).toMatchObject({
+        code: 'conflict',
+        error: expect.stringContaining(externalId),
+        details: [{ field: 'externalId', rule: 'unique', message: expect.stringContaining(holderId) }],
+      });
+      expect(res.json().nextActions).toMatchObject([
+        { rel: 'getAccount', method: 'GET', href: `/api/v1/accounts/${holderId}`, requiredScope: 'read' },
+      ]);
+    };
+
+    it('a second account with the same externalId is 409 naming the first, writing nothing', async () => {
+      const fresh = await createTestTenant(t.deps);
+      const first = await create({ name: 'First', externalId: 'ba_dupdupdupdupdupdupd' }, fresh);
+      const events = await listEvents(t.deps.db, fresh.tenantId);
+      const second = await call('POST', '/accounts', fresh.keys.commerce, {
+        name: 'Second',
+        externalId: 'ba_dupdupdupdupdupdupd',
+      });
+      linkRefused(second, 'ba_dupdupdupdupdupdupd', first.id);
+      expect(await rowCount(fresh.tenantId)).toBe(1);
+      expect(await listEvents(t.deps.db, fresh.tenantId)).toEqual(events);
+      const audit = await call('GET', '/audit-logs?resourceType=account', fresh.keys.admin);
+      expect(audit.json().data.map((a: { resourceId: string }) => a.resourceId)).toEqual([first.id]);
+      // Accounts without an externalId, or with another one, are not affected.
+      await create({ name: 'No link' }, fresh);
+      await create({ name: 'No link either', externalId: null }, fresh);
+      await create({ name: 'Other link', externalId: 'crm-7' }, fresh);
+      expect(await rowCount(fresh.tenantId)).toBe(4);
+    });
+
+    it('parallel creates with one externalId: exactly one succeeds', async () => {
+      const fresh = await createTestTenant(t.deps);
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          call('POST', '/accounts', fresh.keys.commerce, { name: `Racer ${i}`, externalId: 'crm-race' }),
+        ),
+      );
+      const created = answers.filter((a) => a.statusCode === 201);
+      expect(created).toHaveLength(1);
+      const winner = created[0]?.json().data.id as string;
+      for (const refused of answers.filter((a) => a.statusCode !== 201))
+        linkRefused(refused, 'crm-race', winner);
+      expect(await rowCount(fresh.tenantId)).toBe(1);
+      expect(await listEvents(t.deps.db, fresh.tenantId, 'account.created')).toHaveLength(1);
+    });
+
+    it('another tenant may use the same externalId', async () => {
+      const mine = await create({ name: 'Mine', externalId: 'crm-shared' });
+      const theirs = await create({ name: 'Theirs', externalId: 'crm-shared' }, other);
+      expect(theirs.externalId).toBe('crm-shared');
+      expect(theirs.id).not.toBe(mine.id);
+    });
+  });
+
   describe('update', () => {
     it('changes the given fields, reads back, audits only the changed fields and emits account.updated', async () => {
       const account = await create({ name: 'Before', email: 'old@example.com', phone: '1', industry: 'Old' });
@@ -719,7 +776,7 @@ describe('accounts', () => {
         expect((await fget(`/accounts/${usd.id}`)).statusCode).toBe(200);
         faults.failAll = true;
         try {
-          const linked = await create({ name: 'Outage linked', externalId: usd.id }, billed);
+          const linked = await create({ name: 'Outage linked', externalId: jpy.id }, billed);
           const paths = [
             `/accounts/${usd.id}`,
             ...['invoices', 'subscriptions', 'payment-methods'].flatMap((l) => [
@@ -740,7 +797,7 @@ describe('accounts', () => {
             method: 'POST',
             url: '/api/v1/accounts',
             headers: bearer(billed.keys.commerce),
-            payload: { name: 'Created during outage', externalId: usd.id },
+            payload: { name: 'Created during outage', externalId: empty.id },
           });
           expect(post.statusCode).toBe(201);
           const local = await fget(`/accounts/${post.json().data.id}`);

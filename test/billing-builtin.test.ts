@@ -6,6 +6,7 @@ import { FaultController, presentInvoice, unwrapBilling, withFaults } from '../s
 import { listEvents } from '../src/events/outbox.js';
 import { respond } from '../src/http/operation.js';
 import { runUnitOfWork } from '../src/unit-of-work/index.js';
+import { intents } from '../src/unit-of-work/tables.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from './harness.js';
 
 const value = <T>(r: { ok: true; value: T } | { ok: false; failure: unknown }): T => {
@@ -650,6 +651,52 @@ describe('billing admin endpoints', () => {
       'billing_invoice.void',
       'billing_invoice.create',
     ]);
+  });
+
+  it('refuses to void a partly paid invoice over the operator route, changing nothing', async () => {
+    const account = (await call('POST', '/billing/accounts', { name: 'Partly', currency: 'USD' })).json()
+      .data;
+    const issued = await call('POST', `/billing/accounts/${account.id}/invoices`, {
+      lines: [{ description: 'Seats', quantity: 1, unitAmountCents: 500 }],
+    });
+    const invoice = issued.json().data as { id: string };
+    const engine = new BuiltinBilling(t.deps.db, t.deps.clock, tenant.tenantId);
+    value(
+      await engine.settleInvoice(invoice.id, {
+        amountCents: 200,
+        currency: 'USD',
+        paymentReference: 'ps_partly',
+        idempotencyKey: 'partly-paid',
+      }),
+    );
+    const intentsBefore = await t.deps.db.select().from(intents).where(eq(intents.tenantId, tenant.tenantId));
+    const eventsBefore = await listEvents(t.deps.db, tenant.tenantId);
+    const refused = await call('POST', `/billing/invoices/${invoice.id}/void`, undefined, tenant.keys.admin, {
+      'idempotency-key': `void-${invoice.id}`,
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(errorBody(refused)).toMatchObject({
+      code: 'conflict',
+      error: expect.stringContaining('partly paid (200 of 500 USD'),
+    });
+    const after = value(await engine.getInvoice(invoice.id));
+    expect(after).toMatchObject({ status: 'open', balanceCents: 300 });
+    expect(await listEvents(t.deps.db, tenant.tenantId)).toEqual(eventsBefore);
+    expect(await t.deps.db.select().from(intents).where(eq(intents.tenantId, tenant.tenantId))).toEqual(
+      intentsBefore,
+    );
+    const audit = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/audit-logs?resourceId=${invoice.id}`,
+        headers: bearer(tenant.keys.admin),
+      })
+    ).json().data;
+    expect(audit.map((e: { action: string }) => e.action)).toEqual(['billing_invoice.create']);
+    // Writing it off stays possible: what is left is not collected, what was paid is kept.
+    const writeOff = await call('POST', `/billing/invoices/${invoice.id}/mark-uncollectible`);
+    expect(writeOff.statusCode, writeOff.body).toBe(200);
+    expect(writeOff.json().data).toMatchObject({ status: 'uncollectible' });
   });
 
   it('keeps each tenant’s billing data apart', async () => {

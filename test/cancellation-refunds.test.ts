@@ -200,6 +200,66 @@ describe('cancellation with credit or refund', () => {
     expect(none).toEqual([]);
   });
 
+  it('credit is kept only where it can pay: by the account linked to the billing account it came from', async () => {
+    // An account without a link of its own, subscribed on the billing account `org` is linked to.
+    const subsidiary = (await post('/accounts', { name: 'Initech Labs' })).json().data as { id: string };
+    const created = await post('/subscriptions', {
+      productId: starter.id,
+      quantity: 2,
+      organizationId: subsidiary.id,
+      accountId: billingId,
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const sub = created.json().data as { id: string };
+    clock.set(new Date('2024-01-25T10:00:00.000Z'));
+    const cancelled = await post(`/subscriptions/${sub.id}/cancel`, {
+      timing: 'immediate',
+      refund: 'credit',
+    });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    const credited = await ledgerOf();
+    expect(credited.map((e) => [e.kind, e.sourceId])).toEqual([['grant', sub.id]]);
+    const subsidiaryLedger = (await get(`/accounts/${subsidiary.id}/credits`)).json().data;
+    expect(subsidiaryLedger.entries).toEqual([]);
+    // ... and it pays that billing account's invoices.
+    const engine = new BuiltinBilling(t.deps.db, clock, shop.tenantId);
+    const open = await engine.createInvoice({
+      accountId: billingId,
+      currency: 'USD',
+      lines: [{ description: 'next', quantity: 1, unitAmountCents: 5000 }],
+      idempotencyKey: 'stranded-next',
+    });
+    if (!open.ok) throw new Error('invoice');
+    const applied = await post(`/invoices/${open.value.id}/apply-credit`);
+    expect(applied.statusCode, applied.body).toBe(200);
+    expect(applied.json().data.application).toMatchObject({
+      accountId: org.id,
+      amountCents: -(credited[0]?.amountCents ?? 0),
+    });
+
+    // A billing account no account is linked to: no account could spend the credit, so refused.
+    const orphan = (await engine.createAccount({ name: 'Nobody', currency: 'USD' })).id;
+    const elsewhere = await post('/subscriptions', {
+      productId: starter.id,
+      quantity: 1,
+      organizationId: subsidiary.id,
+      accountId: orphan,
+    });
+    expect(elsewhere.statusCode, elsewhere.body).toBe(201);
+    const orphanSub = elsewhere.json().data.id as string;
+    const events = (await listEvents(t.deps.db, shop.tenantId)).length;
+    const refused = await post(`/subscriptions/${orphanSub}/cancel`, {
+      timing: 'immediate',
+      refund: 'credit',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(errorBody(refused).details?.[0]).toMatchObject({ field: 'refund', rule: 'linked' });
+    expect((await get(`/subscriptions/${orphanSub}`)).json().data.status).toBe('active');
+    expect((await listEvents(t.deps.db, shop.tenantId)).length).toBe(events);
+    const all = await t.deps.db.select().from(creditEntries).where(eq(creditEntries.tenantId, shop.tenantId));
+    expect(all.filter((e) => e.kind === 'grant')).toHaveLength(1);
+  });
+
   it('a billing outage during the refund leaves the cancellation and its refund to the retry', async () => {
     const { sub, sessionId } = await paidSubscription(2);
     clock.set(new Date('2024-02-01T10:00:00.000Z'));

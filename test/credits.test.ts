@@ -162,6 +162,22 @@ describe('credits', () => {
     expect((await get(`/accounts/${accountId}/credits`, other.keys.read)).statusCode).toBe(404);
     expect((await get(`/accounts/${billingId}/credits`)).statusCode).toBe(400);
     expect((await get('/accounts/0190b000-0000-7000-8000-00000000dead/credits')).statusCode).toBe(404);
+    // Credit that no invoice could take is not granted: an account without a billing link.
+    for (const externalId of [null, 'crm-1']) {
+      const unlinked = (await post('/accounts', { name: 'Unlinked', externalId })).json().data.id;
+      const refused = await post(
+        `/accounts/${unlinked}/credits`,
+        { amountCents: 100, currency: 'USD', reason: 'r' },
+        shop.keys.admin,
+      );
+      expect(refused.statusCode).toBe(409);
+      expect(errorBody(refused)).toMatchObject({
+        code: 'conflict',
+        error: expect.stringContaining(unlinked),
+      });
+      expect((await get(`/accounts/${unlinked}/credits`)).json().data.entries).toEqual([]);
+    }
+    expect((await listEvents(t.deps.db, shop.tenantId, 'credit.granted')).length).toBe(1);
     expect((await entries()).map((e) => e.amountCents)).toEqual([100]);
   });
 
@@ -247,6 +263,53 @@ describe('credits', () => {
     expect(expiry).toMatchObject({ amountCents: -2000, sourceType: 'credit_entry' });
     const events = await listEvents(t.deps.db, shop.tenantId, 'credit.expired');
     expect(events).toHaveLength(1);
+  });
+
+  it('an expired grant counts nowhere from expiresAt on, before any sweep; the sweep only records it', async () => {
+    const expiresAt = new Date('2026-03-05T00:00:00.000Z');
+    const grantId = (await grant(1000, { expiresAt: expiresAt.toISOString() })).json().data.id;
+    const issue = async (cents: number) => {
+      const res = await post(
+        `/admin/billing/accounts/${billingId}/invoices`,
+        { lines: [{ description: 'Pro', quantity: 1, unitAmountCents: cents }] },
+        shop.keys.admin,
+      );
+      expect(res.statusCode, res.body).toBe(201);
+      return (res.json().data.id ?? res.json().data.invoice?.id) as string;
+    };
+
+    // 1 ms before expiresAt the grant counts: balance, credit on issue, apply-credit.
+    clock.set(new Date(expiresAt.getTime() - 1));
+    expect(await balance()).toBe(1000);
+    expect((await invoiceBalance(await issue(400))).balanceCents).toBe(0);
+    expect(await balance()).toBe(600);
+    const paid = await apply(await invoice(250));
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(paid.json().data.application.amountCents).toBe(-250);
+    expect(await balance()).toBe(350);
+
+    // At exactly expiresAt it counts nowhere, though no sweep has run.
+    clock.set(expiresAt);
+    const before = (await entries()).length;
+    expect(await balance()).toBe(0);
+    expect((await ledger()).balances).toEqual([{ currency: 'USD', balanceCents: 0 }]);
+    const refused = await apply(await invoice(250));
+    expect(refused.statusCode).toBe(409);
+    expect(errorBody(refused)).toMatchObject({ code: 'no_credit_available' });
+    const named = await apply(await invoice(250), { amountCents: 1 });
+    expect(errorBody(named).code).toBe('no_credit_available');
+    expect((await invoiceBalance(await issue(400))).balanceCents).toBe(400);
+    expect((await entries()).length).toBe(before);
+    expect(await listEvents(t.deps.db, shop.tenantId, 'credit.applied')).toHaveLength(2);
+
+    // The sweep records the expiry once; the balance is the same before and after it.
+    expect(await expireCredits(t.deps, { tenantId: shop.tenantId })).toBe(1);
+    expect(await expireCredits(t.deps, { tenantId: shop.tenantId })).toBe(0);
+    expect(await balance()).toBe(0);
+    const expired = await listEvents(t.deps.db, shop.tenantId, 'credit.expired');
+    expect(expired.map((e) => e.payload)).toEqual([
+      expect.objectContaining({ kind: 'expiry', amountCents: -350, grantId }),
+    ]);
   });
 
   it('pages the entries by cursor', async () => {

@@ -6,6 +6,7 @@ import { BuiltinBilling, type BuiltinConfig } from './engine.js';
 
 export { BuiltinBilling, type BuiltinConfig } from './engine.js';
 export { ACCOUNT_ID as BUILTIN_ACCOUNT_ID } from './ids.js';
+export { voidRefusal } from './invoices.js';
 
 export const BuiltinConfigSchema = Type.Object(
   {

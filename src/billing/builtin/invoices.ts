@@ -260,20 +260,35 @@ export function reversePayment(ctx: EngineContext, invoiceId: string, input: Pay
   });
 }
 
-/** Voids an open invoice nothing has been paid on; void already: the same invoice. */
-export function voidInvoice(ctx: EngineContext, invoiceId: string, idempotencyKey: string) {
-  return once(ctx, idempotencyKey, 'invoice', async (tx): Promise<BillingResult<Invoice>> => {
-    const row = await invoiceRow(ctx, tx, invoiceId, true);
-    if (!row) return fail('not_found', `invoice ${invoiceId} not found`);
-    if (row.status === 'void') return ok(await presentOne(ctx, tx, row));
-    if (row.status !== 'open') return fail('conflict', `invoice ${invoiceId} is ${row.status}, not open`);
-    if (row.balanceCents !== row.amountCents)
-      return fail('conflict', `invoice ${invoiceId} is partly paid: refund the payments before voiding it`);
-    return ok(await setBalance(ctx, tx, row, row.balanceCents, 'void'));
-  });
+/**
+ * The engine's one rule for voiding, on every path (the adapter's `voidInvoice`, the operator's
+ * close, and the operator route's check before it records anything): an invoice something was
+ * paid on (a payment or credit) is not voided, since what was collected would stay collected on a
+ * void invoice. The refusal's message names the amount paid; null: it may be voided.
+ */
+export function voidRefusal(invoice: {
+  id: string;
+  amountCents: number;
+  balanceCents: number;
+  currency: string;
+}): string | null {
+  const paid = invoice.amountCents - invoice.balanceCents;
+  if (paid <= 0) return null;
+  return (
+    `invoice ${invoice.id} is partly paid (${paid} of ${invoice.amountCents} ${invoice.currency} minor units paid): ` +
+    'refund the payments before voiding it, or write it off (uncollectible)'
+  );
 }
 
-/** Operator: voids or writes off an open invoice (closing it the same way again: no change). */
+/** Voids an open invoice nothing has been paid on; void already: the same invoice. */
+export function voidInvoice(ctx: EngineContext, invoiceId: string, idempotencyKey: string) {
+  return closeInvoice(ctx, invoiceId, 'void', idempotencyKey);
+}
+
+/**
+ * Voids or writes off an open invoice (closing it the same way again: no change); a void follows
+ * `voidRefusal`. Once per key when given one.
+ */
 export function closeInvoice(
   ctx: EngineContext,
   invoiceId: string,
@@ -286,6 +301,8 @@ export function closeInvoice(
     // Closing it the same way again changes nothing (a retried request gets the same answer).
     if (row.status === status) return ok(await presentOne(ctx, tx, row));
     if (row.status !== 'open') return fail('conflict', `invoice ${invoiceId} is ${row.status}, not open`);
+    const refused = status === 'void' ? voidRefusal(row) : null;
+    if (refused) return fail('conflict', refused);
     return ok(await setBalance(ctx, tx, row, row.balanceCents, status));
   };
   return idempotencyKey ? once(ctx, idempotencyKey, 'invoice', close) : ctx.db.transaction(close);

@@ -1,9 +1,10 @@
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import type { BillingAccount, BillingAdapter } from '../../billing/adapter.js';
 import { unwrapBilling } from '../../billing/http.js';
 import type { BillingRegistry } from '../../billing/registry.js';
+import { action } from '../../core/actions.js';
 import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import type { PageRequest } from '../../core/paging.js';
@@ -82,12 +83,41 @@ async function organization(db: Queryable, tenantId: string, id: string, forUpda
   return row;
 }
 
+/** Another account holds the link: 409 naming `externalId` and that account, which can be read instead. */
+const linkTaken = (externalId: string, holderId: string) =>
+  new AppError(
+    'conflict',
+    `externalId ${externalId} is already the link of account ${holderId}: one account per externalId`,
+    [
+      {
+        field: 'externalId',
+        rule: 'unique',
+        message: `externalId is already the link of account ${holderId}; use that account`,
+      },
+    ],
+    undefined,
+    [action('getAccount', 'GET', `/accounts/${holderId}`, 'read')],
+  );
+
+/**
+ * In the creating transaction: refuses `externalId` when an account of the tenant holds it. One
+ * transaction-scoped lock per (tenant, externalId) makes concurrent creators check one after the
+ * other (the later one sees the committed row); the unique index is the backstop.
+ */
+async function claimExternalId(tx: Queryable, tenantId: string, externalId: string) {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`accounts:link:${tenantId}:${externalId}`}))`);
+  const holder = await accountLinkedTo(tx, tenantId, externalId);
+  if (holder) throw linkTaken(externalId, holder);
+}
+
+/** A new account; 409 `conflict` when another account of the tenant has its `externalId`. */
 export async function insertAccount(
   tx: Queryable,
   tenantId: string,
   input: CreateInput,
   now: Date,
 ): Promise<AccountApi> {
+  if (input.externalId) await claimExternalId(tx, tenantId, input.externalId);
   const row = await repo.insert(tx, tenantId, {
     id: uuidv7(),
     name: input.name,
@@ -122,13 +152,12 @@ export async function updateAccountRow(
   return after && { before: presentAccount(before), after: presentAccount(after) };
 }
 
-/** The tenant's account linked to billing account `billingAccountId` (`externalId`), the oldest when several are. */
+/** The tenant's account linked to billing account `billingAccountId` (`externalId`; one at most). */
 export async function accountLinkedTo(db: Queryable, tenantId: string, billingAccountId: string) {
   const [row] = await db
     .select({ id: organizations.id })
     .from(organizations)
     .where(tenantWhere(organizations, tenantId, eq(organizations.externalId, billingAccountId)))
-    .orderBy(organizations.createdAt, organizations.id)
     .limit(1);
   return row?.id ?? null;
 }

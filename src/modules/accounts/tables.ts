@@ -1,4 +1,5 @@
-import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /** Tenant-owned accounts (organizations). */
 export const organizations = pgTable(
@@ -7,7 +8,11 @@ export const organizations = pgTable(
     tenantId: uuid('tenant_id').notNull(),
     id: uuid('id').notNull(),
     name: text('name').notNull(),
-    /** The caller's id for it; a billing-system account id here links the account to its invoices. */
+    /**
+     * The caller's id for it; a billing-system account id here links the account to its invoices.
+     * One account per `externalId` in a tenant: the billing account's invoices and the account's
+     * credit then meet in one place (a second account linked to it would hold credit nothing pays).
+     */
     externalId: text('external_id'),
     email: text('email'),
     phone: text('phone'),
@@ -21,5 +26,8 @@ export const organizations = pgTable(
   (t) => [
     primaryKey({ columns: [t.tenantId, t.id] }),
     index('organizations_tenant_created_idx').on(t.tenantId, t.createdAt),
+    uniqueIndex('organizations_tenant_external_id_key')
+      .on(t.tenantId, t.externalId)
+      .where(sql`external_id is not null`),
   ],
 );

@@ -1,4 +1,4 @@
-import type { BuiltinBilling } from '../../billing/builtin/index.js';
+import { type BuiltinBilling, voidRefusal } from '../../billing/builtin/index.js';
 import {
   type BillingAccount,
   type BillingPaymentMethod,
@@ -285,7 +285,7 @@ export async function issueBillingInvoice(
   return runOperatorCommand(deps, ctx, engine, command, key);
 }
 
-/** Voids or writes off an open built-in invoice (already so: unchanged, no audit entry). */
+/** Voids or writes off an open built-in invoice (already so: unchanged, no audit entry); a partly paid one is not voided (409). */
 export async function closeBillingInvoice(
   deps: ServiceDeps,
   ctx: OperationContext,
@@ -294,6 +294,9 @@ export async function closeBillingInvoice(
 ): Promise<OperatorResult> {
   const engine = await builtinEngineFor(deps, ctx.tenantId);
   const before = unwrapBilling(await engine.getInvoice(input.invoiceId), 'Invoice');
+  // The engine's rule, checked before anything is recorded (the engine checks it again under its lock).
+  const refused = input.status === 'void' && before.status === 'open' ? voidRefusal(before) : null;
+  if (refused) throw new AppError('conflict', refused);
   const command: OperatorCommand = {
     action: 'close_invoice',
     invoiceId: before.id,

@@ -307,10 +307,14 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
         schema: {
           operationId: verb === 'void' ? 'voidBillingInvoice' : 'markBillingInvoiceUncollectible',
           summary: verb === 'void' ? 'Void an invoice' : 'Write off an invoice',
-          description: `Moves an open built-in invoice to \`${status}\` (already \`${status}\`: returned unchanged); 409 when it is closed otherwise, 404 when unknown.`,
+          description:
+            `Moves an open built-in invoice to \`${status}\` (already \`${status}\`: returned unchanged); 409 when it is closed otherwise, 404 when unknown.` +
+            (verb === 'void'
+              ? ' A partly paid invoice (payments or credit) is not voided: 409 `conflict` naming the amount paid; refund the payments first, or write it off.'
+              : ''),
           tags,
           params: InvoiceIdParams,
-          response: { 200: Envelope(InvoiceSchema, 'The invoice.'), ...errorResponses(404, 502) },
+          response: { 200: Envelope(InvoiceSchema, 'The invoice.'), ...errorResponses(404, 409, 502) },
         },
       },
       async (request, reply) => {

@@ -1,3 +1,4 @@
+export { creditHolder } from './holder.js';
 export {
   applyCreditOnIssue,
   applyReservedCredit,

@@ -43,7 +43,7 @@ export async function reserveCreditOnIssue(
 ): Promise<ReservedCredit> {
   if (invoice?.status !== 'open' || invoice.balanceCents <= 0 || !capabilitiesOf(adapter).includes('credits'))
     return null;
-  const found = await autoApplyTarget(u.tx, u.ctx.tenantId, invoice);
+  const found = await autoApplyTarget(u.tx, u.ctx.tenantId, invoice, u.now);
   if (!found || found.balanceCents <= 0) return null;
   const key = onIssueKey(issuedBy, invoice);
   try {
@@ -97,7 +97,7 @@ export async function applyCreditOnIssue(
   issuedBy: Pick<OperationKey, 'id'>,
 ): Promise<Invoice | null> {
   if (invoice?.status !== 'open' || invoice.balanceCents <= 0) return invoice;
-  const found = await autoApplyTarget(deps.db, ctx.tenantId, invoice);
+  const found = await autoApplyTarget(deps.db, ctx.tenantId, invoice, deps.clock.now());
   if (!found) return invoice;
   try {
     if (found.balanceCents > 0)

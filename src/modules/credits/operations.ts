@@ -23,6 +23,7 @@ import {
   type ServiceDeps,
 } from '../../unit-of-work/index.js';
 import { accountLinkedTo } from '../accounts/index.js';
+import { creditHolder } from './holder.js';
 import {
   adjustRemaining,
   balanceIn,
@@ -44,8 +45,11 @@ export interface GrantInput {
   expiresAt?: string;
 }
 
-/** Grants credit to an account (admin): a posted `grant` entry, `credit.granted`. */
-export function grantCredit(
+/**
+ * Grants credit to an account (admin): a posted `grant` entry, `credit.granted`. Only an account
+ * linked to a billing account can spend credit, so another is 409 (no credit is stranded).
+ */
+export async function grantCredit(
   deps: ServiceDeps,
   ctx: OperationContext,
   input: GrantInput,
@@ -54,6 +58,12 @@ export function grantCredit(
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
   if (expiresAt && expiresAt <= deps.clock.now())
     throw validationFailed('expiresAt', 'future', 'expiresAt must be in the future');
+  if (!(await creditHolder(deps, ctx.tenantId, { billingAccountId: null, organizationId: input.accountId })))
+    throw new AppError(
+      'conflict',
+      `Account ${input.accountId} is not linked to a billing account (its externalId is not a billing account id): ` +
+        'no invoice could take its credit',
+    );
   return runUnitOfWork(deps, ctx, key, (u) =>
     grant(u, {
       accountId: input.accountId,
@@ -129,7 +139,8 @@ export async function reserveApplication(
   const earlier = await pendingPlanOf<ApplyPlan>(tx, ctx.tenantId, key.id);
   if (earlier) return { intent: await beginIntent(tx, deps, ctx, key, spec(earlier)), resumed: true };
   await lockLedger(tx, ctx.tenantId, accountId, invoice.currency);
-  const balance = await balanceIn(tx, ctx.tenantId, accountId, invoice.currency);
+  const now = deps.clock.now();
+  const balance = await balanceIn(tx, ctx.tenantId, accountId, invoice.currency, now);
   if (balance <= 0 || (requested !== undefined && requested > balance))
     throw noCredit(
       `Account ${accountId} has ${Math.max(balance, 0)} ${invoice.currency} of credit available`,
@@ -153,9 +164,9 @@ export async function reserveApplication(
       reason: `applied to invoice ${invoice.invoiceNumber}`,
       invoiceId: invoice.id,
     },
-    deps.clock.now(),
+    now,
   );
-  const spent = await spendGrants(tx, ctx.tenantId, accountId, invoice.currency, amount);
+  const spent = await spendGrants(tx, ctx.tenantId, accountId, invoice.currency, amount, now);
   const plan: ApplyPlan = {
     entryId: entry.id,
     accountId,

@@ -50,7 +50,7 @@ export function registerCreditRoutes(app: TypedApp, deps: Deps) {
         operationId: 'getAccountCredits',
         summary: 'Get an account’s credit',
         description:
-          'The credit balance per currency (always the sum of the entries) and the ledger entries, newest first ' +
+          'The credit balance per currency (the sum of the entries, less what remains of expired grants) and the ledger entries, newest first ' +
           '(`limit` and `cursor` page the entries).',
         tags: TAGS,
         params: AccountParams,
@@ -70,7 +70,7 @@ export function registerCreditRoutes(app: TypedApp, deps: Deps) {
       await requireAccount(deps, ctx.tenantId, accountId);
       const page = pageRequest(ctx.tenantId, `credits:${accountId}`, request.query, NEWEST_FIRST);
       const [balances, rows] = await Promise.all([
-        balancesOf(deps.db, ctx.tenantId, accountId),
+        balancesOf(deps.db, ctx.tenantId, accountId, deps.clock.now()),
         listEntries(deps.db, ctx.tenantId, accountId, page),
       ]);
       const where = { tenantId: ctx.tenantId, list: `credits:${accountId}` };
@@ -90,13 +90,14 @@ export function registerCreditRoutes(app: TypedApp, deps: Deps) {
         summary: 'Grant credit to an account',
         description:
           'Adds credit in `currency`; it pays the account’s invoices as they are issued (tenant setting ' +
-          '`autoApplyCredits`, on by default) or through POST /invoices/{id}/apply-credit. Emits `credit.granted`.',
+          '`autoApplyCredits`, on by default) or through POST /invoices/{id}/apply-credit. Emits `credit.granted`. ' +
+          'Only an account linked to a billing account (`externalId`) holds credit: another is 409 `conflict`.',
         tags: TAGS,
         params: AccountParams,
         body: GrantCreditBody,
         response: {
           201: Envelope(CreditEntrySchema, 'The grant.', creditEntryExample),
-          ...errorResponses(404),
+          ...errorResponses(404, 409),
         },
       },
     },

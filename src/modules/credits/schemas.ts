@@ -34,7 +34,9 @@ export const CreditEntrySchema = Type.Object({
 export const CreditLedgerSchema = Type.Object({
   accountId: Type.String({ format: 'uuid' }),
   balances: Type.Array(Type.Object({ currency: Type.String(), balanceCents: Type.Integer() }), {
-    description: 'Per currency: the sum of all the entries.',
+    description:
+      'Per currency, what can be spent now: the sum of the entries, less what remains of grants past their `expiresAt` ' +
+      '(an expired grant counts nowhere from `expiresAt` on, even before its `expiry` entry is written).',
   }),
   entries: Type.Array(CreditEntrySchema, { description: 'Newest first; paged with `limit` and `cursor`.' }),
 });

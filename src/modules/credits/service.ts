@@ -60,20 +60,48 @@ export async function lockLedger(q: Queryable, tenantId: string, accountId: stri
   );
 }
 
-/** The balance per currency: the sum of the entries, always (pending applications included). */
-export async function balancesOf(q: Queryable, tenantId: string, accountId: string): Promise<Balance[]> {
+/**
+ * What of an account's entries can be spent at `now`: their sum, less what remains of grants whose
+ * `expiresAt` has come (inclusive). An expired grant counts nowhere from `expiresAt` on, whether
+ * or not the expiry sweep has written its `expiry` entry yet (once it has, the grant keeps nothing
+ * and the entry takes its part away). Unqualified columns, so that the raw SQL of
+ * `autoApplyTarget` sums the same way.
+ */
+const spendableSum = (now: Date) =>
+  sql<
+    string | null
+  >`(sum(amount_cents) - coalesce(sum(remaining_cents) filter (where expires_at <= ${now.toISOString()}::timestamptz), 0))`;
+
+/** A grant that still counts at `now`: no expiry, or one still ahead. */
+const unexpiredAt = (now: Date) =>
+  sql`(${creditEntries.expiresAt} is null or ${creditEntries.expiresAt} > ${now.toISOString()}::timestamptz)`;
+
+/** The balance per currency at `now` (pending applications included, expired grants not). */
+export async function balancesOf(
+  q: Queryable,
+  tenantId: string,
+  accountId: string,
+  now: Date,
+): Promise<Balance[]> {
   const rows = await q
-    .select({ currency: creditEntries.currency, cents: sql<string>`sum(${creditEntries.amountCents})` })
+    .select({ currency: creditEntries.currency, cents: spendableSum(now) })
     .from(creditEntries)
     .where(tenantWhere(creditEntries, tenantId, eq(creditEntries.organizationId, accountId)))
     .groupBy(creditEntries.currency)
     .orderBy(creditEntries.currency);
-  return rows.map((r) => ({ currency: r.currency, balanceCents: Number(r.cents) }));
+  return rows.map((r) => ({ currency: r.currency, balanceCents: Number(r.cents ?? 0) }));
 }
 
-export async function balanceIn(q: Queryable, tenantId: string, accountId: string, currency: string) {
+/** The balance in one currency at `now`; read under the ledger lock before spending it. */
+export async function balanceIn(
+  q: Queryable,
+  tenantId: string,
+  accountId: string,
+  currency: string,
+  now: Date,
+) {
   const [row] = await q
-    .select({ cents: sql<string | null>`sum(${creditEntries.amountCents})` })
+    .select({ cents: spendableSum(now) })
     .from(creditEntries)
     .where(
       tenantWhere(
@@ -163,8 +191,8 @@ export async function grant(
 export type Spent = { grantId: string; cents: number }[];
 
 /**
- * Takes `cents` from the grants that still have something, those expiring first (then the oldest),
- * under the ledger lock. The caller checked the balance covers it.
+ * Takes `cents` from the grants that still have something and have not expired at `now`, those
+ * expiring first (then the oldest), under the ledger lock. The caller checked the balance covers it.
  */
 export async function spendGrants(
   q: Queryable,
@@ -172,6 +200,7 @@ export async function spendGrants(
   accountId: string,
   currency: string,
   cents: number,
+  now: Date,
 ): Promise<Spent> {
   const grants = await q
     .select({ id: creditEntries.id, remaining: creditEntries.remainingCents })
@@ -183,6 +212,7 @@ export async function spendGrants(
         eq(creditEntries.organizationId, accountId),
         eq(creditEntries.currency, currency),
         sql`${creditEntries.remainingCents} > 0`,
+        unexpiredAt(now),
       ),
     )
     .orderBy(
@@ -213,25 +243,26 @@ export async function adjustRemaining(q: Queryable, tenantId: string, spent: Spe
 
 /**
  * When the tenant applies credit on issue and an account is linked to the invoice's billing
- * account: that account, its balance in the invoice's currency, and whether credit was applied to
- * the invoice before; null otherwise. One round trip. Every table names the tenant, so on Citus
+ * account: that account, its balance in the invoice's currency at `now`, and whether credit was
+ * applied to the invoice before; null otherwise. One round trip. Every table names the tenant, so on Citus
  * the whole read runs on the tenant's node.
  */
 export async function autoApplyTarget(
   q: Queryable,
   tenantId: string,
   invoice: { id: string; accountId: string; currency: string },
+  now: Date,
 ): Promise<{ accountId: string; balanceCents: number; appliedBefore: boolean } | null> {
   const [row] = rowsOf<{ id: string; balance: string | null; applied: boolean }>(
     await q.execute(sql`
       select o.id,
-        (select sum(c.amount_cents) from credit_entries c
+        (select ${spendableSum(now)} from credit_entries c
           where c.tenant_id = ${tenantId}::uuid and c.organization_id = o.id and c.currency = ${invoice.currency}) as balance,
         exists (select 1 from credit_entries c
           where c.tenant_id = ${tenantId}::uuid and c.organization_id = o.id and c.invoice_id = ${invoice.id}) as applied
       from tenants t join organizations o on o.tenant_id = t.id and o.external_id = ${invoice.accountId}
       where t.id = ${tenantId}::uuid and o.tenant_id = ${tenantId}::uuid and t.auto_apply_credits
-      order by o.created_at, o.id limit 1`),
+      limit 1`),
   );
   return row
     ? { accountId: row.id, balanceCents: Number(row.balance ?? 0), appliedBefore: Boolean(row.applied) }

@@ -10,7 +10,7 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
-import { grant } from '../credits/index.js';
+import { creditHolder, grant } from '../credits/index.js';
 import {
   commitRefund,
   dropRefund,
@@ -95,9 +95,16 @@ async function giveBackPlan(
         'account',
         'refund `credit` needs a subscription of an account (organizationId)',
       );
-    return {
-      credit: { accountId: sub.organizationId, amountCents: figures.creditCents, currency: sub.currency },
-    };
+    // Credit only where it can pay: the account linked to the billing account it came from.
+    const holder = await creditHolder(deps, sub.tenantId, sub);
+    if (!holder)
+      throw validationFailed(
+        'refund',
+        'linked',
+        'refund `credit` needs an account linked to the subscription’s billing account (externalId): ' +
+          'no account could spend the credit; cancel with refund `refund` or `none`',
+      );
+    return { credit: { accountId: holder, amountCents: figures.creditCents, currency: sub.currency } };
   }
   if (giveBack !== 'refund' || figures.refundCents === 0) return {};
   if (!sub.billingAccountId || !sub.billingSubscriptionId) throw noPayment(figures.refundCents);

@@ -10,7 +10,7 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
-import { applyCreditOnIssue, grant } from '../credits/index.js';
+import { applyCreditOnIssue, creditHolder, grant } from '../credits/index.js';
 import { assertAllowed } from '../policies/index.js';
 import type { ChangeTiming, ProrationType } from '../price-engine/index.js';
 import { emitEntitlementsChanged } from './entitlements.js';
@@ -62,8 +62,9 @@ export interface ChangePlan {
   previewId: string | null;
   /**
    * The account whose credit ledger receives what an immediate change credits (a downgrade, fewer
-   * units) of a billing-linked subscription; null (or absent, in older plans): the billing
-   * subscription carries the credit to its next invoice.
+   * units) of a billing-linked subscription: the account linked to its billing account; null (no
+   * account is linked to it, or absent, in older plans): the billing subscription carries the
+   * credit to its next invoice.
    */
   creditAccountId?: string | null;
 }
@@ -102,7 +103,8 @@ export async function planChange(
     subscriptionId: sub.id,
     version: sub.version,
     billingSubscriptionId: sub.billingSubscriptionId,
-    creditAccountId: sub.billingSubscriptionId ? sub.organizationId : null,
+    // Credit where it can pay (the account linked to the billing account); none: the billing system keeps it.
+    creditAccountId: sub.billingSubscriptionId ? await creditHolder(deps, sub.tenantId, sub) : null,
     kind: quote.kind,
     target: { id: quote.target.id, name: quote.target.name },
     quantity: quote.quantity,

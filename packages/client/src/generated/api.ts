@@ -1101,13 +1101,13 @@ export interface paths {
         };
         /**
          * Get an account’s credit
-         * @description The credit balance per currency (always the sum of the entries) and the ledger entries, newest first (`limit` and `cursor` page the entries).
+         * @description The credit balance per currency (the sum of the entries, less what remains of expired grants) and the ledger entries, newest first (`limit` and `cursor` page the entries).
          */
         get: operations["getAccountCredits"];
         put?: never;
         /**
          * Grant credit to an account
-         * @description Adds credit in `currency`; it pays the account’s invoices as they are issued (tenant setting `autoApplyCredits`, on by default) or through POST /invoices/{id}/apply-credit. Emits `credit.granted`.
+         * @description Adds credit in `currency`; it pays the account’s invoices as they are issued (tenant setting `autoApplyCredits`, on by default) or through POST /invoices/{id}/apply-credit. Emits `credit.granted`. Only an account linked to a billing account (`externalId`) holds credit: another is 409 `conflict`.
          */
         post: operations["grantCredit"];
         delete?: never;
@@ -1175,7 +1175,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description Creates a tenant-owned account (organization) with a UUID `id`. Only `name` is required; optional fields may be null. `externalId` cannot be changed later. Unknown fields are rejected (400 naming the field). Emits `account.created`.
+         * @description Creates a tenant-owned account (organization) with a UUID `id`. Only `name` is required; optional fields may be null. `externalId` cannot be changed later, and one account per `externalId`: when another account has it, 409 `conflict` naming that account (details `externalId`/`unique`, nextActions `getAccount`). Unknown fields are rejected (400 naming the field). Emits `account.created`.
          */
         post: operations["createAccount"];
         delete?: never;
@@ -1351,7 +1351,7 @@ export interface paths {
         put?: never;
         /**
          * Void an invoice
-         * @description Moves an open built-in invoice to `void` (already `void`: returned unchanged); 409 when it is closed otherwise, 404 when unknown.
+         * @description Moves an open built-in invoice to `void` (already `void`: returned unchanged); 409 when it is closed otherwise, 404 when unknown. A partly paid invoice (payments or credit) is not voided: 409 `conflict` naming the amount paid; refund the payments first, or write it off.
          */
         post: operations["voidBillingInvoice"];
         delete?: never;
@@ -15360,7 +15360,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             accountId: string;
-                            /** @description Per currency: the sum of all the entries. */
+                            /** @description Per currency, what can be spent now: the sum of the entries, less what remains of grants past their `expiresAt` (an expired grant counts nowhere from `expiresAt` on, even before its `expiry` entry is written). */
                             balances: {
                                 currency: string;
                                 balanceCents: number;
@@ -16363,7 +16363,7 @@ export interface operations {
                 "application/json": {
                     /** @description Display name. */
                     name: string;
-                    /** @description Your own id. A billing-system account id (e.g. `ba_...`) links the account to its invoices, subscriptions and payment methods. */
+                    /** @description Your own id, unique among the tenant’s accounts (a second account with it is 409). A billing-system account id (e.g. `ba_...`) links the account to its invoices, subscriptions, payment methods and credit. */
                     externalId?: string | null;
                     /**
                      * Format: email
