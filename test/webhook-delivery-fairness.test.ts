@@ -289,9 +289,11 @@ describe('webhook delivery: one receiver never holds back another tenant', () =>
         await queueTests(a, aHook, 10);
         const bHook = await subscribe(b, normal.url);
         const fairShare = { receiverConcurrency: 2, backoffAfterTimeouts: 4, backoffMs: 30_000 };
-        // Short attempts for the hanging receiver only: the machine's load never times out the other.
+        // Short attempts to the hanging receiver only, while it hangs: the machine's load never
+        // times out an answering one.
+        let hangs = true;
         const routed: Sender = {
-          send: (url, ...rest) => (url === hanging.url ? quick : sender).send(url, ...rest),
+          send: (url, ...rest) => (hangs && url === hanging.url ? quick : sender).send(url, ...rest),
           close: async () => {},
         };
         const w = worker([a, b], { sender: routed, fairShare });
@@ -319,6 +321,7 @@ describe('webhook delivery: one receiver never holds back another tenant', () =>
 
         // It answers again: served in full.
         hanging.setResponder(() => ({ status: 200 }));
+        hangs = false;
         clock.advance(1_000);
         expect(await w.drain()).toBe(10);
         expect(w.backedOffReceivers()).toEqual([]);
