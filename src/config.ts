@@ -55,6 +55,14 @@ export interface Config {
   webhookWorker: boolean;
   /** Deliveries one worker sends at once. */
   webhookConcurrency: number;
+  /** Of those, the most one tenant sends at once (its fair share; a hanging receiver holds no more). */
+  webhookTenantConcurrency: number;
+  /** The most one receiver (webhook URL) is sent at once. */
+  webhookReceiverConcurrency: number;
+  /** Timeouts in a row after which a receiver is backed off (its deliveries wait). */
+  webhookReceiverBackoffAfter: number;
+  /** The first back-off of a receiver that keeps timing out; doubles with each further timeout, at most 10 minutes. */
+  webhookReceiverBackoffMs: number;
   /** How often an idle worker looks for due deliveries (retries, missed signals). */
   webhookPollIntervalMs: number;
   /** PEM file of extra certificate authorities trusted for webhook targets (private PKI, tests). */
@@ -181,6 +189,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateTargets: boolVar(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     webhookWorker: boolVar(env, 'WEBHOOK_WORKER', true),
     webhookConcurrency: intVar(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
+    webhookTenantConcurrency: intVar(env, 'WEBHOOK_TENANT_CONCURRENCY', 32, 1, 1000),
+    webhookReceiverConcurrency: intVar(env, 'WEBHOOK_RECEIVER_CONCURRENCY', 16, 1, 1000),
+    webhookReceiverBackoffAfter: intVar(env, 'WEBHOOK_RECEIVER_BACKOFF_AFTER', 3, 1, 100),
+    webhookReceiverBackoffMs: intVar(env, 'WEBHOOK_RECEIVER_BACKOFF_MS', 30_000, 100, 3_600_000),
     webhookPollIntervalMs: intVar(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000, 10, 60_000),
     webhookCaFile: env.WEBHOOK_CA_FILE ? path.resolve(env.WEBHOOK_CA_FILE) : undefined,
     intentLeaseMs: intVar(env, 'INTENT_LEASE_MS', 30_000, 100, 3_600_000),

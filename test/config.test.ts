@@ -36,6 +36,10 @@ describe('configuration', () => {
     expect(loadConfig({})).toMatchObject({
       webhookWorker: true,
       webhookConcurrency: 64,
+      webhookTenantConcurrency: 32,
+      webhookReceiverConcurrency: 16,
+      webhookReceiverBackoffAfter: 3,
+      webhookReceiverBackoffMs: 30_000,
       webhookPollIntervalMs: 1_000,
       webhookCaFile: undefined,
     });

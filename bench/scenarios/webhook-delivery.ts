@@ -54,6 +54,9 @@ export async function webhookDelivery(url: string, smoke: boolean): Promise<Webh
     webhookAllowPrivateTargets: true,
     webhookCaFile: CA,
     webhookConcurrency: concurrency,
+    // One tenant, one receiver: measures the worker's throughput, so its share is every slot.
+    webhookTenantConcurrency: concurrency,
+    webhookReceiverConcurrency: concurrency,
   };
 
   // --- the receiver ------------------------------------------------------------------------------

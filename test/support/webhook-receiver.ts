@@ -14,11 +14,14 @@ export interface Receipt {
   receivedAt: number;
 }
 
-/** How the receiver answers the nth request (from 1): status, headers, or `hang` to never answer. */
+/**
+ * How the receiver answers the nth request (from 1): status, headers, body (raw bytes allowed;
+ * `answer <status>` when absent), or `hang` to never answer.
+ */
 export type Responder = (
   n: number,
   receipt: Receipt,
-) => { status: number; headers?: Record<string, string> } | 'hang';
+) => { status: number; headers?: Record<string, string>; body?: string | Buffer } | 'hang';
 
 /**
  * A real HTTPS webhook receiver on localhost, with a certificate from the test CA. Records every
@@ -43,10 +46,11 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
         const answer = respond(receipts.length, receipt);
         if (answer === 'hang') {
           hanging.add(res);
+          res.on('close', () => hanging.delete(res));
           return;
         }
         res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
-        res.end(`answer ${answer.status}`);
+        res.end(answer.body ?? `answer ${answer.status}`);
       });
     },
   );
@@ -56,6 +60,10 @@ export async function startReceiver(responder: Responder = () => ({ status: 200 
     url: `https://localhost:${port}/hooks`,
     port,
     receipts,
+    /** Requests held open now (answered `hang`, connection not yet closed by the sender). */
+    get hangingNow(): number {
+      return hanging.size;
+    },
     setResponder(next: Responder) {
       respond = next;
     },

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import { isCitus } from '../../db/citus-runtime.js';
 import { type Queryable, rowsOf } from '../../db/client.js';
+import { ATTEMPT_TEXT_LIMIT, storableText } from './delivery/storable-text.js';
 import type { DeliveryStatus } from './tables.js';
 
 /**
@@ -44,6 +45,29 @@ interface ClaimRow {
   previous_secret_expires_at: Date | string | null;
 }
 
+/**
+ * What a claim may still take, per tenant and per receiver (webhook URL), with a default for
+ * those not listed: the worker's fair share of its slots (delivery/fair-share.ts).
+ */
+export interface ClaimRooms {
+  tenantDefault: number;
+  receiverDefault: number;
+  /** Tenants and receivers with less room than the default (0: none of theirs is claimed). */
+  tenants: Record<string, number>;
+  receivers: Record<string, number>;
+}
+
+/** Every claim may take all it asks for (no fair-share limits). */
+const UNLIMITED = (limit: number): ClaimRooms => ({
+  tenantDefault: limit,
+  receiverDefault: limit,
+  tenants: {},
+  receivers: {},
+});
+
+/** Due rows looked at per row claimed: a tenant or receiver at its limit leaves the rest to others. */
+const CANDIDATES_PER_CLAIM = 4;
+
 const asDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
 
 /**
@@ -66,8 +90,10 @@ export async function claimDueDeliveries(
   tenantIds?: readonly string[],
   /** Tenants that just queued deliveries (wake-ups name them): on Citus, claimed from first. */
   hinted: readonly string[] = [],
+  /** The most claimed per tenant and per receiver (the worker's fair share); no limit when absent. */
+  rooms: ClaimRooms = UNLIMITED(limit),
 ): Promise<ClaimedDelivery[]> {
-  const lease = { token: uuidv7(), until: new Date(now.getTime() + leaseMs) };
+  const lease = { token: uuidv7(), until: new Date(now.getTime() + leaseMs), rooms };
   if (!(await isCitus(db))) return claimIn(db, now, limit, lease, tenantIds);
   // The question to every shard is the expensive part. Claims go by the tenants it found and the
   // tenants wake-ups named, one single-shard statement each; every shard is asked again at most
@@ -105,15 +131,17 @@ async function claimFrom(
   tenants: Set<string>,
   now: Date,
   limit: number,
-  lease: { token: string; until: Date },
+  lease: Lease,
 ): Promise<ClaimedDelivery[]> {
   const claimed: ClaimedDelivery[] = [];
   for (const tenantId of [...tenants]) {
+    if ((lease.rooms.tenants[tenantId] ?? lease.rooms.tenantDefault) <= 0) continue;
     const asked = limit - claimed.length;
     const got = await claimIn(db, now, asked, lease, [tenantId]);
     claimed.push(...got);
     tenants.delete(tenantId);
-    if (got.length === asked) tenants.add(tenantId);
+    // Less than asked may also mean its share is used up: it stays, at the back.
+    if (got.length > 0) tenants.add(tenantId);
     if (claimed.length >= limit) break;
   }
   return claimed;
@@ -141,24 +169,58 @@ function tenantIn(alias: string, tenantIds?: readonly string[]) {
   )})`;
 }
 
+interface Lease {
+  token: string;
+  until: Date;
+  rooms: ClaimRooms;
+}
+
+/**
+ * The claim. Candidates are the oldest due rows of tenants and receivers with room left (a
+ * bounded look-ahead); each tenant's and receiver's first n of them fit, n its room; of those,
+ * tenants take turns (every tenant's oldest, then every tenant's second, ...) for the rows locked
+ * and leased. The due conditions are repeated where the rows are locked: a
+ * row another worker leased meanwhile is re-checked there and passed over.
+ */
 async function claimIn(
   db: Queryable,
   now: Date,
   limit: number,
-  lease: { token: string; until: Date },
+  lease: Lease,
   tenantIds?: readonly string[],
 ): Promise<ClaimedDelivery[]> {
   const leaseToken = lease.token;
+  const { rooms } = lease;
+  const roomsJson = JSON.stringify({ tenants: rooms.tenants, receivers: rooms.receivers });
+  const tenantRoom = sql`coalesce((${roomsJson}::jsonb -> 'tenants' ->> d.tenant_id::text)::int, ${rooms.tenantDefault}::int)`;
+  const receiverRoom = sql`coalesce((${roomsJson}::jsonb -> 'receivers' ->> s.url)::int, ${rooms.receiverDefault}::int)`;
   // The tenant filter on every table of both halves: with one tenant, Citus routes it to one shard.
   const result = await db.execute(sql`
-    with due as (
+    with candidates as (
+      select row_ref, next_attempt_at, tenant_room, receiver_room,
+        row_number() over (partition by tenant_id order by next_attempt_at) as tenant_rank,
+        row_number() over (partition by url order by next_attempt_at) as receiver_rank
+      from (
+        select d.ctid as row_ref, d.tenant_id, s.url, d.next_attempt_at,
+          ${tenantRoom} as tenant_room, ${receiverRoom} as receiver_room
+        from webhook_deliveries d
+        join webhook_subscriptions s on s.tenant_id = d.tenant_id and s.id = d.subscription_id
+        where d.status in ('pending', 'failed') and d.next_attempt_at <= ${now} and s.is_active
+          and ${tenantRoom} > 0 and ${receiverRoom} > 0
+          ${tenantIn('d', tenantIds)} ${tenantIn('s', tenantIds)}
+        order by d.next_attempt_at
+        limit ${limit * CANDIDATES_PER_CLAIM}
+      ) c
+    ),
+    due as (
       select d.ctid
       from webhook_deliveries d
-      join webhook_subscriptions s on s.tenant_id = d.tenant_id and s.id = d.subscription_id
-      where d.status in ('pending', 'failed') and d.next_attempt_at <= ${now} and s.is_active
-        ${tenantIn('d', tenantIds)} ${tenantIn('s', tenantIds)}
-      order by d.next_attempt_at
-      limit ${limit}
+      where d.ctid = any(array(
+          select row_ref from candidates
+          where tenant_rank <= tenant_room and receiver_rank <= receiver_room
+          order by tenant_rank, next_attempt_at
+          limit ${limit}))
+        and d.status in ('pending', 'failed') and d.next_attempt_at <= ${now} ${tenantIn('d', tenantIds)}
       for update of d skip locked
     )
     update webhook_deliveries d
@@ -240,8 +302,10 @@ async function recordIn(db: Queryable, results: readonly AttemptResult[], now: D
       next_attempt_at: r.nextAttemptAt?.toISOString() ?? null,
       response_status: r.responseStatus,
       duration_ms: r.durationMs,
-      response_body: r.responseBody,
-      error: r.error,
+      // Storable whatever the sender handed over: text PostgreSQL refuses (NUL, half an emoji)
+      // would fail the whole batch, every tenant's results with it.
+      response_body: r.responseBody === null ? null : storableText(r.responseBody, ATTEMPT_TEXT_LIMIT),
+      error: r.error === null ? null : storableText(r.error, ATTEMPT_TEXT_LIMIT),
     })),
   );
   const result = await db.execute(sql`
@@ -268,4 +332,22 @@ async function recordIn(db: Queryable, results: readonly AttemptResult[], now: D
     from upd join r using (tenant_id, subscription_id, event_id)
     returning 1`);
   return rowsOf(result).length;
+}
+
+/**
+ * Of these subscriptions, the ones still there and active: a worker holding deliveries of the
+ * others stops sending them (deleted or disabled meanwhile).
+ */
+export async function activeSubscriptions(
+  db: Queryable,
+  keys: readonly { tenantId: string; subscriptionId: string }[],
+): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const result = await db.execute(sql`
+    select s.tenant_id, s.id from webhook_subscriptions s
+    where s.is_active and (s.tenant_id, s.id) in (${sql.join(
+      keys.map((k) => sql`(${k.tenantId}::uuid, ${k.subscriptionId}::uuid)`),
+      sql`, `,
+    )})`);
+  return new Set(rowsOf<{ tenant_id: string; id: string }>(result).map((r) => `${r.tenant_id}/${r.id}`));
 }

@@ -25,7 +25,16 @@ export function startDeliveryWorker(deps: ServiceDeps): () => Promise<void> {
   });
   const worker = new DeliveryWorker(
     { db: own?.db ?? deps.db, clock: deps.clock, logger: deps.logger, keyRing: deps.keyRing, sender },
-    { concurrency: config.webhookConcurrency, pollIntervalMs: config.webhookPollIntervalMs },
+    {
+      concurrency: config.webhookConcurrency,
+      pollIntervalMs: config.webhookPollIntervalMs,
+      fairShare: {
+        tenantConcurrency: config.webhookTenantConcurrency,
+        receiverConcurrency: config.webhookReceiverConcurrency,
+        backoffAfterTimeouts: config.webhookReceiverBackoffAfter,
+        backoffMs: config.webhookReceiverBackoffMs,
+      },
+    },
   );
   const unsubscribe = deps.deliveries.subscribe((queuedBy) => worker.wake(queuedBy));
   const stopListening = config.databaseUrl

@@ -4,27 +4,34 @@ import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { isNonPublicAddress } from '../url-safety.js';
+import { ATTEMPT_TEXT_LIMIT, storableText } from './storable-text.js';
 
 /** SPEC.md section 8: an attempt succeeds on a 2xx within 10 seconds. */
 const DELIVERY_TIMEOUT_MS = 10_000;
-/** How much of a receiver's response body an attempt record keeps. */
-const RESPONSE_BODY_LIMIT = 1_024;
 
 export interface SendOutcome {
   /** Any 2xx. Redirects are not followed: a 3xx is a failure. */
   ok: boolean;
   responseStatus: number | null;
   durationMs: number;
-  /** The first RESPONSE_BODY_LIMIT characters of the response body. */
+  /** The first ATTEMPT_TEXT_LIMIT characters of the response body, as storable text. */
   responseBody: string | null;
   /** Why the attempt failed without a 2xx: network error, timeout, blocked target. */
   error: string | null;
   /** The receiver's Retry-After, in seconds from now, when it sent one. */
   retryAfterSeconds: number | null;
+  /** No answer within the time limit: counts towards backing the receiver off. */
+  timedOut: boolean;
 }
 
 export interface Sender {
-  send(url: string, body: string, headers: Record<string, string>): Promise<SendOutcome>;
+  /** `cancel` ends the attempt early (its webhook was deleted or disabled): a failed attempt. */
+  send(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+    cancel?: AbortSignal,
+  ): Promise<SendOutcome>;
   close(): Promise<void>;
 }
 
@@ -77,13 +84,28 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): void }): P
     chunks.push(chunk);
     size += chunk.length;
     // Enough kept: drop the rest (and the connection) rather than read a large body.
-    if (size > RESPONSE_BODY_LIMIT * 4) {
+    if (size > ATTEMPT_TEXT_LIMIT * 4) {
       body.destroy();
       break;
     }
   }
-  return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_BODY_LIMIT);
+  // Invalid UTF-8 decodes to U+FFFD; the cut and the characters PostgreSQL refuses (NUL, half an
+  // emoji) are made safe here, so whatever the receiver sent can be recorded.
+  return storableText(Buffer.concat(chunks).toString('utf8'), ATTEMPT_TEXT_LIMIT);
 }
+
+const UNDICI_TIMEOUTS = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** The attempt's time limit ran out (ours, or one of undici's that fire with it). */
+const isTimeout = (err: unknown): boolean =>
+  err instanceof Error &&
+  (err.name === 'TimeoutError' ||
+    err.name === 'AbortError' ||
+    UNDICI_TIMEOUTS.has(String((err as NodeJS.ErrnoException).code)));
 
 const errorText = (err: unknown, timeoutMs: number): string => {
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
@@ -112,7 +134,7 @@ export function createSender(options: SenderOptions): Sender {
     connections: 16,
   });
   return {
-    async send(url, body, headers) {
+    async send(url, body, headers, cancel) {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
       const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
@@ -125,7 +147,9 @@ export function createSender(options: SenderOptions): Sender {
           headers,
           body,
           dispatcher: agent,
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: cancel
+            ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cancel])
+            : AbortSignal.timeout(timeoutMs),
         });
         const responseBody = await readLimited(response.body);
         const ok = response.statusCode >= 200 && response.statusCode < 300;
@@ -136,20 +160,23 @@ export function createSender(options: SenderOptions): Sender {
           responseBody,
           error: null,
           retryAfterSeconds: ok ? null : parseRetryAfter(response.headers['retry-after'], new Date()),
+          timedOut: false,
         };
       } catch (err) {
-        return failed(errorText(err, timeoutMs), elapsed());
+        if (cancel?.aborted) return failed(`cancelled: ${String(cancel.reason)}`, elapsed());
+        return failed(errorText(err, timeoutMs), elapsed(), isTimeout(err));
       }
     },
     close: () => agent.close(),
   };
 }
 
-const failed = (error: string, durationMs: number): SendOutcome => ({
+const failed = (error: string, durationMs: number, timedOut = false): SendOutcome => ({
   ok: false,
   responseStatus: null,
   durationMs,
   responseBody: null,
   error,
   retryAfterSeconds: null,
+  timedOut,
 });

@@ -3,14 +3,11 @@ import type { Clock } from '../../../clock.js';
 import type { KeyRing } from '../../../core/key-ring.js';
 import type { Db } from '../../../db/client.js';
 import { deliveryBody, signDelivery } from '../../../events/signing.js';
-import {
-  type AttemptResult,
-  type ClaimedDelivery,
-  claimDueDeliveries,
-  recordAttempts,
-} from '../delivery-queue.js';
+import { activeSubscriptions, type ClaimedDelivery, claimDueDeliveries } from '../delivery-queue.js';
+import { FAIR_SHARE_DEFAULTS, FairShare, type FairShareOptions } from './fair-share.js';
+import { ERROR_BACKOFF_MS, ResultWriter } from './result-writer.js';
 import { afterAttempt } from './schedule.js';
-import type { Sender } from './sender.js';
+import type { Sender, SendOutcome } from './sender.js';
 
 export interface DeliveryWorkerDeps {
   db: Db;
@@ -35,6 +32,18 @@ export interface DeliveryWorkerOptions {
   leaseMs?: number;
   /** Serve only these tenants (tests sharing a database; pinning tenants to workers); all when absent. */
   tenantIds?: readonly string[];
+  /**
+   * The fair share of the slots (fair-share.ts): deliveries per tenant and per receiver, and the
+   * back-off of a receiver that keeps timing out. Defaults: FAIR_SHARE_DEFAULTS, each at most
+   * `concurrency`.
+   */
+  fairShare?: Partial<FairShareOptions>;
+  /**
+   * How long a send runs before the worker asks whether its webhook is still there and active
+   * (asked at most this often): a deleted or disabled webhook's sends stop then, not at their
+   * timeout. Default 1,000 ms.
+   */
+  cancelCheckMs?: number;
 }
 
 const DEFAULT_CLAIM_BATCH = 100;
@@ -44,13 +53,13 @@ const DEFAULT_LEASE_MS = 60_000;
  * piled up meanwhile, so a slow database makes bigger writes rather than idle slots.
  */
 const UNRECORDED_PER_SLOT = 4;
-/** Wait after a database error before claiming again. */
-const ERROR_BACKOFF_MS = 1_000;
+const DEFAULT_CANCEL_CHECK_MS = 1_000;
 
 /**
  * Sends due webhook deliveries: claims them in batches (FOR UPDATE SKIP LOCKED, so several
  * workers share the queue without sending one delivery twice at once), sends up to
- * `concurrency` at a time, and writes attempt results in batches as they come back.
+ * `concurrency` at a time, each tenant and receiver within its fair share and tenants taking
+ * turns for free slots, and writes attempt results in batches as they come back.
  *
  * `start()` runs the loop, woken by `wake()` (in-process signal or PostgreSQL NOTIFY) and by
  * polling; tests call `drain()` instead, with a manual clock.
@@ -65,13 +74,16 @@ export class DeliveryWorker {
   private readonly lowWater: number;
   private readonly leaseMs: number;
   private readonly maxUnrecorded: number;
-  private inFlight = 0;
-  /** Claimed, waiting for a free slot (FIFO). */
+  private readonly cancelCheckMs: number;
+  private readonly fair: FairShare;
+  private readonly writer: ResultWriter;
+  /** Sends under way: how to cancel each, and when it started (performance.now()). */
+  private readonly sending = new Map<ClaimedDelivery, { cancel: AbortController; startedAt: number }>();
+  private lastCancelCheck = 0;
+  /** Some tenant or receiver had no room left after the last claim: a freed share wakes the loop. */
+  private shareFull = false;
+  /** Claimed, waiting for a free slot; the tenant with the fewest sends under way goes first. */
   private readonly ready: ClaimedDelivery[] = [];
-  private results: AttemptResult[] = [];
-  /** Results in the write under way. */
-  private writing = 0;
-  private flushing: Promise<void> | undefined;
   private woken = false;
   /** Tenants wake-ups named since the last claim. */
   private readonly hinted = new Set<string>();
@@ -88,6 +100,24 @@ export class DeliveryWorker {
     this.lowWater = Math.floor(this.readyMax / 2);
     this.maxUnrecorded = UNRECORDED_PER_SLOT * options.concurrency;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.cancelCheckMs = options.cancelCheckMs ?? DEFAULT_CANCEL_CHECK_MS;
+    const share = { ...FAIR_SHARE_DEFAULTS, ...options.fairShare };
+    this.fair = new FairShare({
+      ...share,
+      tenantConcurrency: Math.min(share.tenantConcurrency, options.concurrency),
+      receiverConcurrency: Math.min(share.receiverConcurrency, options.concurrency),
+    });
+    this.writer = new ResultWriter(deps);
+  }
+
+  /** Sends under way (operators' view, tests): in all, and this tenant's. */
+  sendsUnderWay(tenantId?: string): number {
+    return tenantId === undefined ? this.sending.size : this.fair.sendingOf(tenantId);
+  }
+
+  /** Receivers whose deliveries wait now because they kept timing out (operators' view, tests). */
+  backedOffReceivers(): string[] {
+    return this.fair.backedOff(this.deps.clock.now().getTime());
   }
 
   /** Something may be due (queued by these tenants, when known): look now rather than at the next poll. */
@@ -104,6 +134,7 @@ export class DeliveryWorker {
   /** Stops claiming, sends what it holds (in flight and ready) and writes the results. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.writer.stopping = true;
     this.wake();
     await this.running;
     await this.idle();
@@ -126,15 +157,17 @@ export class DeliveryWorker {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       // Results not yet written are bounded: past the bound, claim again once a write catches up.
-      if (this.unrecorded >= this.maxUnrecorded) {
-        await this.flush();
+      if (this.writer.unrecorded >= this.maxUnrecorded) {
+        await this.writer.flush();
         continue;
       }
       // Claimed deliveries wait ready for a slot, up to one batch of them: a slot that frees
       // starts the next at once, and the claim's round trip runs while slots are busy.
-      const room = this.readyMax - this.ready.length;
+      // Ready ones whose tenant or receiver is at its cap wait for their own slots, not counted.
+      const waiting = this.startableReady();
+      const room = this.readyMax - waiting;
       let claimed = 0;
-      if (this.ready.length <= this.lowWater) {
+      if (waiting <= this.lowWater) {
         try {
           claimed = await this.claimAndSend(room);
         } catch (err) {
@@ -143,8 +176,9 @@ export class DeliveryWorker {
           continue;
         }
       }
+      await this.cancelGoneSends();
       // A full claim may mean more is due: go again once the ready ones run low.
-      if (claimed < room || this.ready.length > this.lowWater) {
+      if (claimed < room || waiting > this.lowWater) {
         await this.sleep(this.options.pollIntervalMs);
       }
     }
@@ -171,38 +205,128 @@ export class DeliveryWorker {
   private async claimAndSend(limit: number): Promise<number> {
     const hinted = [...this.hinted];
     this.hinted.clear();
+    const now = this.deps.clock.now();
     const claimed = await claimDueDeliveries(
       this.deps.db,
-      this.deps.clock.now(),
+      now,
       limit,
       this.leaseMs,
       this.options.tenantIds,
       hinted,
+      this.fair.rooms(now.getTime()),
     ).catch((err) => {
       for (const tenantId of hinted) this.hinted.add(tenantId);
       throw err;
     });
+    for (const delivery of claimed) this.fair.hold(delivery);
+    this.shareFull = this.fair.anyFull(this.deps.clock.now().getTime());
     this.ready.push(...claimed);
     this.startReady();
     return claimed.length;
   }
 
-  /** Starts ready deliveries while slots are free. */
+  /** Starts ready deliveries while slots are free, tenants taking turns, each within its share. */
   private startReady(): void {
-    while (this.inFlight < this.options.concurrency && this.ready.length > 0) {
-      const delivery = this.ready.shift() as ClaimedDelivery;
-      this.inFlight++;
-      void this.attempt(delivery).finally(() => {
-        this.inFlight--;
+    while (this.sending.size < this.options.concurrency) {
+      const delivery = this.nextReady();
+      if (!delivery) return;
+      const cancel = new AbortController();
+      this.sending.set(delivery, { cancel, startedAt: performance.now() });
+      this.fair.start(delivery);
+      void this.attempt(delivery, cancel.signal).finally(() => {
+        this.sending.delete(delivery);
+        this.fair.finish(delivery);
         this.startReady();
-        if (this.ready.length === this.lowWater) this.wake();
+        // Ready ones running low, or a share freed that the last claim was held to: claim now.
+        if (this.shareFull || this.startableReady() === this.lowWater) this.wake();
         this.notifySettled();
       });
     }
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private startableReady(): number {
+    let n = 0;
+    for (const d of this.ready) if (this.fair.canStart(d)) n++;
+    return n;
+  }
+
+  /** Takes the oldest ready delivery that may start, of the tenant with the fewest sends under way. */
+  private nextReady(): ClaimedDelivery | undefined {
+    let best = -1;
+    let fewest = Number.POSITIVE_INFINITY;
+    for (const [i, d] of this.ready.entries()) {
+      const sends = this.fair.sendingOf(d.tenantId);
+      if (sends < fewest && this.fair.canStart(d)) {
+        best = i;
+        fewest = sends;
+        if (sends === 0) break;
+      }
+    }
+    return best < 0 ? undefined : this.ready.splice(best, 1)[0];
+  }
+
+  /**
+   * Sends that ran longer than `cancelCheckMs` (at most once per that): if their webhook was
+   * deleted or disabled meanwhile, they are cancelled, and ready ones of it are not sent (their
+   * lease runs out; a deleted webhook's deliveries are gone).
+   */
+  private async cancelGoneSends(): Promise<void> {
+    const now = performance.now();
+    if (now - this.lastCancelCheck < this.cancelCheckMs) return;
+    const slow = [...this.sending].filter(([, s]) => now - s.startedAt >= this.cancelCheckMs);
+    if (slow.length === 0) return;
+    this.lastCancelCheck = now;
+    const keyOf = (d: ClaimedDelivery) => `${d.tenantId}/${d.subscriptionId}`;
+    const held = [...slow.map(([d]) => d), ...this.ready];
+    const keys = new Map(held.map((d) => [keyOf(d), d]));
+    let active: Set<string>;
+    try {
+      active = await activeSubscriptions(this.deps.db, [...keys.values()]);
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'checking webhooks of slow deliveries failed');
+      return;
+    }
+    for (const [d, s] of slow) if (!active.has(keyOf(d))) s.cancel.abort('webhook deleted or disabled');
+    for (let i = this.ready.length - 1; i >= 0; i--) {
+      const d = this.ready[i] as ClaimedDelivery;
+      if (active.has(keyOf(d))) continue;
+      this.ready.splice(i, 1);
+      this.fair.drop(d);
+    }
+    this.notifySettled();
+  }
+
+  private async attempt(delivery: ClaimedDelivery, cancel: AbortSignal): Promise<void> {
     const attemptedAt = this.deps.clock.now();
+    const outcome = await this.send(delivery, attemptedAt, cancel);
+    this.fair.outcome(delivery.url, outcome.timedOut, this.deps.clock.now().getTime());
+    const attempt = delivery.cycleAttempts + 1;
+    const next = afterAttempt(attempt, outcome.ok, outcome.retryAfterSeconds, attemptedAt);
+    // Written in the background: the slot frees now, so sending never waits for the database.
+    this.writer.add({
+      attempt,
+      result: {
+        tenantId: delivery.tenantId,
+        subscriptionId: delivery.subscriptionId,
+        eventId: delivery.eventId,
+        leaseToken: delivery.leaseToken,
+        rowRef: delivery.rowRef,
+        attemptedAt,
+        status: next.status,
+        nextAttemptAt: next.nextAttemptAt,
+        responseStatus: outcome.responseStatus,
+        durationMs: outcome.durationMs,
+        responseBody: outcome.responseBody,
+        error: outcome.error,
+      },
+    });
+  }
+
+  private async send(
+    delivery: ClaimedDelivery,
+    attemptedAt: Date,
+    cancel: AbortSignal,
+  ): Promise<SendOutcome> {
     const event = {
       id: delivery.eventId,
       type: delivery.eventType,
@@ -211,40 +335,23 @@ export class DeliveryWorker {
       data: delivery.payload,
     };
     const body = deliveryBody(event);
-    let outcome: Awaited<ReturnType<Sender['send']>>;
     try {
       const headers = signDelivery(event, body, this.secretsOf(delivery, attemptedAt), attemptedAt);
-      outcome = await this.deps.sender.send(delivery.url, body, headers);
+      return await this.deps.sender.send(delivery.url, body, headers, cancel);
     } catch (err) {
       // Only the unexpected lands here (a secret that no longer decrypts): recorded as a failure.
       this.deps.logger.error({ err, eventId: delivery.eventId }, 'webhook delivery could not be prepared');
       const error = err instanceof Error ? err.message : String(err);
-      outcome = {
+      return {
         ok: false,
         responseStatus: null,
         durationMs: 0,
         responseBody: null,
         error,
         retryAfterSeconds: null,
+        timedOut: false,
       };
     }
-    const next = afterAttempt(delivery.cycleAttempts + 1, outcome.ok, outcome.retryAfterSeconds, attemptedAt);
-    this.results.push({
-      tenantId: delivery.tenantId,
-      subscriptionId: delivery.subscriptionId,
-      eventId: delivery.eventId,
-      leaseToken: delivery.leaseToken,
-      rowRef: delivery.rowRef,
-      attemptedAt,
-      status: next.status,
-      nextAttemptAt: next.nextAttemptAt,
-      responseStatus: outcome.responseStatus,
-      durationMs: outcome.durationMs,
-      responseBody: outcome.responseBody,
-      error: outcome.error,
-    });
-    // Written in the background: the slot frees now, so sending never waits for the database.
-    void this.flush();
   }
 
   /** The current secret, and the previous one while its rotation overlap lasts. */
@@ -258,51 +365,12 @@ export class DeliveryWorker {
     return secrets;
   }
 
-  /**
-   * Writes buffered results, one statement per batch; while a write runs, results pile up for the
-   * next. A failed write is retried; if the process dies first, the leases run out and the
-   * deliveries are sent again (at least once, never lost).
-   */
-  private flush(): Promise<void> {
-    this.flushing ??= (async () => {
-      while (this.results.length > 0) {
-        const batch = this.results;
-        this.results = [];
-        this.writing = batch.length;
-        try {
-          await recordAttempts(this.deps.db, batch, this.deps.clock.now());
-        } catch (err) {
-          // Stopping: give up; the leases run out and the deliveries are sent again.
-          if (this.stopped) {
-            this.deps.logger.warn({ err, count: batch.length }, 'webhook attempts not recorded at shutdown');
-            break;
-          }
-          this.deps.logger.warn({ err, count: batch.length }, 'recording webhook attempts failed; retrying');
-          this.results.unshift(...batch);
-          await new Promise((r) => setTimeout(r, ERROR_BACKOFF_MS));
-        }
-      }
-    })().finally(() => {
-      this.writing = 0;
-      this.flushing = undefined;
-      // A result pushed after the last batch was taken, before this ran, found the write still
-      // under way: write it now rather than with the next one (or after its lease ran out).
-      if (this.results.length > 0 && !this.stopped) void this.flush();
-    });
-    return this.flushing;
-  }
-
-  /** Attempt results not yet written: waiting, or in the write under way. */
-  private get unrecorded(): number {
-    return this.results.length + this.writing;
-  }
-
   /** Resolves when nothing is ready or in flight and every result is written. */
   private async idle(): Promise<void> {
-    while (this.inFlight > 0 || this.ready.length > 0) {
+    while (this.sending.size > 0 || this.ready.length > 0) {
       await new Promise<void>((resolve) => this.settled.add(resolve));
     }
-    while (this.flushing || this.results.length > 0) await this.flush();
+    await this.writer.idle();
   }
 
   private notifySettled() {
