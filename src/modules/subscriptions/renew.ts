@@ -61,6 +61,11 @@ export interface RenewalPlan {
   advanceInvoice?: { accountId: string; currency: string; description: string } | null;
   /** `prebilled`: the pending change is for the end of the period billed early; it stays pending. */
   keepsPending?: boolean;
+  /**
+   * `prebilled` of a `pending_cancellation` subscription: it runs the period it paid for and stays
+   * ending. Here only: the billing subscription is marked to end, and is ended at the new period end.
+   */
+  ending?: boolean;
 }
 
 /** What a renewal did: the subscription after it and the period it covers. */
@@ -102,9 +107,9 @@ export function renewalRefusal(
   return null;
 }
 
-export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPlan {
+export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow, ending = false): RenewalPlan {
   const now = deps.clock.now();
-  const refusal = renewalRefusal(sub, now);
+  const refusal = ending ? null : renewalRefusal(sub, now);
   if (refusal) throw refusal;
   const kind: RenewalKind =
     now.getTime() < sub.currentPeriodEnd.getTime() ? 'early' : billedAheadUntil(sub) ? 'prebilled' : 'due';
@@ -135,6 +140,7 @@ export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPla
     priceCents: pending?.priceCents ?? sub.priceCents,
     kind,
     ...(keepsPending ? { keepsPending } : {}),
+    ...(ending ? { ending } : {}),
     advanceInvoice:
       kind === 'early' && sub.billingSubscriptionId && sub.billingAccountId
         ? {
@@ -149,7 +155,7 @@ export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPla
 const kindOf = (plan: RenewalPlan): RenewalKind => plan.kind ?? 'due';
 
 function renewalSteps(plan: RenewalPlan): IntentStep[] {
-  if (!plan.billingSubscriptionId) return [];
+  if (!plan.billingSubscriptionId || plan.ending) return [];
   if (kindOf(plan) === 'early') return [{ step: 'invoice', kind: 'create_invoice' }];
   return [
     ...(plan.pending ? [{ step: 'pending-change', kind: 'change_subscription' as const }] : []),
@@ -298,7 +304,7 @@ async function commitRenewal(
     billingAnchor: at(plan.anchor),
     currentPeriodStart: at(plan.periodStart),
     currentPeriodEnd: at(plan.periodEnd),
-    ...(plan.keepsPending ? {} : { status: 'active' as const, pendingChange: null }),
+    ...(plan.keepsPending || plan.ending ? {} : { status: 'active' as const, pendingChange: null }),
     version: before.version + 1,
     operationKey: null,
     operationAt: null,
@@ -390,6 +396,20 @@ export async function renewSubscription(
   const sub = await getSubscription(deps.db, ctx.tenantId, input.subscriptionId);
   if (!sub) throw notFound('Subscription');
   return executeRenewal(deps, ctx, key, planRenewal(deps, sub));
+}
+
+/**
+ * A `pending_cancellation` subscription whose period has ended with the next one billed early
+ * (the scheduler): it moves into that period, still ending, invoicing nothing; the scheduler ends
+ * it when that period ends (end.ts). A cancellation at the period end ends at `billedThrough`.
+ */
+export function moveIntoBilledPeriod(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  sub: SubscriptionRow,
+  key: OperationKey<RenewalResult>,
+): Promise<RenewalResult> {
+  return executeRenewal(deps, ctx, key, planRenewal(deps, sub, true));
 }
 
 export const resumeRenewal: ResumeIntent = async (deps, intent) => {
