@@ -114,10 +114,11 @@ describe('cancellation at the period end after an early renewal', () => {
   };
   const seatsOf = async () => (await get(`/accounts/${org.id}/entitlements`)).json().data.entitlements.seats;
   const billingStatusOf = async (sub: Sub) =>
-    ((await get(`/accounts/${billingId}/subscriptions`)).json().data as { id: string; status: string }[]).find(
-      (s) => s.id === sub.billingSubscriptionId,
-    )?.status;
-  const invoiceCount = async () => ((await get(`/accounts/${billingId}/invoices`)).json().data as unknown[]).length;
+    (
+      (await get(`/accounts/${billingId}/subscriptions`)).json().data as { id: string; status: string }[]
+    ).find((s) => s.id === sub.billingSubscriptionId)?.status;
+  const invoiceCount = async () =>
+    ((await get(`/accounts/${billingId}/invoices`)).json().data as unknown[]).length;
   const creditsOf = async () => (await get(`/accounts/${org.id}/credits`)).json().data;
   const refundedOf = async (sessionId: string) =>
     (await get(`/payments/${sessionId}`)).json().data.refundedCents as number;
@@ -341,7 +342,10 @@ describe('cancellation at the period end after an early renewal', () => {
   it('billedThrough is in the document: required on the Subscription schema, described for agents', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
       components: {
-        schemas: Record<string, { required?: string[]; properties: Record<string, { description?: string }> }>;
+        schemas: Record<
+          string,
+          { required?: string[]; properties: Record<string, { description?: string }> }
+        >;
       };
     };
     const schema = doc.components.schemas.Subscription;

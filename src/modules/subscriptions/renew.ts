@@ -12,7 +12,6 @@ import {
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
 import { applyCreditOnIssue } from '../credits/index.js';
-import { insertSession, presentSession } from '../payments/index.js';
 import { emitEntitlementsChanged } from './entitlements.js';
 import { billedAheadUntil } from './figures.js';
 import { nextPeriod, periodEnd } from './periods.js';
@@ -24,6 +23,7 @@ import {
   contextOf,
   emitInvoice,
   eventData,
+  openSession,
   snapshot,
   tookEffect,
   underClaim,
@@ -61,10 +61,7 @@ export interface RenewalPlan {
   advanceInvoice?: { accountId: string; currency: string; description: string } | null;
   /** `prebilled`: the pending change is for the end of the period billed early; it stays pending. */
   keepsPending?: boolean;
-  /**
-   * `prebilled` of a `pending_cancellation` subscription: it runs the period it paid for and stays
-   * ending. Here only: the billing subscription is marked to end, and is ended at the new period end.
-   */
+  /** `prebilled`, `pending_cancellation`: runs the period it paid for, still ending; here only. */
   ending?: boolean;
 }
 
@@ -214,28 +211,6 @@ async function renewInBilling(intent: Intent<RenewalPlan>, adapter: BillingAdapt
       (v) => ({ subscriptionId: v.subscription.id, ...(v.invoice ? { invoiceId: v.invoice.id } : {}) }),
     ),
   ).invoice;
-}
-
-/** The payment session for a period billed now: the invoice's balance, or the price without one. */
-async function openSession(u: UnitOfWork, sub: SubscriptionRow, invoice: Invoice | null, priceCents: number) {
-  const amountCents = invoice ? invoice.balanceCents : priceCents;
-  const accountId = sub.billingAccountId ?? sub.organizationId ?? sub.contactId;
-  if (amountCents <= 0 || !accountId) return null;
-  const session = presentSession(
-    await insertSession(
-      u.tx,
-      u.ctx.tenantId,
-      {
-        accountId,
-        amountCents,
-        currency: sub.currency,
-        invoiceId: invoice?.id ?? null,
-        paymentPageSlug: null,
-      },
-      u.now,
-    ),
-  );
-  return session;
 }
 
 const resultOf = (
@@ -399,9 +374,9 @@ export async function renewSubscription(
 }
 
 /**
- * A `pending_cancellation` subscription whose period has ended with the next one billed early
- * (the scheduler): it moves into that period, still ending, invoicing nothing; the scheduler ends
- * it when that period ends (end.ts). A cancellation at the period end ends at `billedThrough`.
+ * A `pending_cancellation` subscription at its period end, the next period billed early (the
+ * scheduler): into that period, still ending, invoicing nothing; its end is end.ts. The billing
+ * subscription, marked to end (it refuses to renew), keeps its period and is cancelled then.
  */
 export function moveIntoBilledPeriod(
   deps: ServiceDeps,

@@ -43,7 +43,11 @@ const TAGS = ['Subscriptions'];
  * cancellation can still be made immediate, and renew appears whenever it would go through (due,
  * or early when the next period is not billed yet: `billedThrough`).
  */
-export function subscriptionActions(s: SubscriptionApi, now: Date, invoice: Invoice | null = null): ActionSpec[] {
+export function subscriptionActions(
+  s: SubscriptionApi,
+  now: Date,
+  invoice: Invoice | null = null,
+): ActionSpec[] {
   const self = action('self', 'GET', `/subscriptions/${s.id}`, 'read');
   const pay =
     invoice && invoice.status === 'open'
