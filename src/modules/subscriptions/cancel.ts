@@ -21,7 +21,7 @@ import {
 } from '../payments/index.js';
 import type { ChangeTiming } from '../price-engine/index.js';
 import { cancellationChanges, emitEntitlementsChanged } from './entitlements.js';
-import type { CancellationFigures, GiveBack } from './figures.js';
+import { billedAheadUntil, type CancellationFigures, type GiveBack, givesBack } from './figures.js';
 import { quoteCancellation } from './quotes.js';
 import {
   getSubscription,
@@ -54,6 +54,11 @@ export interface CancelPlan {
   linked: { id: string; billingSubscriptionId: string }[];
   /** Live add-ons, cancelled with it. */
   addOnIds: string[];
+  /**
+   * A next period billed early is given back (credit or refund): `billedThrough` is cleared, so an
+   * `end_of_period` cancellation ends at `currentPeriodEnd`. Absent in plans stored before: false.
+   */
+  givesBackBilledPeriod?: boolean;
   /** Unused time given back as account credit, granted in the commit. */
   credit?: { accountId: string; amountCents: number; currency: string } | null;
   /**
@@ -143,6 +148,7 @@ export async function planCancel(
       s.billingSubscriptionId ? [{ id: s.id, billingSubscriptionId: s.billingSubscriptionId }] : [],
     ),
     addOnIds: addOns.map((a) => a.id),
+    ...(givesBack(giveBack) && billedAheadUntil(sub) ? { givesBackBilledPeriod: true } : {}),
     ...(await giveBackPlan(deps, sub, giveBack, figures)),
   };
 }
@@ -216,7 +222,10 @@ async function commitCancel(u: UnitOfWork, plan: CancelPlan, claim: string | nul
     if (!current || current.status === 'cancelled') continue;
     ended.push(await updateSubscription(u.tx, u.ctx.tenantId, addOnId, patch(current.version)));
   }
-  const after = await updateSubscription(u.tx, u.ctx.tenantId, plan.subscriptionId, patch(before.version));
+  const after = await updateSubscription(u.tx, u.ctx.tenantId, plan.subscriptionId, {
+    ...patch(before.version),
+    ...(plan.givesBackBilledPeriod ? { billedThrough: null } : {}),
+  });
   for (const row of [after, ...ended]) {
     await u.audit({
       action: 'subscription.cancel',
@@ -289,7 +298,11 @@ async function executeCancel(
   );
 }
 
-/** Cancels now or at the period end, with its live add-ons; in the billing system first. */
+/**
+ * Cancels now or at the end of what was billed (`billedThrough`: the period end, or the end of a
+ * next period billed early unless that is given back), with its live add-ons; in the billing
+ * system first.
+ */
 export async function cancelSubscription(
   deps: ServiceDeps,
   ctx: OperationContext,

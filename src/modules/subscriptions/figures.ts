@@ -103,28 +103,41 @@ export function planChangeFigures(input: {
   };
 }
 
-/** What an immediate cancellation gives back for the unused time: nothing, account credit, or a refund. */
+/** What a cancellation gives back for the unused time: nothing, account credit, or a refund. */
 export const GIVE_BACK = ['none', 'credit', 'refund'] as const;
 export type GiveBack = (typeof GIVE_BACK)[number];
 
 export interface CancellationFigures {
   timing: ChangeTiming;
+  /**
+   * When it ends: now (`immediate`); at `end_of_period` the end of what was billed
+   * (`billedThrough`, the end of a period an early renewal billed), or `currentPeriodEnd` when
+   * that billed period is given back (`refund` not `none`) or there is none.
+   */
   effectiveDate: Date;
   currentPriceCents: number;
   /**
-   * The unused time of what was billed (the rest of the current period, prorated by the day, and a
-   * next period billed early), given back as account credit (`creditCents`) or as a refund of the
-   * subscription's last payments (`refundCents`) as the cancellation asks; 0 for `none` and for
-   * end_of_period, which leaves nothing unused.
+   * The unused time of what was billed, given back as account credit (`creditCents`) or as a
+   * refund of the subscription's last payments (`refundCents`) as the cancellation asks (0 for
+   * `none`): `immediate`, the rest of the current period prorated by the day and a next period
+   * billed early, whole; `end_of_period`, that next period, whole (the current one is used up).
    */
   creditCents: number;
   refundCents: number;
   chargeCents: number;
   netCents: number;
-  /** Days of the paid period given up by an immediate cancellation (informative). */
+  /** Paid days given up: the rest of the current period (`immediate`) and a billed period not run into. */
   unusedDays: number;
 }
 
+/** Whether the cancellation asks for the unused time back (credit or refund). */
+export const givesBack = (giveBack: GiveBack) => giveBack !== 'none';
+
+/**
+ * Figures of a cancellation at `at`. A next period billed early is either run (`end_of_period`
+ * with nothing asked back: the subscription ends at its end) or given up, and then given back
+ * whole per `giveBack`; `immediate` gives up the rest of the current period as well.
+ */
 export function cancellationFigures(
   state: PeriodState & { billedThrough?: Date | null },
   timing: ChangeTiming,
@@ -132,20 +145,23 @@ export function cancellationFigures(
   giveBack: GiveBack = 'none',
 ): CancellationFigures {
   const immediate = timing === 'immediate';
+  const ahead = billedAheadUntil(state);
+  const runsIntoBilled = ahead !== null && !immediate && !givesBack(giveBack);
+  const givenUp = ahead !== null && !runsIntoBilled;
   const days = prorationDays(state.currentPeriodStart, state.currentPeriodEnd, at);
-  const billedAhead = billedAheadUntil(state) ? state.priceCents : 0;
-  const unusedCents = immediate ? prorate(state.priceCents, days) + billedAhead : 0;
+  const aheadDays = ahead ? prorationDays(state.currentPeriodEnd, ahead, state.currentPeriodEnd).total : 0;
+  const unusedCents = (immediate ? prorate(state.priceCents, days) : 0) + (givenUp ? state.priceCents : 0);
   const creditCents = giveBack === 'credit' ? unusedCents : 0;
   const refundCents = giveBack === 'refund' ? unusedCents : 0;
   return {
     timing,
-    effectiveDate: immediate ? at : state.currentPeriodEnd,
+    effectiveDate: immediate ? at : runsIntoBilled && ahead ? ahead : state.currentPeriodEnd,
     currentPriceCents: state.priceCents,
     creditCents,
     refundCents,
     chargeCents: 0,
     netCents: -(creditCents + refundCents),
-    unusedDays: immediate ? days.remaining : 0,
+    unusedDays: (immediate ? days.remaining : 0) + (givenUp ? aheadDays : 0),
   };
 }
 

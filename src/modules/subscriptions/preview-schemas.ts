@@ -179,11 +179,18 @@ export const CancellationPreviewBody = Type.Object(
 export const CancellationPreviewSchema = Type.Object({
   subscriptionId: Uuid,
   timing: Timing,
-  effectiveDate: Timestamp,
+  effectiveDate: Type.String({
+    format: 'date-time',
+    description:
+      'When it ends: now (`immediate`); for `end_of_period` the subscription’s `billedThrough` (after an early ' +
+      'renewal, the end of the period it billed), or `currentPeriodEnd` when `refund` gives that period back.',
+  }),
   financialImpact: Type.Object({
     currentPriceCents: Type.Integer(),
     creditCents: Type.Integer({
-      description: 'Unused time given back as account credit (`refund: credit`), to the cent.',
+      description:
+        'Unused time given back as account credit (`refund: credit`), to the cent: for `end_of_period`, a next ' +
+        'period billed early, whole.',
     }),
     refundCents: Type.Integer({
       description: 'Unused time refunded on the last payments, newest first (`refund: refund`), to the cent.',
@@ -192,7 +199,10 @@ export const CancellationPreviewSchema = Type.Object({
     netCents: Type.Integer(),
     currency: Type.String(),
   }),
-  unusedDays: Type.Integer({ description: 'Paid days given up by an immediate cancellation.' }),
+  unusedDays: Type.Integer({
+    description:
+      'Paid days given up: the rest of the period (`immediate`) and a next period billed early that is not run.',
+  }),
   entitlementsLost: EntitlementsSchema,
   addOnsCancelled: Type.Array(Uuid, { description: 'Live add-ons that end with it.' }),
   ...PreviewStamp,

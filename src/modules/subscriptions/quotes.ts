@@ -19,9 +19,11 @@ import {
 import {
   type AddOnFigures,
   addOnFigures,
+  billedAheadUntil,
   type CancellationFigures,
   cancellationFigures,
   type GiveBack,
+  givesBack,
   type PlanChangeFigures,
   planChangeFigures,
 } from './figures.js';
@@ -226,11 +228,13 @@ export function quoteCancellation(
   if (sub.status === 'cancelled') throw new AppError('conflict', 'The subscription is already cancelled');
   if (sub.status === 'pending_cancellation' && timing === 'end_of_period')
     throw new AppError('conflict', 'The subscription is already cancelled at the period end');
-  if (giveBack !== 'none' && timing !== 'immediate')
+  // At the period end only a next period billed early is left unused, if it is given back.
+  if (givesBack(giveBack) && timing !== 'immediate' && !billedAheadUntil(sub))
     throw validationFailed(
       'refund',
       'timing',
-      'refund `credit` or `refund` needs timing `immediate`: end_of_period leaves nothing unused',
+      'refund `credit` or `refund` with end_of_period gives back a next period billed early (renew); ' +
+        'this subscription has none, and it uses its current period to the end: use timing `immediate`',
     );
   return cancellationFigures(sub, timing, at, giveBack);
 }

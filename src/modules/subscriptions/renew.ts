@@ -12,7 +12,6 @@ import {
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
 import { applyCreditOnIssue } from '../credits/index.js';
-import { insertSession, presentSession } from '../payments/index.js';
 import { emitEntitlementsChanged } from './entitlements.js';
 import { billedAheadUntil } from './figures.js';
 import { nextPeriod, periodEnd } from './periods.js';
@@ -24,6 +23,7 @@ import {
   contextOf,
   emitInvoice,
   eventData,
+  openSession,
   snapshot,
   tookEffect,
   underClaim,
@@ -61,6 +61,8 @@ export interface RenewalPlan {
   advanceInvoice?: { accountId: string; currency: string; description: string } | null;
   /** `prebilled`: the pending change is for the end of the period billed early; it stays pending. */
   keepsPending?: boolean;
+  /** `prebilled`, `pending_cancellation`: runs the period it paid for, still ending; here only. */
+  ending?: boolean;
 }
 
 /** What a renewal did: the subscription after it and the period it covers. */
@@ -102,9 +104,9 @@ export function renewalRefusal(
   return null;
 }
 
-export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPlan {
+export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow, ending = false): RenewalPlan {
   const now = deps.clock.now();
-  const refusal = renewalRefusal(sub, now);
+  const refusal = ending ? null : renewalRefusal(sub, now);
   if (refusal) throw refusal;
   const kind: RenewalKind =
     now.getTime() < sub.currentPeriodEnd.getTime() ? 'early' : billedAheadUntil(sub) ? 'prebilled' : 'due';
@@ -135,6 +137,7 @@ export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPla
     priceCents: pending?.priceCents ?? sub.priceCents,
     kind,
     ...(keepsPending ? { keepsPending } : {}),
+    ...(ending ? { ending } : {}),
     advanceInvoice:
       kind === 'early' && sub.billingSubscriptionId && sub.billingAccountId
         ? {
@@ -149,7 +152,7 @@ export function planRenewal(deps: ServiceDeps, sub: SubscriptionRow): RenewalPla
 const kindOf = (plan: RenewalPlan): RenewalKind => plan.kind ?? 'due';
 
 function renewalSteps(plan: RenewalPlan): IntentStep[] {
-  if (!plan.billingSubscriptionId) return [];
+  if (!plan.billingSubscriptionId || plan.ending) return [];
   if (kindOf(plan) === 'early') return [{ step: 'invoice', kind: 'create_invoice' }];
   return [
     ...(plan.pending ? [{ step: 'pending-change', kind: 'change_subscription' as const }] : []),
@@ -208,28 +211,6 @@ async function renewInBilling(intent: Intent<RenewalPlan>, adapter: BillingAdapt
       (v) => ({ subscriptionId: v.subscription.id, ...(v.invoice ? { invoiceId: v.invoice.id } : {}) }),
     ),
   ).invoice;
-}
-
-/** The payment session for a period billed now: the invoice's balance, or the price without one. */
-async function openSession(u: UnitOfWork, sub: SubscriptionRow, invoice: Invoice | null, priceCents: number) {
-  const amountCents = invoice ? invoice.balanceCents : priceCents;
-  const accountId = sub.billingAccountId ?? sub.organizationId ?? sub.contactId;
-  if (amountCents <= 0 || !accountId) return null;
-  const session = presentSession(
-    await insertSession(
-      u.tx,
-      u.ctx.tenantId,
-      {
-        accountId,
-        amountCents,
-        currency: sub.currency,
-        invoiceId: invoice?.id ?? null,
-        paymentPageSlug: null,
-      },
-      u.now,
-    ),
-  );
-  return session;
 }
 
 const resultOf = (
@@ -298,7 +279,7 @@ async function commitRenewal(
     billingAnchor: at(plan.anchor),
     currentPeriodStart: at(plan.periodStart),
     currentPeriodEnd: at(plan.periodEnd),
-    ...(plan.keepsPending ? {} : { status: 'active' as const, pendingChange: null }),
+    ...(plan.keepsPending || plan.ending ? {} : { status: 'active' as const, pendingChange: null }),
     version: before.version + 1,
     operationKey: null,
     operationAt: null,
@@ -390,6 +371,20 @@ export async function renewSubscription(
   const sub = await getSubscription(deps.db, ctx.tenantId, input.subscriptionId);
   if (!sub) throw notFound('Subscription');
   return executeRenewal(deps, ctx, key, planRenewal(deps, sub));
+}
+
+/**
+ * A `pending_cancellation` subscription at its period end, the next period billed early (the
+ * scheduler): into that period, still ending, invoicing nothing; its end is end.ts. The billing
+ * subscription, marked to end (it refuses to renew), keeps its period and is cancelled then.
+ */
+export function moveIntoBilledPeriod(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  sub: SubscriptionRow,
+  key: OperationKey<RenewalResult>,
+): Promise<RenewalResult> {
+  return executeRenewal(deps, ctx, key, planRenewal(deps, sub, true));
 }
 
 export const resumeRenewal: ResumeIntent = async (deps, intent) => {

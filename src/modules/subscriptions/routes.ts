@@ -41,13 +41,12 @@ const TAGS = ['Subscriptions'];
 /**
  * What a subscription offers next, in its state now: previews carry the subscription, a pending
  * cancellation can still be made immediate, and renew appears whenever it would go through (due,
- * or early when the next period is not billed yet: `billedThrough` of the row).
+ * or early when the next period is not billed yet: `billedThrough`).
  */
 export function subscriptionActions(
   s: SubscriptionApi,
   now: Date,
   invoice: Invoice | null = null,
-  billedThrough: Date | null = null,
 ): ActionSpec[] {
   const self = action('self', 'GET', `/subscriptions/${s.id}`, 'read');
   const pay =
@@ -85,7 +84,10 @@ export function subscriptionActions(
       ? action('cancel', 'POST', `${base}/cancel`, 'commerce', { timing: 'immediate' })
       : action('cancel', 'POST', `${base}/cancel`, 'commerce'),
     action('previewCancellation', 'POST', '/preview/cancellation', 'read', { subscriptionId: s.id }),
-    ...(renewalRefusal({ ...s, currentPeriodEnd: new Date(s.currentPeriodEnd), billedThrough }, now)
+    ...(renewalRefusal(
+      { ...s, currentPeriodEnd: new Date(s.currentPeriodEnd), billedThrough: new Date(s.billedThrough) },
+      now,
+    )
       ? []
       : [action('renew', 'POST', `${base}/renew`, 'commerce')]),
     ...pay,
@@ -97,7 +99,7 @@ const subscriptionResponse =
   (status: number, clock: Clock) =>
   (result: { subscription: SubscriptionRow; invoice: Invoice | null }, ctx: RequestContext): Presented => {
     const sub = presentSubscription(result.subscription);
-    const actions = subscriptionActions(sub, clock.now(), result.invoice, result.subscription.billedThrough);
+    const actions = subscriptionActions(sub, clock.now(), result.invoice);
     return { status, body: envelope(ctx, sub, actions) };
   };
 /** The subscription in its envelope, after an operation that issued no invoice to pay. */
@@ -105,7 +107,7 @@ const subscriptionRowResponse =
   (clock: Clock) =>
   (row: SubscriptionRow, ctx: RequestContext): Presented => {
     const sub = presentSubscription(row);
-    const actions = subscriptionActions(sub, clock.now(), null, row.billedThrough);
+    const actions = subscriptionActions(sub, clock.now());
     return { status: 200, body: envelope(ctx, sub, actions) };
   };
 
@@ -190,7 +192,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
       const row = await getSubscription(deps.db, ctx.tenantId, request.params.id);
       if (!row) throw notFound('Subscription');
       const sub = presentSubscription(row);
-      return envelope(ctx, sub, subscriptionActions(sub, deps.clock.now(), null, row.billedThrough));
+      return envelope(ctx, sub, subscriptionActions(sub, deps.clock.now()));
     },
   );
 
@@ -273,9 +275,12 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         operationId: 'cancelSubscription',
         summary: 'Cancel a subscription',
         description:
-          '`end_of_period` (default): `pending_cancellation`, cancelled by the scheduler at `currentPeriodEnd`. ' +
-          '`immediate`: `cancelled` now, giving back the unused time per `refund` (`credit.granted`, or ' +
-          '`refund.succeeded`; nothing to refund: 409 `payment_not_refundable`). A pending change is dropped; live ' +
+          '`end_of_period` (default): `pending_cancellation`, cancelled by the scheduler at `billedThrough`: the ' +
+          'period end, or after an early renewal the end of the period it billed (the subscription runs it, ' +
+          'entitlements included), unless `refund` (`credit`/`refund`) gives that billed period back: then it ends ' +
+          'at `currentPeriodEnd` (without one, 400 refund/timing). `immediate`: `cancelled` now, giving back the ' +
+          'unused time per `refund` (`credit.granted`, or `refund.succeeded`; nothing to refund: 409 ' +
+          '`payment_not_refundable`). The amounts and date equal POST /preview/cancellation. A pending change is dropped; live ' +
           'add-ons are cancelled too. 409 when already cancelled (or pending cancellation, for `end_of_period`). ' +
           'Event `subscription.cancelled` (status tells which); audit `subscription.cancel`.',
         tags: TAGS,
@@ -330,7 +335,7 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
           invoiceId: r.invoice?.id ?? null,
           paymentSessionId: r.paymentSessionId,
         };
-        const actions = subscriptionActions(sub, deps.clock.now(), r.invoice, r.subscription.billedThrough);
+        const actions = subscriptionActions(sub, deps.clock.now(), r.invoice);
         return { status: 200, body: envelope(ctx, data, actions) };
       };
       return respond(deps, request, reply, renew, present);

@@ -1,7 +1,8 @@
 import { systemContext } from '../../core/context.js';
 import { derivedKey, type ServiceDeps } from '../../unit-of-work/index.js';
 import { endSubscription } from './end.js';
-import { renewSubscription } from './renew.js';
+import { billedAheadUntil } from './figures.js';
+import { moveIntoBilledPeriod, renewSubscription } from './renew.js';
 import { dueSubscriptions, getSubscription } from './service.js';
 
 export interface DueWorkResult {
@@ -19,7 +20,8 @@ const MAX_PERIODS_PER_RUN = 24;
  * The scheduler's work at `deps.clock.now()`: every live subscription whose period has ended is
  * cancelled (pending_cancellation), or has its pending change applied and is renewed (new
  * period, invoice, payment session, `subscription.renewed`); a period an early renewal billed
- * already (`billedThrough`) starts without a second invoice or session. Each subscription is its own
+ * already (`billedThrough`) starts without a second invoice or session, also for a subscription
+ * ending (pending_cancellation), which is cancelled when that period ends. Each subscription is its own
  * transaction; a failure (billing outage) leaves it due for the next run. Events carry no userId.
  * `options.tenantId` limits the run to one tenant (tests that share a database).
  */
@@ -43,7 +45,9 @@ export async function runDueSubscriptionWork(
           failed.add(id); // nothing to do after all: not looked at again in this run
           continue;
         }
-        const cancelling = sub.status === 'pending_cancellation';
+        // Ending, but the next period was billed early: it runs that period first (it was paid for).
+        const ending = sub.status === 'pending_cancellation';
+        const cancelling = ending && !billedAheadUntil(sub);
         // One operation per subscription and period end: a run repeated after a crash is the same
         // operation, so its billing calls repeat under the same keys.
         const key = derivedKey([
@@ -54,6 +58,7 @@ export async function runDueSubscriptionWork(
         ]);
         const ctx = systemContext(tenantId, `scheduler:${id}`);
         if (cancelling) await endSubscription(deps, ctx, sub, key);
+        else if (ending) await moveIntoBilledPeriod(deps, ctx, sub, key);
         else await renewSubscription(deps, ctx, { subscriptionId: id }, key);
         periods.set(id, (periods.get(id) ?? 0) + 1);
         if (cancelling) result.cancelled++;

@@ -18,7 +18,8 @@ export const SUBSCRIPTION_STATUSES = [
 const Status = StringEnum(SUBSCRIPTION_STATUSES, {
   description:
     '`pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at ' +
-    '`currentPeriodEnd`; `cancelled` is final. Accept other values too.',
+    '`billedThrough` (the period end, or the end of a next period billed early); `cancelled` is final. Accept ' +
+    'other values too.',
 });
 export const Timing = StringEnum(['immediate', 'end_of_period']);
 export const Interval = StringEnum(['month', 'year']);
@@ -80,6 +81,15 @@ export const SubscriptionSchema = Type.Object(
     status: Status,
     currentPeriodStart: Timestamp,
     currentPeriodEnd: Timestamp,
+    billedThrough: Type.String({
+      format: 'date-time',
+      description:
+        'The end of what has been billed and not given back: `currentPeriodEnd`, or later when an early ' +
+        'renewal (POST /subscriptions/{id}/renew before the period end) billed the next period; the ' +
+        'subscription moves into that period at `currentPeriodEnd` without another invoice. A ' +
+        '`pending_cancellation` ends here: cancel `end_of_period` runs the billed period unless `refund` ' +
+        'gives it back (then it ends at `currentPeriodEnd`).',
+    }),
     pendingChange: Type.Union([PendingChangeSchema, Type.Null()]),
     cancelledAt: Type.Union([Timestamp, Type.Null()]),
     version: Type.Integer({ description: 'Increases with every change (not with a tag change).' }),
@@ -197,22 +207,29 @@ export const ChangeQuantityBody = Type.Object(
 
 export const GiveBackField = StringEnum(GIVE_BACK, {
   description:
-    'For `immediate`: the unused time (the preview’s figure) as account `credit` or a `refund` of the last ' +
-    'payment; default `none`.',
+    'The unused time (the preview’s figure) as account `credit` or a `refund` of the last payments; default ' +
+    '`none`. `immediate`: the rest of the period and a next period billed early. `end_of_period`: only that ' +
+    'billed next period, which is then not run (it ends at `currentPeriodEnd`); without one, 400.',
 });
 
 export const CancelBody = Type.Object(
   {
     timing: Type.Optional({
       ...Timing,
-      description: 'Default `end_of_period` (at `currentPeriodEnd`).',
+      description:
+        'Default `end_of_period`: at `billedThrough` (the end of what was billed), or at `currentPeriodEnd` ' +
+        'when `refund` gives a next period billed early back.',
     }),
     refund: Type.Optional(GiveBackField),
     previewId: Type.Optional(PREVIEW_ID),
   },
   {
     additionalProperties: false,
-    examples: [{ timing: 'end_of_period' }, { timing: 'immediate', refund: 'credit' }],
+    examples: [
+      { timing: 'end_of_period' },
+      { timing: 'immediate', refund: 'credit' },
+      { timing: 'end_of_period', refund: 'refund' },
+    ],
   },
 );
 

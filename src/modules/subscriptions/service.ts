@@ -10,6 +10,7 @@ import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { pricingDataFor } from '../catalog/index.js';
 import { type Entitlements, mergeEntitlements, type ResolvedEntitlements } from './entitlements.js';
+import { billedAheadUntil } from './figures.js';
 import type { SubscriptionSchema } from './schemas.js';
 import { type SubscriptionStatus, subscriptions } from './tables.js';
 
@@ -41,6 +42,7 @@ export function presentSubscription(row: SubscriptionRow): SubscriptionApi {
     status: row.status,
     currentPeriodStart: iso(row.currentPeriodStart),
     currentPeriodEnd: iso(row.currentPeriodEnd),
+    billedThrough: iso(billedAheadUntil(row) ?? row.currentPeriodEnd),
     pendingChange: row.pendingChange,
     cancelledAt: isoOrNull(row.cancelledAt),
     version: row.version,

@@ -19,6 +19,7 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
+import { insertSession, presentSession } from '../payments/index.js';
 import { subscriptionEventData } from './entitlements.js';
 import { figuresDigest, readPreviewId } from './preview-token.js';
 import {
@@ -30,7 +31,7 @@ import {
 } from './service.js';
 
 // What the subscription operations share: the billing adapter, presenting billing results,
-// event data, audit snapshots and preview checks.
+// event data, audit snapshots, preview checks and the payment session of a period billed.
 
 export async function adapterFor(deps: ServiceDeps, tenantId: string): Promise<BillingAdapter> {
   const adapter = await deps.billing.forTenant(deps.db, tenantId);
@@ -185,4 +186,31 @@ export async function underClaim<P, T>(
     await abandonIntent(deps, intent, adapter, err, releaseClaim(ctx.tenantId, subscriptionId, key.id, also));
     throw err;
   }
+}
+
+/** The payment session for a period billed now: the invoice's balance, or the price without one. */
+export async function openSession(
+  u: UnitOfWork,
+  sub: SubscriptionRow,
+  invoice: Invoice | null,
+  priceCents: number,
+) {
+  const amountCents = invoice ? invoice.balanceCents : priceCents;
+  const accountId = sub.billingAccountId ?? sub.organizationId ?? sub.contactId;
+  if (amountCents <= 0 || !accountId) return null;
+  const session = presentSession(
+    await insertSession(
+      u.tx,
+      u.ctx.tenantId,
+      {
+        accountId,
+        amountCents,
+        currency: sub.currency,
+        invoiceId: invoice?.id ?? null,
+        paymentPageSlug: null,
+      },
+      u.now,
+    ),
+  );
+  return session;
 }

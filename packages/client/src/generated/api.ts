@@ -1659,7 +1659,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a subscription
-         * @description `end_of_period` (default): `pending_cancellation`, cancelled by the scheduler at `currentPeriodEnd`. `immediate`: `cancelled` now, giving back the unused time per `refund` (`credit.granted`, or `refund.succeeded`; nothing to refund: 409 `payment_not_refundable`). A pending change is dropped; live add-ons are cancelled too. 409 when already cancelled (or pending cancellation, for `end_of_period`). Event `subscription.cancelled` (status tells which); audit `subscription.cancel`.
+         * @description `end_of_period` (default): `pending_cancellation`, cancelled by the scheduler at `billedThrough`: the period end, or after an early renewal the end of the period it billed (the subscription runs it, entitlements included), unless `refund` (`credit`/`refund`) gives that billed period back: then it ends at `currentPeriodEnd` (without one, 400 refund/timing). `immediate`: `cancelled` now, giving back the unused time per `refund` (`credit.granted`, or `refund.succeeded`; nothing to refund: 409 `payment_not_refundable`). The amounts and date equal POST /preview/cancellation. A pending change is dropped; live add-ons are cancelled too. 409 when already cancelled (or pending cancellation, for `end_of_period`). Event `subscription.cancelled` (status tells which); audit `subscription.cancel`.
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -1763,7 +1763,7 @@ export interface paths {
         put?: never;
         /**
          * Preview a cancellation
-         * @description What POST /subscriptions/{id}/cancel would do now: the effective date, the financial impact (`unusedDays`; `creditCents` or `refundCents` per `refund`), the entitlements lost and the add-ons cancelled with it. Its `previewId` (15 minutes) cancels at exactly this date and figure. 404 for a missing subscription; 409 when already cancelled.
+         * @description What POST /subscriptions/{id}/cancel would do now: the effective date (`end_of_period`: the subscription’s `billedThrough`, or `currentPeriodEnd` when `refund` gives a period billed early back), the financial impact (`unusedDays`; `creditCents` or `refundCents` per `refund`), the entitlements lost and the add-ons cancelled with it. Its `previewId` (15 minutes) cancels at exactly this date and figure. 404 for a missing subscription; 409 when already cancelled.
          */
         post: operations["previewCancellation"];
         delete?: never;
@@ -1899,7 +1899,7 @@ export interface components {
             /** @enum {string} */
             billingInterval: "month" | "year";
             /**
-             * @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `currentPeriodEnd`; `cancelled` is final. Accept other values too.
+             * @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `billedThrough` (the period end, or the end of a next period billed early); `cancelled` is final. Accept other values too.
              * @enum {string}
              */
             status: "active" | "pending_change" | "pending_cancellation" | "cancelled";
@@ -1907,6 +1907,11 @@ export interface components {
             currentPeriodStart: string;
             /** Format: date-time */
             currentPeriodEnd: string;
+            /**
+             * Format: date-time
+             * @description The end of what has been billed and not given back: `currentPeriodEnd`, or later when an early renewal (POST /subscriptions/{id}/renew before the period end) billed the next period; the subscription moves into that period at `currentPeriodEnd` without another invoice. A `pending_cancellation` ends here: cancel `end_of_period` runs the billed period unless `refund` gives it back (then it ends at `currentPeriodEnd`).
+             */
+            billedThrough: string;
             pendingChange: {
                 /** @enum {string} */
                 kind: "plan" | "quantity";
@@ -21014,7 +21019,7 @@ export interface operations {
     listSubscriptions: {
         parameters: {
             query?: {
-                /** @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `currentPeriodEnd`; `cancelled` is final. Accept other values too. */
+                /** @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `billedThrough` (the period end, or the end of a next period billed early); `cancelled` is final. Accept other values too. */
                 status?: "active" | "pending_change" | "pending_cancellation" | "cancelled";
                 /** @description An organization id or a billing-system account id. */
                 accountId?: string;
@@ -21062,6 +21067,7 @@ export interface operations {
                      *           "status": "active",
                      *           "currentPeriodStart": "2019-08-24T14:15:22Z",
                      *           "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *           "billedThrough": "2019-08-24T14:15:22Z",
                      *           "pendingChange": {
                      *             "kind": "plan",
                      *             "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
@@ -21241,6 +21247,7 @@ export interface operations {
                      *         "status": "active",
                      *         "currentPeriodStart": "2019-08-24T14:15:22Z",
                      *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "billedThrough": "2019-08-24T14:15:22Z",
                      *         "pendingChange": {
                      *           "kind": "plan",
                      *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
@@ -21408,6 +21415,7 @@ export interface operations {
                      *         "status": "active",
                      *         "currentPeriodStart": "2019-08-24T14:15:22Z",
                      *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "billedThrough": "2019-08-24T14:15:22Z",
                      *         "pendingChange": {
                      *           "kind": "plan",
                      *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
@@ -21559,6 +21567,7 @@ export interface operations {
                      *         "status": "active",
                      *         "currentPeriodStart": "2019-08-24T14:15:22Z",
                      *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "billedThrough": "2019-08-24T14:15:22Z",
                      *         "pendingChange": {
                      *           "kind": "plan",
                      *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
@@ -21755,6 +21764,7 @@ export interface operations {
                      *         "status": "active",
                      *         "currentPeriodStart": "2019-08-24T14:15:22Z",
                      *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "billedThrough": "2019-08-24T14:15:22Z",
                      *         "pendingChange": {
                      *           "kind": "plan",
                      *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
@@ -21910,12 +21920,12 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Default `end_of_period` (at `currentPeriodEnd`).
+                     * @description Default `end_of_period`: at `billedThrough` (the end of what was billed), or at `currentPeriodEnd` when `refund` gives a next period billed early back.
                      * @enum {string}
                      */
                     timing?: "immediate" | "end_of_period";
                     /**
-                     * @description For `immediate`: the unused time (the preview’s figure) as account `credit` or a `refund` of the last payment; default `none`.
+                     * @description The unused time (the preview’s figure) as account `credit` or a `refund` of the last payments; default `none`. `immediate`: the rest of the period and a next period billed early. `end_of_period`: only that billed next period, which is then not run (it ends at `currentPeriodEnd`); without one, 400.
                      * @enum {string}
                      */
                     refund?: "none" | "credit" | "refund";
@@ -21951,6 +21961,7 @@ export interface operations {
                      *         "status": "active",
                      *         "currentPeriodStart": "2019-08-24T14:15:22Z",
                      *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "billedThrough": "2019-08-24T14:15:22Z",
                      *         "pendingChange": {
                      *           "kind": "plan",
                      *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
@@ -22130,6 +22141,7 @@ export interface operations {
                      *         "status": "active",
                      *         "currentPeriodStart": "2019-08-24T14:15:22Z",
                      *         "currentPeriodEnd": "2019-08-24T14:15:22Z",
+                     *         "billedThrough": "2019-08-24T14:15:22Z",
                      *         "pendingChange": {
                      *           "kind": "plan",
                      *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
@@ -22182,7 +22194,7 @@ export interface operations {
                             /** @enum {string} */
                             billingInterval: "month" | "year";
                             /**
-                             * @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `currentPeriodEnd`; `cancelled` is final. Accept other values too.
+                             * @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `billedThrough` (the period end, or the end of a next period billed early); `cancelled` is final. Accept other values too.
                              * @enum {string}
                              */
                             status: "active" | "pending_change" | "pending_cancellation" | "cancelled";
@@ -22190,6 +22202,11 @@ export interface operations {
                             currentPeriodStart: string;
                             /** Format: date-time */
                             currentPeriodEnd: string;
+                            /**
+                             * Format: date-time
+                             * @description The end of what has been billed and not given back: `currentPeriodEnd`, or later when an early renewal (POST /subscriptions/{id}/renew before the period end) billed the next period; the subscription moves into that period at `currentPeriodEnd` without another invoice. A `pending_cancellation` ends here: cancel `end_of_period` runs the billed period unless `refund` gives it back (then it ends at `currentPeriodEnd`).
+                             */
+                            billedThrough: string;
                             pendingChange: {
                                 /** @enum {string} */
                                 kind: "plan" | "quantity";
@@ -23429,7 +23446,7 @@ export interface operations {
                      */
                     timing?: "immediate" | "end_of_period";
                     /**
-                     * @description For `immediate`: the unused time (the preview’s figure) as account `credit` or a `refund` of the last payment; default `none`.
+                     * @description The unused time (the preview’s figure) as account `credit` or a `refund` of the last payments; default `none`. `immediate`: the rest of the period and a next period billed early. `end_of_period`: only that billed next period, which is then not run (it ends at `currentPeriodEnd`); without one, 400.
                      * @enum {string}
                      */
                     refund?: "none" | "credit" | "refund";
@@ -23477,11 +23494,14 @@ export interface operations {
                             subscriptionId: string;
                             /** @enum {string} */
                             timing: "immediate" | "end_of_period";
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it ends: now (`immediate`); for `end_of_period` the subscription’s `billedThrough` (after an early renewal, the end of the period it billed), or `currentPeriodEnd` when `refund` gives that period back.
+                             */
                             effectiveDate: string;
                             financialImpact: {
                                 currentPriceCents: number;
-                                /** @description Unused time given back as account credit (`refund: credit`), to the cent. */
+                                /** @description Unused time given back as account credit (`refund: credit`), to the cent: for `end_of_period`, a next period billed early, whole. */
                                 creditCents: number;
                                 /** @description Unused time refunded on the last payments, newest first (`refund: refund`), to the cent. */
                                 refundCents: number;
@@ -23489,7 +23509,7 @@ export interface operations {
                                 netCents: number;
                                 currency: string;
                             };
-                            /** @description Paid days given up by an immediate cancellation. */
+                            /** @description Paid days given up: the rest of the period (`immediate`) and a next period billed early that is not run. */
                             unusedDays: number;
                             /** @description Feature -> true/false, a limit, or null (unlimited). */
                             entitlementsLost: {
