@@ -122,9 +122,10 @@ function dueTenantsOf(db: Queryable) {
 }
 
 /**
- * Claims up to `limit` from `tenants` in order, one single-tenant statement each (Citus). A
- * tenant that yields less than asked has run dry and leaves the set; one that filled the claim
- * goes to the back, so a tenant with a large backlog takes turns with the others.
+ * Claims up to `limit` from `tenants`, one single-tenant statement each (Citus). Each tenant's
+ * turn asks for an even part of what is left, within its room, so tenants take turns within one
+ * claim as the single statement on PostgreSQL makes them. A tenant that yields nothing has run
+ * dry (or is at its share) and leaves the set; the others go to the back.
  */
 async function claimFrom(
   db: Queryable,
@@ -134,15 +135,21 @@ async function claimFrom(
   lease: Lease,
 ): Promise<ClaimedDelivery[]> {
   const claimed: ClaimedDelivery[] = [];
-  for (const tenantId of [...tenants]) {
-    if ((lease.rooms.tenants[tenantId] ?? lease.rooms.tenantDefault) <= 0) continue;
-    const asked = limit - claimed.length;
-    const got = await claimIn(db, now, asked, lease, [tenantId]);
-    claimed.push(...got);
-    tenants.delete(tenantId);
-    // Less than asked may also mean its share is used up: it stays, at the back.
-    if (got.length > 0) tenants.add(tenantId);
-    if (claimed.length >= limit) break;
+  const taken = new Map<string, number>();
+  const roomOf = (tenantId: string) =>
+    (lease.rooms.tenants[tenantId] ?? lease.rooms.tenantDefault) - (taken.get(tenantId) ?? 0);
+  for (let round = 0; round < 2 && claimed.length < limit && tenants.size > 0; round++) {
+    const share = Math.ceil((limit - claimed.length) / tenants.size);
+    for (const tenantId of [...tenants]) {
+      const asked = Math.min(share, roomOf(tenantId), limit - claimed.length);
+      if (asked <= 0) continue;
+      const got = await claimIn(db, now, asked, lease, [tenantId]);
+      claimed.push(...got);
+      taken.set(tenantId, (taken.get(tenantId) ?? 0) + got.length);
+      tenants.delete(tenantId);
+      if (got.length === asked) tenants.add(tenantId);
+      if (claimed.length >= limit) break;
+    }
   }
   return claimed;
 }
