@@ -245,6 +245,28 @@ const commands = [
         );
       }),
   ),
+  fc.tuple(n, fc.boolean(), fault).map(
+    ([i, sameBody, f]) =>
+      new Command(`retry(${i},${sameBody ? 'same' : 'other'} body,${f})`, async (w) => {
+        const earlier = pick(w.sent, i);
+        if (!earlier?.key || earlier.method !== 'POST') return;
+        const body = sameBody || !earlier.body ? earlier.body : { ...earlier.body, quantity: 7 };
+        const res = await w.send(earlier.method, earlier.url, body, earlier.key, undefined, f);
+        if (res.status === 201 && earlier.url === '/subscriptions' && res.json().data?.id) {
+          w.subscriptions.push(res.json().data.id);
+          w.created.add(res.json().data.id);
+        }
+        if (res.status === 200 && earlier.url.endsWith('/complete'))
+          w.completed.add(earlier.url.split('/')[2] as string);
+      }),
+  ),
+];
+
+/**
+ * Commands of issue 27's round two. Kept apart so the seeds in REGRESSIONS, found with the list
+ * above, replay the same sequences (adding a command changes what a seed generates).
+ */
+const roundTwoCommands = [
   fc.tuple(n, fc.constantFrom('refund', 'apply-credit', 'invoice'), fault).map(
     ([i, kind, f]) =>
       new Command(`same-key-3-bodies(${kind},${i},${f})`, async (w) => {
@@ -295,21 +317,6 @@ const commands = [
             if (!invoicesBefore.has(made.id) && !made.subscriptionId) w.invoices.push(made.id);
       }),
   ),
-  fc.tuple(n, fc.boolean(), fault).map(
-    ([i, sameBody, f]) =>
-      new Command(`retry(${i},${sameBody ? 'same' : 'other'} body,${f})`, async (w) => {
-        const earlier = pick(w.sent, i);
-        if (!earlier?.key || earlier.method !== 'POST') return;
-        const body = sameBody || !earlier.body ? earlier.body : { ...earlier.body, quantity: 7 };
-        const res = await w.send(earlier.method, earlier.url, body, earlier.key, undefined, f);
-        if (res.status === 201 && earlier.url === '/subscriptions' && res.json().data?.id) {
-          w.subscriptions.push(res.json().data.id);
-          w.created.add(res.json().data.id);
-        }
-        if (res.status === 200 && earlier.url.endsWith('/complete'))
-          w.completed.add(earlier.url.split('/')[2] as string);
-      }),
-  ),
 ];
 
 describe.skipIf(!usingPostgres)(
@@ -323,9 +330,8 @@ describe.skipIf(!usingPostgres)(
     });
     afterAll(() => t.app.close());
 
-    const property = fc.asyncProperty(
-      fc.commands(commands, { maxCommands: 40, size: 'large' }),
-      async (cmds) => {
+    const property = (list: fc.Arbitrary<Cmd>[]) =>
+      fc.asyncProperty(fc.commands(list, { maxCommands: 40, size: 'large' }), async (cmds) => {
         const world = new MoneyWorld(t, faults);
         await world.setUp();
         await fc.asyncModelRun(() => ({ model: { steps: 0 }, real: world }), cmds);
@@ -340,11 +346,10 @@ describe.skipIf(!usingPostgres)(
             (await world.state()).invoices.length,
           );
         expect(problems, `after ${cmds}`).toEqual([]);
-      },
-    );
+      });
 
     it(`random sequences of ${RUNS} runs with faults and races: the two systems agree`, async () => {
-      await fc.assert(property, {
+      await fc.assert(property([...commands, ...roundTwoCommands]), {
         numRuns: RUNS,
         ...(SEED === undefined ? {} : { seed: SEED }),
         ...(process.env.MONEY_PATH ? { path: process.env.MONEY_PATH } : {}),
@@ -356,7 +361,7 @@ describe.skipIf(!usingPostgres)(
     it.each(REGRESSIONS)(
       'regression: seed $seed, path $path',
       async ({ seed, path }) => {
-        await fc.assert(property, { seed, path, endOnFailure: true });
+        await fc.assert(property(commands), { seed, path, endOnFailure: true });
       },
       // About 75 s on PostgreSQL on the 2-core CI machine; a Citus cluster on the same cores
       // pays a network hop per statement and needs more.
