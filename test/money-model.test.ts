@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultController, withFaults } from '../src/billing/index.js';
+import type { Clock } from '../src/clock.js';
 import { startApp, type TestApp, usingPostgres } from './harness.js';
 import { FAULTS, type Fault, MoneyWorld } from './support/money-world.js';
 
@@ -41,6 +42,16 @@ class Command implements Cmd {
   }
   toString = () => this.label;
 }
+
+/** Real time plus jumps the commands make (to an expiry boundary); time flows as it does in production. */
+class JumpingClock implements Clock {
+  private offset = 0;
+  now = () => new Date(Date.now() + this.offset);
+  set(at: Date) {
+    this.offset = at.getTime() - Date.now();
+  }
+}
+const clock = new JumpingClock();
 
 const fault = fc.constantFrom<Fault>(...FAULTS);
 const n = fc.nat(1000);
@@ -267,6 +278,44 @@ const commands = [
  * above, replay the same sequences (adding a command changes what a seed generates).
  */
 const roundTwoCommands = [
+  fc.tuple(n, n, fault).map(
+    ([amount, i, f]) =>
+      new Command(`expiring-credit(${amount},${i},${f})`, async (w) => {
+        // Issue 27, finding 3: a grant counts nowhere from its expiresAt on, before any sweep.
+        const expiresAt = new Date(clock.now().getTime() + 60_000);
+        const granted = await w.send(
+          'POST',
+          `/accounts/${w.orgId}/credits`,
+          {
+            amountCents: 100 + amount,
+            currency: 'USD',
+            reason: 'expiring',
+            expiresAt: expiresAt.toISOString(),
+          },
+          undefined,
+          w.tenant.keys.admin,
+        );
+        if (granted.status !== 201) return;
+        const grantId = granted.json().data.id as string;
+        clock.set(expiresAt); // exactly the boundary: from now on it counts nowhere
+        const invoice = pick(w.invoices, i);
+        if (invoice) await w.send('POST', `/invoices/${invoice}/apply-credit`, {}, newKey(), undefined, f);
+        const issued = await w.send(
+          'POST',
+          `/admin/billing/accounts/${w.billingId}/invoices`,
+          { lines: [{ description: 'after expiry', unitAmountCents: 500 }] },
+          undefined,
+          w.tenant.keys.admin,
+          f,
+        );
+        if (issued.status === 201) w.invoices.push(issued.json().data.id);
+        const grant = (await w.state()).credits.find((e) => e.id === grantId);
+        if (Number(grant?.remainingCents) !== 100 + amount)
+          w.violations.push(
+            `expired grant ${grantId} was spent: ${grant?.remainingCents} of ${100 + amount} left`,
+          );
+      }),
+  ),
   fc.tuple(n, fc.constantFrom('refund', 'apply-credit', 'invoice'), fault).map(
     ([i, kind, f]) =>
       new Command(`same-key-3-bodies(${kind},${i},${f})`, async (w) => {
@@ -326,7 +375,7 @@ describe.skipIf(!usingPostgres)(
     const faults = new FaultController();
 
     beforeAll(async () => {
-      t = await startApp({ wrapBilling: (a) => withFaults(a, faults) });
+      t = await startApp({ clock, wrapBilling: (a) => withFaults(a, faults) });
     });
     afterAll(() => t.app.close());
 
