@@ -26,11 +26,14 @@ function whatIsWrong(s: string): string | undefined {
 
 const badText = (s: string) => whatIsWrong(s) !== undefined;
 
-/** An object as JSON.parse or the query parser makes one (not a Buffer, stream or class instance). */
+/**
+ * An object as JSON.parse or the query parser makes one (its prototype Object.prototype, null, or
+ * a prototype without one of its own, as the query parser's), not a Buffer or other class instance.
+ */
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (v === null || typeof v !== 'object') return false;
   const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
+  return proto === null || proto === Object.prototype || Object.getPrototypeOf(proto) === null;
 }
 
 interface Problem {
