@@ -228,7 +228,9 @@ const [middle] = await database.db
 const paging = {
   tenant: pagingTenant,
   orders: PAGING_ORDERS,
-  deepCursor: encodeCursor(pagingTenant.tenantId, 'orders', [Number(middle?.sequence ?? 0)]),
+  deepCursor: encodeCursor({ tenantId: pagingTenant.tenantId, list: 'orders', keys: deps.keyRing }, [
+    Number(middle?.sequence ?? 0),
+  ]),
   streamTenant,
   streamOrders: STREAM_ORDERS,
 };

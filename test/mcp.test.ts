@@ -323,6 +323,37 @@ describe('MCP server at /mcp (SDK client over HTTP)', () => {
     expect(unknown).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
   });
 
+  // Issue 27, item 6: getAccount {id: "."} answered GET /accounts and listAccountSubscriptions
+  // {id: ".."} GET /subscriptions: the URL resolved the dot segment away.
+  it('never runs another operation than the tool’s own: ".", ".." and a sibling route’s segment are refused', async () => {
+    const agent = await connect(tenant.keys.admin);
+    for (const [name, args] of [
+      ['getAccount', { id: '.' }],
+      ['getAccount', { id: '..' }],
+      ['listAccountSubscriptions', { id: '..' }],
+      ['listAccountInvoices', { id: '.' }],
+      ['getWebhook', { id: 'event-types' }],
+    ] as const) {
+      const result = await call(agent, name, args);
+      expect(result, `${name} ${JSON.stringify(args)}`).toMatchObject({
+        isError: true,
+        structuredContent: {
+          code: 'validation_failed',
+          details: [expect.objectContaining({ argument: 'id' })],
+        },
+      });
+      // Refused before any request ran (no HTTP status: nothing was answered).
+      expect(result._meta).toBeUndefined();
+    }
+    // A path argument is one encoded segment: a slash in it is no route of its own.
+    const slash = await call(agent, 'getAccount', { id: '../subscriptions' });
+    expect(slash).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
+    // The tool still runs its own operation with a real id.
+    const created = await ok<{ id: string }>(agent, 'createAccount', { name: 'Dots Co' });
+    const got = await ok<{ id: string }>(agent, 'getAccount', { id: created.data.id });
+    expect(got.data.id).toBe(created.data.id);
+  });
+
   it('replays a write with the same idempotency key instead of running it again', async () => {
     const agent = await connect(tenant.keys.commerce);
     const args = { name: 'Replay Co', idempotencyKey: 'mcp-replay-1' };

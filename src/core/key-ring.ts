@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Config, ConfigError } from '../config.js';
@@ -25,6 +25,8 @@ export const DEFAULT_KEY_FILE = 'encryption.keys';
 const LEGACY_WEBHOOK_KEY_FILE = 'webhook-secret.key';
 
 export type SealPurpose = 'webhook_secret' | 'provider_secret' | 'idempotent_response';
+/** What a MAC of the ring authenticates: each purpose has its own key derived from the ring's. */
+export type MacPurpose = 'list_cursor';
 
 export interface RingKey {
   id: string;
@@ -35,6 +37,7 @@ const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 
 export class KeyRing {
   private readonly byId: Map<string, Buffer>;
+  private readonly macKeys = new Map<string, Buffer>();
 
   /** `keys[0]` seals; all of them open. */
   constructor(
@@ -77,6 +80,36 @@ export class KeyRing {
     if (parts.length !== 5 || parts[0] !== PREFIX || !parts[1]) throw new Error('Malformed ciphertext');
     const [, id, iv, tag, data] = parts as [string, string, string, string, string];
     return decrypt(this.key(id, 'ciphertext'), iv, tag, data, `${purpose}:${id}`);
+  }
+
+  /**
+   * `<key id>.<HMAC-SHA256, base64url>` of `data` under the current key: what we hand out and
+   * must recognise when it comes back (list cursors), without keeping it.
+   */
+  mac(purpose: MacPurpose, data: string): string {
+    const id = this.currentId;
+    return `${id}.${this.hmac(id, purpose, data).toString('base64url')}`;
+  }
+
+  /** Whether `signature` is `mac(purpose, data)` under any key of the ring (constant-time compare). */
+  verifyMac(purpose: MacPurpose, data: string, signature: string): boolean {
+    const dot = signature.indexOf('.');
+    const id = signature.slice(0, dot);
+    if (dot < 0 || !this.byId.has(id)) return false;
+    const given = Buffer.from(signature.slice(dot + 1), 'base64url');
+    const expected = this.hmac(id, purpose, data);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** HMAC under the key of `purpose` derived from ring key `id` (the encryption key itself never MACs). */
+  private hmac(id: string, purpose: MacPurpose, data: string): Buffer {
+    const name = `${id}:${purpose}`;
+    let key = this.macKeys.get(name);
+    if (!key) {
+      key = createHmac('sha256', this.key(id, 'MAC')).update(`mac:${purpose}`).digest();
+      this.macKeys.set(name, key);
+    }
+    return createHmac('sha256', key).update(data).digest();
   }
 
   private key(id: string, what: string): Buffer {

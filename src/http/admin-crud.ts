@@ -63,7 +63,9 @@ export function registerAdminCrud<Api extends { id: string }, Create, Update>(
     async (request) => {
       const ctx = requireCtx(request);
       const items = await spec.service.list(deps.db, ctx.tenantId);
-      return inMemoryList(ctx, request, spec.path, items, [action('create', 'POST', spec.path, 'admin')]);
+      return inMemoryList(deps.keyRing, ctx, request, spec.path, items, [
+        action('create', 'POST', spec.path, 'admin'),
+      ]);
     },
   );
 

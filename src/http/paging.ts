@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
-import { type Paged, PageQueryFields, pageOfList, pageRequest } from '../core/paging.js';
+import { type CursorKeys, type Paged, PageQueryFields, pageOfList, pageRequest } from '../core/paging.js';
 import type { RequestContext } from './context.js';
 import { type ActionSpec, API_PREFIX, action, Envelope, envelope, nextActionsFor } from './envelope.js';
 
@@ -68,6 +68,7 @@ export function listEnvelope<T>(
  * system): the whole list, or the page the query asks for, anchored on the items' identity.
  */
 export function inMemoryList<T>(
+  keys: CursorKeys,
   ctx: RequestContext,
   request: FastifyRequest,
   listName: string,
@@ -75,8 +76,9 @@ export function inMemoryList<T>(
   actions: readonly ActionSpec[] | ((shown: T[]) => ActionSpec[]) = [],
   identityOf: (item: T) => string = (item) => (item as { id: string }).id,
 ) {
-  const page = pageRequest(ctx.tenantId, listName, request.query as { limit?: number; cursor?: string });
-  const list = page ? pageOfList(items, page, identityOf, ctx.tenantId, listName) : items;
+  const where = { tenantId: ctx.tenantId, list: listName, keys };
+  const page = pageRequest(where, request.query as { limit?: number; cursor?: string });
+  const list = page ? pageOfList(items, page, identityOf, where) : items;
   const shown = Array.isArray(list) ? list : list.items;
   return listEnvelope(ctx, request, list, typeof actions === 'function' ? actions(shown) : actions);
 }

@@ -52,12 +52,14 @@ export class RouteRegistry {
 
 /**
  * A body whose fields are all optional may be left out: no body reads as `{}` (a POST that only
- * acts, like completing a payment session, may carry an optional field such as `proof`).
+ * acts, like completing a payment session, may carry an optional field such as `proof`). Only an
+ * absent body: a JSON `null` is a body that is not an object, refused by validation (it was read
+ * as `{}`: POST /carts created a cart, POST /payment-methods a card "0000").
  */
 function allowAbsentBody(route: RouteOptions) {
   const hooks = route.preValidation;
   const absentAsEmpty: NonNullable<RouteOptions['preValidation']> = (request, _reply, done) => {
-    request.body ??= {};
+    if (request.body === undefined) request.body = {};
     done();
   };
   route.preValidation = [absentAsEmpty, ...(hooks ? (Array.isArray(hooks) ? hooks : [hooks]) : [])];

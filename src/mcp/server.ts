@@ -13,6 +13,7 @@ import type { TypedApp } from '../http/types.js';
 import { compileArgumentValidator, validationDetails } from '../http/validation.js';
 import {
   IDEMPOTENCY_KEY_ARGUMENT,
+  misroutingArgument,
   type OpenApiDocumentLike,
   type ToolDefinition,
   toolsFromOpenApi,
@@ -117,7 +118,8 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
         requestId: request.id,
       });
     }
-    const refused = refuseArguments(tool, args, request.id);
+    const refused =
+      refuseArguments(tool, args, request.id) ?? refuseMisrouting(tool, args, allTools(), request.id);
     if (refused) return refused;
     const key = args[IDEMPOTENCY_KEY_ARGUMENT];
     const res = await inject(
@@ -253,6 +255,25 @@ function refuseArguments(
     error: `Invalid arguments for ${tool.name}: ${details.map((d) => d.message).join('; ')}`,
     code: 'validation_failed',
     details,
+    requestId,
+  });
+}
+
+/** A call whose path arguments would run another operation than the tool's own: refused, nothing runs. */
+function refuseMisrouting(
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  tools: readonly ToolDefinition[],
+  requestId: string,
+): CallToolResult | undefined {
+  const wrong = misroutingArgument(tool, args, tools);
+  if (!wrong) return undefined;
+  return errorResult({
+    error: `Invalid arguments for ${tool.name}: ${wrong.message}`,
+    code: 'validation_failed',
+    details: [
+      { field: wrong.argument, argument: wrong.argument, rule: 'pathSegment', message: wrong.message },
+    ],
     requestId,
   });
 }

@@ -273,3 +273,45 @@ export function toolUrl(tool: ToolDefinition, args: Record<string, unknown>): st
   const qs = query.toString();
   return qs ? `${url}?${qs}` : url;
 }
+
+/** Path segments an argument cannot be: a URL resolves `.` and `..` away, and '' drops the segment. */
+const DOT_SEGMENTS = new Set(['', '.', '..']);
+const isParam = (segment: string) => segment.startsWith('{');
+
+/**
+ * A path argument that would make the call run an operation other than the tool's own, with why;
+ * undefined when there is none. `.`, `..` and '' are resolved away (getAccount {id: "."} ran GET
+ * /accounts, listAccountSubscriptions {id: ".."} GET /subscriptions); a value equal to a fixed
+ * segment of another route of the same method at that place is routed there (getWebhook
+ * {id: "event-types"} would be GET /webhooks/event-types).
+ */
+export function misroutingArgument(
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  tools: readonly ToolDefinition[],
+): { argument: string; message: string } | undefined {
+  const template = tool.path.split('/');
+  const concrete = template.map((segment) =>
+    isParam(segment) ? String(args[segment.slice(1, -1)] ?? '') : segment,
+  );
+  for (const [i, segment] of template.entries()) {
+    if (isParam(segment) && DOT_SEGMENTS.has(concrete[i] as string))
+      return {
+        argument: segment.slice(1, -1),
+        message: `${segment.slice(1, -1)} must be an id: an empty, "." or ".." path segment addresses another operation`,
+      };
+  }
+  for (const other of tools) {
+    if (other === tool || other.method !== tool.method) continue;
+    const route = other.path.split('/');
+    if (route.length !== concrete.length || !route.every((s, i) => isParam(s) || s === concrete[i])) continue;
+    const i = route.findIndex((s, j) => !isParam(s) && isParam(template[j] as string));
+    if (i < 0) continue;
+    const argument = (template[i] as string).slice(1, -1);
+    return {
+      argument,
+      message: `${argument} "${concrete[i]}" names ${other.name}, not an id for ${tool.name}`,
+    };
+  }
+  return undefined;
+}

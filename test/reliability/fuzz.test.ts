@@ -53,6 +53,26 @@ interface Finding {
 const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
 (addFormats as unknown as (a: Ajv) => void)(ajv);
 
+/**
+ * A list cursor an attacker makes (issue 27: a genuine cursor with its timestamp set to year 0000,
+ * -000001 or +010000 was a 500): a forged position, unsigned or with a made-up signature.
+ */
+const tamperedCursor = fc
+  .tuple(
+    fc.constantFrom(
+      '0000-01-01T00:00:00.000Z',
+      '-000001-01-01T00:00:00.000Z',
+      '+010000-01-01T00:00:00.000Z',
+      2 ** 63,
+    ),
+    fc.uuid(),
+    fc.constantFrom('', '.test.', `.test.${'A'.repeat(43)}`, '.nokey.AAAA'),
+  )
+  .map(
+    ([position, id, signature]) =>
+      Buffer.from(JSON.stringify([1, 'orders', 'x', position, id])).toString('base64url') + signature,
+  );
+
 function requestArb(op: Operation, ctx: SchemaContext, tenant: number): fc.Arbitrary<FuzzRequest> {
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   const queryParams = op.parameters.filter((p) => p.in === 'query');
@@ -71,6 +91,7 @@ function requestArb(op: Operation, ctx: SchemaContext, tenant: number): fc.Arbit
         { weight: 1, arbitrary: hostileString },
         // Integer parameters (limits, pages) at the storage and arithmetic boundaries.
         ...(isIntegerParam(p.schema) ? [{ weight: 2, arbitrary: boundaryInteger.map(String) }] : []),
+        ...(p.name === 'cursor' ? [{ weight: 3, arbitrary: tamperedCursor }] : []),
         { weight: p.required ? 1 : 4, arbitrary: fc.constant(undefined) },
       ),
     ),

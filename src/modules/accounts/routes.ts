@@ -118,6 +118,7 @@ function registerSubList<T>(app: TypedApp, deps: Deps, spec: SubList<T>) {
       // Local items may be held under the billing account id or the organization id of the path.
       const local = spec.local ? await spec.local(deps, ctx.tenantId, [accountId, request.params.id]) : [];
       return inMemoryList(
+        deps.keyRing,
         ctx,
         request,
         spec.operationId,
@@ -188,9 +189,9 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const page = pageRequest(ctx.tenantId, 'accounts', request.query, NEWEST_FIRST);
+      const where = { tenantId: ctx.tenantId, list: 'accounts', keys: deps.keyRing };
+      const page = pageRequest(where, request.query, NEWEST_FIRST);
       const rows = await listAccounts(deps.db, ctx.tenantId, request.query, page);
-      const where = { tenantId: ctx.tenantId, list: 'accounts' };
       return listEnvelope(ctx, request, listOfRows(rows, page, createdKey, where, presentAccount), [
         action('createAccount', 'POST', '/accounts', 'commerce'),
       ]);

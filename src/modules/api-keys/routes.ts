@@ -81,7 +81,7 @@ export function registerApiKeyRoutes(app: TypedApp, deps: Deps) {
     async (request) => {
       const ctx = requireCtx(request);
       const keys = await listApiKeys(deps.db, ctx.tenantId);
-      return inMemoryList(ctx, request, 'api-keys', keys.map(present), [
+      return inMemoryList(deps.keyRing, ctx, request, 'api-keys', keys.map(present), [
         action('create', 'POST', BASE, 'admin'),
       ]);
     },

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { validationFailed } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
-import { createdKey, NEWEST_FIRST, pageOfRows, pageRequest } from '../../core/paging.js';
+import { type CursorKeys, createdKey, NEWEST_FIRST, pageOfRows, pageRequest } from '../../core/paging.js';
 import { requireCtx } from '../../http/auth.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
@@ -27,7 +27,7 @@ type Query = Static<typeof AuditQuerySchema>;
 const listName = (order: 'asc' | 'desc') => `audit-logs:${order}`;
 
 /** The query as the service takes it: dates parsed, `since` not after `until` (else 400), defaults. */
-function auditQuery(tenantId: string, q: Query): AuditQuery {
+function auditQuery(tenantId: string, keys: CursorKeys, q: Query): AuditQuery {
   const since = q.since === undefined ? undefined : new Date(q.since);
   const until = q.until === undefined ? undefined : new Date(q.until);
   if (since && until && since > until)
@@ -38,7 +38,8 @@ function auditQuery(tenantId: string, q: Query): AuditQuery {
   const limit = q.limit ?? 50;
   return {
     after:
-      pageRequest(tenantId, listName(order), { limit, cursor: q.cursor }, NEWEST_FIRST)?.after ?? undefined,
+      pageRequest({ tenantId, list: listName(order), keys }, { limit, cursor: q.cursor }, NEWEST_FIRST)
+        ?.after ?? undefined,
     action: q.action,
     resourceType: q.resourceType,
     resourceId: q.resourceId,
@@ -56,13 +57,15 @@ function auditQuery(tenantId: string, q: Query): AuditQuery {
  */
 function presentAuditPage(
   ctx: RequestContext,
+  keys: CursorKeys,
   q: Query,
   query: AuditQuery,
   rows: AuditEntry[],
   total: number,
 ) {
   const { limit, offset } = query;
-  const paged = pageOfRows(rows, { limit, after: null }, createdKey, ctx.tenantId, listName(query.order));
+  const where = { tenantId: ctx.tenantId, list: listName(query.order), keys };
+  const paged = pageOfRows(rows, { limit, after: null }, createdKey, where);
   const links: ActionSpec[] = [];
   const filters = { ...q, limit, offset: undefined, cursor: undefined };
   if (paged.nextCursor !== null) links.push(pageLink('next', { ...filters, cursor: paged.nextCursor }));
@@ -107,9 +110,9 @@ export function registerAuditRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const query = auditQuery(ctx.tenantId, request.query);
+      const query = auditQuery(ctx.tenantId, deps.keyRing, request.query);
       const { entries, total } = await listAuditLogs(deps.db, ctx.tenantId, query);
-      return presentAuditPage(ctx, request.query, query, entries, total);
+      return presentAuditPage(ctx, deps.keyRing, request.query, query, entries, total);
     },
   );
 }

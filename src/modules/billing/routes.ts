@@ -254,9 +254,14 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
     async (request) => {
       const ctx = requireCtx(request);
       const accounts = await (await builtinEngineFor(deps, ctx.tenantId)).listAccounts();
-      return inMemoryList(ctx, request, 'billing-accounts', accounts.map(presentBillingAccount), [
-        action('create', 'POST', '/admin/billing/accounts', 'admin'),
-      ]);
+      return inMemoryList(
+        deps.keyRing,
+        ctx,
+        request,
+        'billing-accounts',
+        accounts.map(presentBillingAccount),
+        [action('create', 'POST', '/admin/billing/accounts', 'admin')],
+      );
     },
   );
 

@@ -52,7 +52,7 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps) {
       const ctx = requireCtx(request);
       const items = (await activeProducts(deps.db, ctx.tenantId)).map(presentProduct);
       cacheablePerKey(reply);
-      return inMemoryList(ctx, request, 'catalog', items, (shown) => [
+      return inMemoryList(deps.keyRing, ctx, request, 'catalog', items, (shown) => [
         ...shown.map((p) => action('resolvePrice', 'GET', `/pricing/resolve?productId=${p.id}`, 'read')),
         action('createAccount', 'POST', '/accounts', 'commerce'),
         action('createCart', 'POST', '/carts', 'commerce'),

@@ -68,12 +68,12 @@ export function registerCreditRoutes(app: TypedApp, deps: Deps) {
       const ctx = requireCtx(request);
       const accountId = request.params.id;
       await requireAccount(deps, ctx.tenantId, accountId);
-      const page = pageRequest(ctx.tenantId, `credits:${accountId}`, request.query, NEWEST_FIRST);
+      const where = { tenantId: ctx.tenantId, list: `credits:${accountId}`, keys: deps.keyRing };
+      const page = pageRequest(where, request.query, NEWEST_FIRST);
       const [balances, rows] = await Promise.all([
         balancesOf(deps.db, ctx.tenantId, accountId, deps.clock.now()),
         listEntries(deps.db, ctx.tenantId, accountId, page),
       ]);
-      const where = { tenantId: ctx.tenantId, list: `credits:${accountId}` };
       const list = listEnvelope(ctx, request, listOfRows(rows, page, createdKey, where, presentEntry), [
         action('grantCredit', 'POST', `/accounts/${accountId}/credits`, 'admin'),
       ]);

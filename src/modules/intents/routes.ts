@@ -37,9 +37,9 @@ export function registerIntentRoutes(app: TypedApp, deps: Deps) {
     async (request) => {
       const ctx = requireCtx(request);
       const query = { ...request.query, limit: request.query.limit ?? 50 };
-      const page = pageRequest(ctx.tenantId, 'intents', query, NEWEST_FIRST) as PageRequest;
+      const where = { tenantId: ctx.tenantId, list: 'intents', keys: deps.keyRing };
+      const page = pageRequest(where, query, NEWEST_FIRST) as PageRequest;
       const rows = await listIntents(deps.db, ctx.tenantId, request.query, page);
-      const where = { tenantId: ctx.tenantId, list: 'intents' };
       return listEnvelope(ctx, request, listOfRows(rows, page, createdKey, where, presentIntent));
     },
   );

@@ -172,11 +172,11 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
     async (request, reply) => {
       const ctx = requireCtx(request);
       const actions = [action('createOrder', 'POST', '/orders', 'commerce')];
-      const page = pageRequest(ctx.tenantId, 'orders', request.query, ['integer']);
+      const where = { tenantId: ctx.tenantId, list: 'orders', keys: deps.keyRing };
+      const page = pageRequest(where, request.query, ['integer']);
       if (!page)
         return streamList(ctx, reply, await orderBatches(deps, ctx.tenantId, request.query), actions);
       const rows = await listOrders(deps.db, ctx.tenantId, request.query, page);
-      const where = { tenantId: ctx.tenantId, list: 'orders' };
       return listEnvelope(
         ctx,
         request,

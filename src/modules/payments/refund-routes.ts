@@ -76,15 +76,10 @@ export function registerRefundRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const page = pageRequest(ctx.tenantId, 'refunds', request.query, NEWEST_FIRST);
+      const where = { tenantId: ctx.tenantId, list: 'refunds', keys: deps.keyRing };
+      const page = pageRequest(where, request.query, NEWEST_FIRST);
       const rows = await listRefunds(deps.db, ctx.tenantId, request.query, page);
-      const list = listOfRows(
-        rows,
-        page,
-        createdKey,
-        { tenantId: ctx.tenantId, list: 'refunds' },
-        presentRefund,
-      );
+      const list = listOfRows(rows, page, createdKey, where, presentRefund);
       return listEnvelope(ctx, request, list, []);
     },
   );

@@ -149,15 +149,10 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const page = pageRequest(ctx.tenantId, 'payments', request.query, NEWEST_FIRST);
+      const where = { tenantId: ctx.tenantId, list: 'payments', keys: deps.keyRing };
+      const page = pageRequest(where, request.query, NEWEST_FIRST);
       const rows = await listSessions(deps.db, ctx.tenantId, request.query, page);
-      const list = listOfRows(
-        rows,
-        page,
-        createdKey,
-        { tenantId: ctx.tenantId, list: 'payments' },
-        presentSession,
-      );
+      const list = listOfRows(rows, page, createdKey, where, presentSession);
       return listEnvelope(ctx, request, list, [
         action('createPaymentSession', 'POST', '/payments', 'commerce'),
       ]);

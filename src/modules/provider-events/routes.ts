@@ -8,6 +8,7 @@ import { action, Envelope, envelope } from '../../http/envelope.js';
 import { errorResponses } from '../../http/errors.js';
 import { PROVIDER_CALLBACKS_PER_WINDOW } from '../../http/limits.js';
 import { type Presented, respond } from '../../http/operation.js';
+import { jsonProblem, refuseProblem } from '../../http/text-guard.js';
 import type { TypedApp } from '../../http/types.js';
 import { compileBodyValidator, validationDetails } from '../../http/validation.js';
 import { applyProviderEvent } from './apply.js';
@@ -185,6 +186,9 @@ function parseEvent(raw: Buffer): ProviderEvent {
       { field: 'body', rule: 'json', message: 'body is not valid JSON' },
     ]);
   }
+  // The text the request guard checks on other routes, checked here once the bytes are known to
+  // be the provider's: a NUL, a lone surrogate or a 100k-deep event was a 500 and never recorded.
+  refuseProblem(jsonProblem(parsed, ''));
   if (!validateEvent(parsed)) {
     const details = validationDetails('body', validateEvent.errors ?? []);
     throw new AppError(
@@ -198,8 +202,9 @@ function parseEvent(raw: Buffer): ProviderEvent {
 
 /**
  * The provider callback: internal (not in OpenAPI), no API key. The signature covers the exact
- * bytes sent, so this route alone gets the body as a Buffer (an encapsulated JSON parser) and
- * parses it only after verifying.
+ * bytes sent, so this route alone gets the body as a Buffer (an encapsulated JSON parser, bounded
+ * by the body limit) and parses and checks its text only after verifying: an unsigned body costs
+ * a lookup and one HMAC, whatever it holds.
  */
 function registerCallbackRoute(app: TypedApp, deps: Deps) {
   app.register(async (scope) => {

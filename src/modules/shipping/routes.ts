@@ -45,7 +45,7 @@ export function registerShippingRoutes(app: TypedApp, deps: Deps) {
       const ctx = requireCtx(request);
       const options = await availableShippingOptions(deps.db, ctx.tenantId, request.query);
       cacheablePerKey(reply);
-      return inMemoryList(ctx, request, 'shipping-options', options, listActions);
+      return inMemoryList(deps.keyRing, ctx, request, 'shipping-options', options, listActions);
     },
   );
 }

@@ -131,9 +131,9 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) => {
       const ctx = requireCtx(request);
-      const page = pageRequest(ctx.tenantId, 'subscriptions', request.query, NEWEST_FIRST);
+      const where = { tenantId: ctx.tenantId, list: 'subscriptions', keys: deps.keyRing };
+      const page = pageRequest(where, request.query, NEWEST_FIRST);
       const rows = await listSubscriptions(deps.db, ctx.tenantId, request.query, page);
-      const where = { tenantId: ctx.tenantId, list: 'subscriptions' };
       return listEnvelope(ctx, request, listOfRows(rows, page, createdKey, where, presentSubscription), [
         action('createSubscription', 'POST', '/subscriptions', 'commerce'),
       ]);

@@ -81,15 +81,15 @@ export function registerDeliveryRoutes(app: TypedApp, deps: Deps) {
       const offset = request.query.offset ?? 0;
       if (cursor !== undefined && offset)
         throw validationFailed('query.offset', 'cursor', 'query.offset cannot be combined with query.cursor');
-      const list = `webhook-deliveries:${id}`;
-      const after = pageRequest(ctx.tenantId, list, { limit, cursor }, NEWEST_FIRST)?.after ?? undefined;
+      const where = { tenantId: ctx.tenantId, list: `webhook-deliveries:${id}`, keys: deps.keyRing };
+      const after = pageRequest(where, { limit, cursor }, NEWEST_FIRST)?.after ?? undefined;
       const { items, total } = await listDeliveries(deps.db, ctx.tenantId, id, {
         status,
         limit,
         offset,
         after,
       });
-      const page = pageOfRows(items, { limit, after: null }, (i) => [i.createdAt, i.id], ctx.tenantId, list);
+      const page = pageOfRows(items, { limit, after: null }, (i) => [i.createdAt, i.id], where);
       const actions = [action('webhook', 'GET', `/webhooks/${id}`, 'read')];
       if (page.nextCursor !== null) {
         const args = { limit, cursor: page.nextCursor, ...(status ? { status } : {}) };

@@ -97,6 +97,7 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
     },
     async (request) =>
       inMemoryList(
+        deps.keyRing,
         requireCtx(request),
         request,
         'webhook-event-types',
@@ -151,7 +152,7 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
     async (request) => {
       const ctx = requireCtx(request);
       const items = await listWebhooks(deps.db, ctx.tenantId, deps.clock.now());
-      return inMemoryList(ctx, request, 'webhooks', items, [
+      return inMemoryList(deps.keyRing, ctx, request, 'webhooks', items, [
         action('create', 'POST', '/webhooks', 'commerce'),
       ]);
     },
