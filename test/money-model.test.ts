@@ -278,6 +278,38 @@ const commands = [
  * above, replay the same sequences (adding a command changes what a seed generates).
  */
 const roundTwoCommands = [
+  fc.tuple(fc.constantFrom('/refunds', '/payments', '/subscriptions', '/audit-logs'), fc.nat(3)).map(
+    ([list, how]) =>
+      new Command(`tampered-cursor(${list},${how})`, async (w) => {
+        // Issue 27, finding 2: a cursor we did not sign is 400 naming query.cursor, never a 500.
+        const apiKey = list === '/audit-logs' ? w.tenant.keys.admin : w.tenant.keys.read;
+        const first = await w.send('GET', `${list}?limit=1`, undefined, undefined, apiKey);
+        const genuine = first.json().meta?.nextCursor as string | null | undefined;
+        if (!genuine) return;
+        const [payload = '', keyId = '', mac = ''] = genuine.split('.');
+        const position = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[];
+        const moved = Buffer.from(
+          JSON.stringify(
+            position.map((v) =>
+              typeof v === 'string' && /^\d{4}-/.test(v) ? '+010000-01-01T00:00:00.000Z' : v,
+            ),
+          ),
+        ).toString('base64url');
+        const tampered = [`${moved}.${keyId}.${mac}`, genuine.slice(0, -3), `${payload}.${keyId}.`, 'x'][
+          how
+        ] as string;
+        const res = await w.send(
+          'GET',
+          `${list}?limit=1&cursor=${encodeURIComponent(tampered)}`,
+          undefined,
+          undefined,
+          apiKey,
+        );
+        const field = res.status === 400 ? res.json().details?.[0]?.field : undefined;
+        if (res.status !== 400 || field !== 'query.cursor')
+          w.violations.push(`${list}: a tampered cursor answered ${res.status} naming ${field}`);
+      }),
+  ),
   fc.tuple(n, n, fault).map(
     ([amount, i, f]) =>
       new Command(`expiring-credit(${amount},${i},${f})`, async (w) => {
