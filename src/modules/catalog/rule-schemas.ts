@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_AMOUNT_CENTS } from '../../core/money.js';
-import { StringEnum } from '../../core/schema.js';
+import { Int4, StringEnum } from '../../core/schema.js';
 import {
   Cents,
   ChargeModelSchema,
@@ -196,7 +196,7 @@ const promotionFields = {
     }),
   ),
   usageLimit: Type.Optional(
-    Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    Type.Union([Int4({ minimum: 1 }), Type.Null()], {
       description: 'Orders it may be used on; null = no limit.',
     }),
   ),

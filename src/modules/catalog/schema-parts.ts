@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_AMOUNT_CENTS } from '../../core/money.js';
-import { StringEnum } from '../../core/schema.js';
+import { Int4, StringEnum } from '../../core/schema.js';
 
 // Schema parts every catalog resource shares.
 
@@ -35,7 +35,7 @@ export const ChargeModelSchema = StringEnum(CHARGE_MODELS, {
 
 export const TierSchema = Type.Object(
   {
-    upTo: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    upTo: Type.Union([Int4({ minimum: 1 }), Type.Null()], {
       description: 'Inclusive upper bound in units; null for the last, unbounded tier.',
     }),
     unitPriceCents: Cents('Price per unit in this tier, minor units.'),

@@ -40,7 +40,14 @@ export const ChargeInput = Type.Object(
 );
 
 const EntitlementValue = Type.Union([Type.Boolean(), Type.Number(), Type.Null()]);
-export const EntitlementsSchema = Type.Record(Type.String(), EntitlementValue, {
+/** The largest limit a feature may carry (limits of add-ons add up, so far below 2^53). */
+export const MAX_ENTITLEMENT_LIMIT = 1_000_000_000;
+const EntitlementValueInput = Type.Union([
+  Type.Boolean(),
+  Type.Number({ minimum: 0, maximum: MAX_ENTITLEMENT_LIMIT }),
+  Type.Null(),
+]);
+export const EntitlementsSchema = Type.Record(Type.String(), EntitlementValueInput, {
   description:
     'Feature key (lower-case, `^[a-z][a-z0-9_.-]{0,99}$`) -> `true`/`false` (a flag), a number (a limit), or `null` (unlimited).',
   propertyNames: { pattern: '^[a-z][a-z0-9_.-]{0,99}$' },

@@ -198,7 +198,11 @@ export const DeliveryListQuery = Type.Object(
       }),
     ),
     offset: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Deliveries to skip (default 0); not with `cursor`.' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 10_000_000,
+        description: 'Deliveries to skip (default 0); not with `cursor`.',
+      }),
     ),
     cursor: PageQueryFields.cursor,
   },
