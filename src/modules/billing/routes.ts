@@ -263,7 +263,10 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
   app.post(
     `${BUILTIN}/accounts/:accountId/invoices`,
     {
-      config: admin,
+      config: {
+        ...admin,
+        createdAt: [{ collection: '/api/v1/invoices' }, { collection: '/api/v1/admin/billing/invoices' }],
+      },
       schema: {
         operationId: 'issueBillingInvoice',
         summary: 'Issue an invoice',
@@ -329,7 +332,11 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
   app.post(
     `${BUILTIN}/accounts/:accountId/payment-methods`,
     {
-      config: admin,
+      config: {
+        ...admin,
+        // A billing payment method has no operations of its own: its account's follow.
+        createdAt: [{ collection: '/api/v1/admin/billing/accounts', id: '$request.path.accountId' }],
+      },
       schema: {
         operationId: 'addBillingPaymentMethod',
         summary: 'Add a payment method in the billing engine',
