@@ -33,9 +33,9 @@ function numbersIn(doc: Doc, schema: Schema | undefined, where: string): { where
   if (s.items) out.push(...numbersIn(doc, s.items as Schema, `${where}[]`));
   if (s.additionalProperties && typeof s.additionalProperties === 'object')
     out.push(...numbersIn(doc, s.additionalProperties as Schema, `${where}{}`));
-  for (const key of ['anyOf', 'oneOf', 'allOf'])
+  // `if`/`then` parts (core/schema.ts `When`) only narrow a field whose own schema bounds it.
+  for (const key of ['anyOf', 'oneOf'])
     for (const branch of (s[key] ?? []) as Schema[]) out.push(...numbersIn(doc, branch, where));
-  for (const key of ['then', 'else']) out.push(...numbersIn(doc, s[key] as Schema | undefined, where));
   return out;
 }
 

@@ -27,3 +27,37 @@ export function Int4(
   if (maximum > INT4_MAX || minimum < -INT4_MAX - 1) throw new Error('Int4 bounds exceed an int4 column');
   return Type.Integer({ minimum, maximum, ...rest });
 }
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * A requirement that holds for some values of a discriminator (`discountType`, `kind`,
+ * `chargeModel`): when `field` is one of `values` the object must also match `then` (and
+ * `otherwise` when it is not). In the document, so an agent reads the rule instead of guessing it;
+ * Ajv enforces it, so the server refuses what the document forbids (400 naming the field).
+ */
+export function When(field: string, values: readonly string[], then: JsonSchema, otherwise?: JsonSchema) {
+  return {
+    if: { properties: { [field]: { enum: [...values] } }, required: [field] },
+    then,
+    ...(otherwise ? { else: otherwise } : {}),
+  };
+}
+
+/** Part of a `When`: these fields are required, each of the given JSON type (not null). */
+export function Present(fields: Record<string, string>): JsonSchema {
+  return {
+    required: Object.keys(fields),
+    properties: Object.fromEntries(Object.entries(fields).map(([f, type]) => [f, { type }])),
+  };
+}
+
+/** Part of a `When`: these fields may be left out or null, nothing else. */
+export function NullOrAbsent(...fields: string[]): JsonSchema {
+  return { properties: Object.fromEntries(fields.map((f) => [f, { type: 'null' }])) };
+}
+
+/** Part of a `When`: these fields must be left out (400 `forbidden` naming each one sent). */
+export function Absent(...fields: string[]): JsonSchema {
+  return { properties: Object.fromEntries(fields.map((f) => [f, false])) };
+}

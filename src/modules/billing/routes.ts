@@ -37,7 +37,7 @@ import {
   IntegrationSchema,
   InvoiceIdParams,
   IssueInvoiceBody,
-  PutIntegrationBody,
+  putIntegrationBody,
 } from './schemas.js';
 
 const admin = { public: true, scope: 'admin' } as const;
@@ -120,7 +120,7 @@ export function registerBillingAdminRoutes(app: TypedApp, deps: Deps) {
           'Makes `adapter` the tenant’s one active billing integration, replacing any other, with `config` ' +
           'validated against the adapter’s configSchema (400 naming `config.<field>`).',
         tags: ['Billing admin'],
-        body: PutIntegrationBody,
+        body: putIntegrationBody(deps.billing.names()),
         response: { 200: Envelope(IntegrationSchema, 'The integration now active.') },
       },
     },

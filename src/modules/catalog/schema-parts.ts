@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_AMOUNT_CENTS } from '../../core/money.js';
-import { Int4, StringEnum } from '../../core/schema.js';
+import { Int4, StringEnum, When } from '../../core/schema.js';
 
 // Schema parts every catalog resource shares.
 
@@ -44,7 +44,17 @@ export const TierSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const TiersSchema = Type.Array(TierSchema, { minItems: 1, maxItems: 20 });
+export const TiersSchema = Type.Array(TierSchema, {
+  minItems: 1,
+  maxItems: 20,
+  description:
+    'Tiers in order of `upTo`, strictly increasing; the last tier has `upTo: null`. `flat_fee` and `per_unit` take exactly one tier.',
+});
+
+/** `flat_fee` and `per_unit` price with exactly one (unbounded) tier. */
+export const ONE_TIER_MODELS = When('chargeModel', ['flat_fee', 'per_unit'], {
+  properties: { tiers: { maxItems: 1 } },
+});
 
 export const TierOut = Type.Object({
   upTo: Type.Union([Type.Integer(), Type.Null()]),

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../core/schema.js';
+import { Absent, StringEnum, When } from '../../core/schema.js';
 
 export const PRODUCT_TYPES = ['one_time', 'subscription', 'add_on'] as const;
 
@@ -7,6 +7,7 @@ import {
   ChargeModelSchema,
   ClientId,
   Currency,
+  ONE_TIER_MODELS,
   OptionalText,
   TierOut,
   TiersSchema,
@@ -36,7 +37,15 @@ export const ChargeInput = Type.Object(
     chargeModel: Type.Optional(ChargeModelSchema),
     tiers: Type.Optional(TiersSchema),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'A `modeled` charge (the default) needs `chargeModel` and `tiers`; a `passthrough` charge takes neither.',
+    allOf: [
+      When('kind', ['passthrough'], Absent('chargeModel', 'tiers'), { required: ['chargeModel', 'tiers'] }),
+      ONE_TIER_MODELS,
+    ],
+  },
 );
 
 const EntitlementValue = Type.Union([Type.Boolean(), Type.Number(), Type.Null()]);
