@@ -111,8 +111,9 @@ describe('OpenAPI document', () => {
       payload: { name: 'Linked' },
     });
     expect(created.statusCode).toBe(201);
-    const link = (doc.paths['/api/v1/accounts']?.post?.responses['201'] as { links?: Record<string, Link> })
-      .links?.getAccount;
+    const createAccount = doc.paths['/api/v1/accounts']?.post;
+    const link = (createAccount?.responses['201'] as { links?: Record<string, Link> } | undefined)?.links
+      ?.getAccount;
     expect(link?.parameters).toEqual({ id: '$response.body#/data/id' });
     const url = (byId.get('getAccount') ?? '').replace('{id}', created.json().data.id);
     const read = await t.app.inject({ method: 'GET', url, headers: bearer(tenant.keys.read) });

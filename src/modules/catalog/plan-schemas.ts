@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Present, StringEnum } from '../../core/schema.js';
+import { IfThen, Present, StringEnum } from '../../core/schema.js';
 import { ClientId, OptionalText, Timestamp, Uuid } from './schema-parts.js';
 
 // Plan links and plan-change rules.
@@ -97,11 +97,11 @@ const planChangeRuleFields = {
  * The two forms of a rule: a product pair (both `fromProductId` and `toProductId`), or a
  * `family` (with an optional `direction`) when neither id is given.
  */
-const RULE_FORMS = {
-  if: { anyOf: [Present({ fromProductId: 'string' }), Present({ toProductId: 'string' })] },
-  then: Present({ fromProductId: 'string', toProductId: 'string' }),
-  else: Present({ family: 'string' }),
-};
+const RULE_FORMS = IfThen(
+  { anyOf: [Present({ fromProductId: 'string' }), Present({ toProductId: 'string' })] },
+  Present({ fromProductId: 'string', toProductId: 'string' }),
+  Present({ family: 'string' }),
+);
 
 export const PlanChangeRuleCreate = Type.Object(planChangeRuleFields, {
   additionalProperties: false,

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_AMOUNT_CENTS } from '../../core/money.js';
-import { Int4, StringEnum, When } from '../../core/schema.js';
+import { Fields, Int4, StringEnum, When } from '../../core/schema.js';
 
 // Schema parts every catalog resource shares.
 
@@ -52,9 +52,11 @@ export const TiersSchema = Type.Array(TierSchema, {
 });
 
 /** `flat_fee` and `per_unit` price with exactly one (unbounded) tier. */
-export const ONE_TIER_MODELS = When('chargeModel', ['flat_fee', 'per_unit'], {
-  properties: { tiers: { maxItems: 1 } },
-});
+export const ONE_TIER_MODELS = When(
+  'chargeModel',
+  ['flat_fee', 'per_unit'],
+  Fields({ tiers: { maxItems: 1 } }),
+);
 
 export const TierOut = Type.Object({
   upTo: Type.Union([Type.Integer(), Type.Null()]),
