@@ -65,6 +65,11 @@ export function Present(fields: Record<string, string>): JsonSchema {
   });
 }
 
+/** Part of a `When`: these fields are required (of whatever type their own schema says). */
+export function Required(...fields: string[]): JsonSchema {
+  return part({ required: fields, properties: Object.fromEntries(fields.map((f) => [f, {}])) });
+}
+
 /** Part of a `When`: these fields may be left out or null, nothing else. */
 export function NullOrAbsent(...fields: string[]): JsonSchema {
   return part({ properties: Object.fromEntries(fields.map((f) => [f, { type: 'null' }])) });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Absent, StringEnum, When } from '../../core/schema.js';
+import { Absent, Required, StringEnum, When } from '../../core/schema.js';
 
 export const PRODUCT_TYPES = ['one_time', 'subscription', 'add_on'] as const;
 
@@ -42,7 +42,7 @@ export const ChargeInput = Type.Object(
     description:
       'A `modeled` charge (the default) needs `chargeModel` and `tiers`; a `passthrough` charge takes neither.',
     allOf: [
-      When('kind', ['passthrough'], Absent('chargeModel', 'tiers'), { required: ['chargeModel', 'tiers'] }),
+      When('kind', ['passthrough'], Absent('chargeModel', 'tiers'), Required('chargeModel', 'tiers')),
       ONE_TIER_MODELS,
     ],
   },
