@@ -231,6 +231,7 @@ describe('catalog admin endpoints', () => {
           { upTo: null, unitPriceCents: 1 },
         ]),
         'charges.0.tiers',
+        'maxItems',
       );
       await bad(charge('tiered', [{ upTo: 5, unitPriceCents: 1 }]), 'charges.0.tiers.0.upTo');
       await bad(
@@ -253,8 +254,8 @@ describe('catalog admin endpoints', () => {
       );
       await bad(
         seatPlan({ charges: [{ name: 'c', kind: 'passthrough', chargeModel: 'per_unit' }] }),
-        'charges.0',
-        'passthrough',
+        'charges.0.chargeModel',
+        'forbidden',
       );
       await bad(seatPlan({ charges: [] }), 'charges', 'minItems');
     });

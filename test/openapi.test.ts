@@ -73,6 +73,54 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('links every create (201) to the operations on what it created, each to a real operation and its path parameters', async () => {
+    type Link = { operationId: string; parameters: Record<string, string> };
+    const byId = new Map(
+      Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.values(ops).map((op) => [op.operationId, path] as const),
+      ),
+    );
+    const creates = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.responses['201'])
+        .map(([method, op]) => ({ where: `${method} ${path}`, path, op })),
+    );
+    expect(creates.length).toBeGreaterThan(20);
+    for (const { where, path, op } of creates) {
+      const links = (op.responses['201'] as { links?: Record<string, Link> }).links ?? {};
+      expect(Object.keys(links).length, where).toBeGreaterThan(0);
+      for (const link of Object.values(links)) {
+        const target = byId.get(link.operationId);
+        expect(target, `${where} -> ${link.operationId}`).toBeDefined();
+        const params = [...(target ?? '').matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+        expect(Object.keys(link.parameters).sort(), `${where} -> ${link.operationId}`).toEqual(params.sort());
+        for (const [name, expression] of Object.entries(link.parameters)) {
+          expect(expression, `${where} -> ${link.operationId}.${name}`).toMatch(
+            /^\$response\.body#\/data\/\w+$|^\$request\.path\.\w+$/,
+          );
+          if (expression.startsWith('$request.path.'))
+            expect(path, `${where} -> ${link.operationId}.${name}`).toContain(`{${expression.slice(14)}}`);
+        }
+      }
+    }
+    // Followed: the link from createAccount to getAccount reaches the account just created.
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/accounts',
+      headers: bearer(tenant.keys.commerce),
+      payload: { name: 'Linked' },
+    });
+    expect(created.statusCode).toBe(201);
+    const createAccount = doc.paths['/api/v1/accounts']?.post;
+    const link = (createAccount?.responses['201'] as { links?: Record<string, Link> } | undefined)?.links
+      ?.getAccount;
+    expect(link?.parameters).toEqual({ id: '$response.body#/data/id' });
+    const url = (byId.get('getAccount') ?? '').replace('{id}', created.json().data.id);
+    const read = await t.app.inject({ method: 'GET', url, headers: bearer(tenant.keys.read) });
+    expect(read.statusCode).toBe(200);
+    expect(read.json().data.name).toBe('Linked');
+  });
+
   it('shares the error and nextAction schemas as components', () => {
     expect(doc.components.schemas).toHaveProperty('Error');
     expect(doc.components.schemas).toHaveProperty('NextAction');

@@ -81,7 +81,7 @@ export const WEBHOOK_EVENTS: SharedRule = {
   title: 'Webhook event lists',
   text:
     'Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type ' +
-    '(including types added later). Unknown types give 400 naming them.',
+    '(including types added later). An unknown type gives 400 naming its position (`events.<i>`).',
 };
 
 export const PREVIEW_IDS: SharedRule = {

@@ -9,6 +9,7 @@ import {
   RATE_LIMIT_TIERS,
   RATE_LIMIT_WINDOW_SECONDS,
 } from './limits.js';
+import { addCreateLinks, CREATED_AT_EXTENSION } from './openapi-links.js';
 import { addSampledResponseExamples } from './sampled-examples.js';
 import type { TypedApp } from './types.js';
 
@@ -112,7 +113,9 @@ export async function registerOpenApi(app: TypedApp, config: Config) {
     },
     transformObject: (document) =>
       'openapiObject' in document
-        ? withScopeSummaries(addSampledResponseExamples(document.openapiObject, app.completeActions))
+        ? withScopeSummaries(
+            addCreateLinks(addSampledResponseExamples(document.openapiObject, app.completeActions)),
+          )
         : document.swaggerObject,
     transform: ({ schema, url, route }) => {
       const config = route.config ?? {};
@@ -124,6 +127,7 @@ export async function registerOpenApi(app: TypedApp, config: Config) {
           ...schema,
           ...(scope ? { security: [{ apiKey: [] }] } : { security: [] }),
           'x-required-scope': scope,
+          ...(config.createdAt ? { [CREATED_AT_EXTENSION]: config.createdAt } : {}),
         } as typeof schema,
       };
     },

@@ -2,6 +2,7 @@ import type { RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 import type { Scope } from '../core/scopes.js';
 import { errorResponses } from './errors.js';
+import type { CreatedAt } from './openapi-links.js';
 import type { TypedApp } from './types.js';
 
 declare module 'fastify' {
@@ -19,6 +20,11 @@ declare module 'fastify' {
      * shared with the other routes without a key (the payment provider's callback).
      */
     rateLimit?: false | { bucket: string; max: number };
+    /**
+     * For a create (201) whose result is not under its own path: where it lives, so the
+     * document links the create to the operations on it (`http/openapi-links.ts`).
+     */
+    createdAt?: CreatedAt[];
   }
 }
 

@@ -48,6 +48,8 @@ export interface AjvLikeError {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** Set when the failing value is a key of the object (`propertyNames`). */
+  propertyName?: string;
 }
 
 const PART_PREFIX: Record<string, string> = {
@@ -63,6 +65,11 @@ function validationDetail(part: string, e: AjvLikeError): ErrorDetail {
   if (e.keyword === 'required') segments.push(String(e.params.missingProperty));
   if (e.keyword === 'additionalProperties') segments.push(String(e.params.additionalProperty));
   const field = (PART_PREFIX[part] ?? '') + segments.join('.');
+  // A field a `When` rule forbids is the boolean schema `false` (core/schema.ts `Absent`).
+  if (e.keyword === 'false schema') {
+    const name = field || part;
+    return { field: name, rule: 'forbidden', message: `${name} is not allowed here` };
+  }
   const message =
     e.keyword === 'additionalProperties'
       ? 'is not a known field'
@@ -71,13 +78,16 @@ function validationDetail(part: string, e: AjvLikeError): ErrorDetail {
         : e.keyword === 'enum'
           ? `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`
           : (e.message ?? 'is invalid');
-  return { field: field || part, rule: e.keyword, message: `${field || part} ${message}` };
+  const subject = e.propertyName === undefined ? field || part : `${field || part} key "${e.propertyName}"`;
+  return { field: field || part, rule: e.keyword, message: `${subject} ${message}` };
 }
 
-/** Ajv errors as error details; anyOf/oneOf umbrella errors are dropped when specific ones exist. */
+const UMBRELLAS = new Set(['anyOf', 'oneOf', 'if']);
+
+/** Ajv errors as error details; anyOf/oneOf/if umbrella errors are dropped when specific ones exist. */
 export function validationDetails(part: string, errors: readonly AjvLikeError[]): ErrorDetail[] {
   const details = errors.map((e) => validationDetail(part, e));
-  const useful = details.filter((d) => d.rule !== 'anyOf' && d.rule !== 'oneOf');
+  const useful = details.filter((d) => !UMBRELLAS.has(d.rule ?? ''));
   return useful.length > 0 ? useful : details;
 }
 

@@ -37,7 +37,7 @@ import {
   IntegrationSchema,
   InvoiceIdParams,
   IssueInvoiceBody,
-  PutIntegrationBody,
+  putIntegrationBody,
 } from './schemas.js';
 
 const admin = { public: true, scope: 'admin' } as const;
@@ -120,7 +120,7 @@ export function registerBillingAdminRoutes(app: TypedApp, deps: Deps) {
           'Makes `adapter` the tenant’s one active billing integration, replacing any other, with `config` ' +
           'validated against the adapter’s configSchema (400 naming `config.<field>`).',
         tags: ['Billing admin'],
-        body: PutIntegrationBody,
+        body: putIntegrationBody(deps.billing.names()),
         response: { 200: Envelope(IntegrationSchema, 'The integration now active.') },
       },
     },
@@ -268,7 +268,10 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
   app.post(
     `${BUILTIN}/accounts/:accountId/invoices`,
     {
-      config: admin,
+      config: {
+        ...admin,
+        createdAt: [{ collection: '/api/v1/invoices' }, { collection: '/api/v1/admin/billing/invoices' }],
+      },
       schema: {
         operationId: 'issueBillingInvoice',
         summary: 'Issue an invoice',
@@ -338,7 +341,11 @@ function registerBuiltinOperatorRoutes(app: TypedApp, deps: Deps) {
   app.post(
     `${BUILTIN}/accounts/:accountId/payment-methods`,
     {
-      config: admin,
+      config: {
+        ...admin,
+        // A billing payment method has no operations of its own: its account's follow.
+        createdAt: [{ collection: '/api/v1/admin/billing/accounts', id: '$request.path.accountId' }],
+      },
       schema: {
         operationId: 'addBillingPaymentMethod',
         summary: 'Add a payment method in the billing engine',

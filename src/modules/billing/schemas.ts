@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_AMOUNT_CENTS } from '../../core/money.js';
+import { StringEnum } from '../../core/schema.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
@@ -19,18 +20,20 @@ export const IntegrationSchema = Type.Object({
   ),
 });
 
-export const PutIntegrationBody = Type.Object(
-  {
-    adapter: Type.String({ minLength: 1, maxLength: 50, description: 'One of `availableAdapters[].name`.' }),
-    config: Type.Optional(
-      Type.Object(
-        {},
-        { additionalProperties: true, description: 'Validated against the adapter’s configSchema.' },
+/** The body of PUT /admin/billing-integration: `adapter` is one of the adapters this deployment has. */
+export const putIntegrationBody = (adapters: readonly string[]) =>
+  Type.Object(
+    {
+      adapter: StringEnum(adapters, { description: 'One of `availableAdapters[].name`.' }),
+      config: Type.Optional(
+        Type.Object(
+          {},
+          { additionalProperties: true, description: 'Validated against the adapter’s configSchema.' },
+        ),
       ),
-    ),
-  },
-  { additionalProperties: false, examples: [{ adapter: 'builtin' }] },
-);
+    },
+    { additionalProperties: false, examples: [{ adapter: 'builtin' }] },
+  );
 
 const Contact = Type.Object(
   {

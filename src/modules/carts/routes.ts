@@ -101,7 +101,7 @@ export function registerCartRoutes(app: TypedApp, deps: Deps) {
   app.post(
     `${BASE}/:id/items`,
     {
-      config: { public: true, scope: 'commerce' },
+      config: { public: true, scope: 'commerce', createdAt: [{ collection: '/api/v1/carts' }] },
       schema: {
         operationId: 'addCartItem',
         summary: 'Add a product to a cart',

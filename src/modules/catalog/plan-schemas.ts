@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../core/schema.js';
+import { IfThen, Present, StringEnum } from '../../core/schema.js';
 import { ClientId, OptionalText, Timestamp, Uuid } from './schema-parts.js';
 
 // Plan links and plan-change rules.
@@ -93,8 +93,21 @@ const planChangeRuleFields = {
   }),
 };
 
+/**
+ * The two forms of a rule: a product pair (both `fromProductId` and `toProductId`), or a
+ * `family` (with an optional `direction`) when neither id is given.
+ */
+const RULE_FORMS = IfThen(
+  { anyOf: [Present({ fromProductId: 'string' }), Present({ toProductId: 'string' })] },
+  Present({ fromProductId: 'string', toProductId: 'string' }),
+  Present({ family: 'string' }),
+);
+
 export const PlanChangeRuleCreate = Type.Object(planChangeRuleFields, {
   additionalProperties: false,
+  description:
+    'Either a product pair (`fromProductId` and `toProductId`, different products) or a `family` with an optional `direction`.',
+  ...RULE_FORMS,
   examples: [
     {
       name: 'Upgrades now, prorated',

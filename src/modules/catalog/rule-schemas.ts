@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import { MAX_AMOUNT_CENTS } from '../../core/money.js';
-import { StringEnum } from '../../core/schema.js';
+import { Int4, NullOrAbsent, Present, StringEnum, When } from '../../core/schema.js';
 import {
   Cents,
   ChargeModelSchema,
   ClientId,
   Currency,
+  ONE_TIER_MODELS,
   OptionalText,
   TierOut,
   TiersSchema,
@@ -37,6 +38,11 @@ export const PriceRuleSchema = Type.Object({
   updatedAt: Timestamp,
 });
 
+/** A price rule applies in a context: at least one of segment, locale, partner (not null). */
+const SOME_CONTEXT = {
+  anyOf: ['segment', 'locale', 'partner'].map((f) => Present({ [f]: 'string' })),
+};
+
 export const PriceRuleCreate = Type.Object(
   {
     id: ClientId,
@@ -51,6 +57,7 @@ export const PriceRuleCreate = Type.Object(
   },
   {
     additionalProperties: false,
+    allOf: [SOME_CONTEXT, ONE_TIER_MODELS],
     examples: [
       {
         name: 'Partner price',
@@ -78,10 +85,26 @@ export const PriceRuleUpdate = Type.Object(
   },
   {
     additionalProperties: false,
+    allOf: [ONE_TIER_MODELS],
     examples: [{ tiers: [{ upTo: null, unitPriceCents: 1900 }] }],
     minProperties: 1,
   },
 );
+
+/** Create: each discount type takes its own amount, and not the other's. */
+const DISCOUNT_AMOUNTS = [
+  When('discountType', ['percent'], {
+    allOf: [Present({ percentOff: 'integer' }), NullOrAbsent('amountOffCents')],
+  }),
+  When('discountType', ['amount'], {
+    allOf: [Present({ amountOffCents: 'integer' }), NullOrAbsent('percentOff')],
+  }),
+];
+/** Update: a new discount type may keep the stored amount, but never takes the other type's. */
+const DISCOUNT_AMOUNTS_CHANGED = [
+  When('discountType', ['percent'], NullOrAbsent('amountOffCents')),
+  When('discountType', ['amount'], NullOrAbsent('percentOff')),
+];
 
 const DiscountFields = {
   discountType: StringEnum(['percent', 'amount'], {
@@ -131,6 +154,7 @@ const offerFields = {
 
 export const OfferCreate = Type.Object(offerFields, {
   additionalProperties: false,
+  allOf: DISCOUNT_AMOUNTS,
   examples: [
     {
       name: 'Launch week',
@@ -154,7 +178,12 @@ export const OfferUpdate = Type.Object(
     endsAt: offerFields.endsAt,
     active: offerFields.active,
   },
-  { additionalProperties: false, examples: [{ endsAt: '2026-03-15T00:00:00Z' }], minProperties: 1 },
+  {
+    additionalProperties: false,
+    allOf: DISCOUNT_AMOUNTS_CHANGED,
+    examples: [{ endsAt: '2026-03-15T00:00:00Z' }],
+    minProperties: 1,
+  },
 );
 
 export const PromotionSchema = Type.Object({
@@ -196,7 +225,7 @@ const promotionFields = {
     }),
   ),
   usageLimit: Type.Optional(
-    Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    Type.Union([Int4({ minimum: 1 }), Type.Null()], {
       description: 'Orders it may be used on; null = no limit.',
     }),
   ),
@@ -205,6 +234,8 @@ const promotionFields = {
 
 export const PromotionCreate = Type.Object(promotionFields, {
   additionalProperties: false,
+  // An amount off is in one currency.
+  allOf: [...DISCOUNT_AMOUNTS, When('discountType', ['amount'], Present({ currency: 'string' }))],
   examples: [
     {
       code: 'SPRING10',
@@ -229,5 +260,10 @@ export const PromotionUpdate = Type.Object(
     usageLimit: promotionFields.usageLimit,
     active: promotionFields.active,
   },
-  { additionalProperties: false, examples: [{ active: false }], minProperties: 1 },
+  {
+    additionalProperties: false,
+    allOf: DISCOUNT_AMOUNTS_CHANGED,
+    examples: [{ active: false }],
+    minProperties: 1,
+  },
 );

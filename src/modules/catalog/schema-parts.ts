@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { MAX_AMOUNT_CENTS } from '../../core/money.js';
-import { StringEnum } from '../../core/schema.js';
+import { Fields, Int4, StringEnum, When } from '../../core/schema.js';
 
 // Schema parts every catalog resource shares.
 
@@ -35,7 +35,7 @@ export const ChargeModelSchema = StringEnum(CHARGE_MODELS, {
 
 export const TierSchema = Type.Object(
   {
-    upTo: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    upTo: Type.Union([Int4({ minimum: 1 }), Type.Null()], {
       description: 'Inclusive upper bound in units; null for the last, unbounded tier.',
     }),
     unitPriceCents: Cents('Price per unit in this tier, minor units.'),
@@ -44,7 +44,19 @@ export const TierSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const TiersSchema = Type.Array(TierSchema, { minItems: 1, maxItems: 20 });
+export const TiersSchema = Type.Array(TierSchema, {
+  minItems: 1,
+  maxItems: 20,
+  description:
+    'Tiers in order of `upTo`, strictly increasing; the last tier has `upTo: null`. `flat_fee` and `per_unit` take exactly one tier.',
+});
+
+/** `flat_fee` and `per_unit` price with exactly one (unbounded) tier. */
+export const ONE_TIER_MODELS = When(
+  'chargeModel',
+  ['flat_fee', 'per_unit'],
+  Fields({ tiers: { maxItems: 1 } }),
+);
 
 export const TierOut = Type.Object({
   upTo: Type.Union([Type.Integer(), Type.Null()]),

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../core/schema.js';
+import { Absent, Required, StringEnum, When } from '../../core/schema.js';
 
 export const PRODUCT_TYPES = ['one_time', 'subscription', 'add_on'] as const;
 
@@ -7,6 +7,7 @@ import {
   ChargeModelSchema,
   ClientId,
   Currency,
+  ONE_TIER_MODELS,
   OptionalText,
   TierOut,
   TiersSchema,
@@ -36,11 +37,26 @@ export const ChargeInput = Type.Object(
     chargeModel: Type.Optional(ChargeModelSchema),
     tiers: Type.Optional(TiersSchema),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'A `modeled` charge (the default) needs `chargeModel` and `tiers`; a `passthrough` charge takes neither.',
+    allOf: [
+      When('kind', ['passthrough'], Absent('chargeModel', 'tiers'), Required('chargeModel', 'tiers')),
+      ONE_TIER_MODELS,
+    ],
+  },
 );
 
 const EntitlementValue = Type.Union([Type.Boolean(), Type.Number(), Type.Null()]);
-export const EntitlementsSchema = Type.Record(Type.String(), EntitlementValue, {
+/** The largest limit a feature may carry (limits of add-ons add up, so far below 2^53). */
+export const MAX_ENTITLEMENT_LIMIT = 1_000_000_000;
+const EntitlementValueInput = Type.Union([
+  Type.Boolean(),
+  Type.Number({ minimum: 0, maximum: MAX_ENTITLEMENT_LIMIT }),
+  Type.Null(),
+]);
+export const EntitlementsSchema = Type.Record(Type.String(), EntitlementValueInput, {
   description:
     'Feature key (lower-case, `^[a-z][a-z0-9_.-]{0,99}$`) -> `true`/`false` (a flag), a number (a limit), or `null` (unlimited).',
   propertyNames: { pattern: '^[a-z][a-z0-9_.-]{0,99}$' },

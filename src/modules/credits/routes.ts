@@ -84,7 +84,12 @@ export function registerCreditRoutes(app: TypedApp, deps: Deps) {
   app.post(
     '/api/v1/accounts/:id/credits',
     {
-      config: { public: true, scope: 'admin' },
+      config: {
+        public: true,
+        scope: 'admin',
+        // A grant has no operations of its own: the account's (its credits, invoices) follow.
+        createdAt: [{ collection: '/api/v1/accounts', id: '$response.body#/data/accountId' }],
+      },
       schema: {
         operationId: 'grantCredit',
         summary: 'Grant credit to an account',

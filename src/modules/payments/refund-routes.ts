@@ -37,7 +37,7 @@ export function registerRefundRoutes(app: TypedApp, deps: Deps) {
   app.post(
     '/api/v1/payments/:id/refunds',
     {
-      config: { public: true, scope: 'commerce' },
+      config: { public: true, scope: 'commerce', createdAt: [{ collection: '/api/v1/refunds' }] },
       schema: {
         operationId: 'createRefund',
         summary: 'Refund a payment',

@@ -106,7 +106,7 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
   app.post(
     '/api/v1/invoices/:id/pay',
     {
-      config: { public: true, scope: 'commerce' },
+      config: { public: true, scope: 'commerce', createdAt: [{ collection: '/api/v1/payments' }] },
       schema: {
         operationId: 'payInvoice',
         summary: 'Pay an invoice',

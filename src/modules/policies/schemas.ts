@@ -1,3 +1,4 @@
+import { LogicEngine } from 'json-logic-engine';
 import { Type } from 'typebox';
 import { StringEnum } from '../../core/schema.js';
 
@@ -32,15 +33,29 @@ const PolicyEffectSchema = StringEnum(POLICY_EFFECTS, {
     'condition holds, the operation goes ahead even if `block` policies match.',
 });
 
+/** The operators a condition may use: the engine's own set (`evaluate.ts` adds none). */
+export const CONDITION_OPERATORS = Object.keys(new LogicEngine().methods).sort();
+
 /**
- * No `type` keyword on purpose: the service checks the value (a JSON object the engine can
- * build) and answers `rule: jsonlogic`, one rule for every way a condition can be wrong.
+ * The shape the document can state (an object holding exactly one operator of the engine); the
+ * service then builds it (`rule: jsonlogic` for the rest: an unknown operator nested deeper,
+ * arguments the engine refuses, nesting beyond 64 levels).
  */
-const ConditionSchema = Type.Unknown({
-  description:
-    'A JSONLogic object over the input of the policy type, e.g. `{">": [{"var": "order.totalCents"}, 1000000]}`. ' +
-    'It holds when its result is truthy (JSONLogic truthiness: `0`, `""`, `[]`, `null`, `false` are false).',
-});
+const ConditionSchema = Type.Object(
+  {},
+  {
+    minProperties: 1,
+    maxProperties: 1,
+    propertyNames: { enum: CONDITION_OPERATORS },
+    additionalProperties: true,
+    description:
+      'A JSONLogic object over the input of the policy type, e.g. `{">": [{"var": "order.totalCents"}, 1000000]}`: ' +
+      'exactly one operator, whose arguments are values, `{"var": "path"}` or further operations (combine with ' +
+      '`and` / `or`; at most 64 levels of nesting). Operators: ' +
+      `${CONDITION_OPERATORS.map((o) => `\`${o}\``).join(', ')}. ` +
+      'It holds when its result is truthy (JSONLogic truthiness: `0`, `""`, `[]`, `null`, `false` are false).',
+  },
+);
 
 export const PolicySchema = Type.Object({
   id: Uuid,

@@ -5,7 +5,6 @@ import { diffChanges, type OperationKey, runUnitOfWork, type ServiceDeps } from 
 import { type DeliveryApi, enqueueTestDelivery, replayDelivery } from './deliveries.js';
 import type { CreateWebhookBody, UpdateWebhookBody } from './schemas.js';
 import {
-  assertKnownEvents,
   deleteWebhookRow,
   insertWebhook,
   rotateSecretRow,
@@ -30,7 +29,6 @@ export async function createWebhook(
   input: Static<typeof CreateWebhookBody>,
   key: OperationKey<CreatedWebhook>,
 ): Promise<CreatedWebhook> {
-  assertKnownEvents(input.events);
   await assertWebhookUrl(input.url, deps.config.webhookAllowPrivateTargets);
   return runUnitOfWork(deps, ctx, key, async (u) => {
     const created = await insertWebhook(u.tx, ctx.tenantId, input, deps.keyRing, u.now);
@@ -52,7 +50,6 @@ export async function updateWebhook(
   key: OperationKey<WebhookApi>,
 ): Promise<WebhookApi> {
   const changes = input.changes;
-  if (changes.events !== undefined) assertKnownEvents(changes.events);
   if (changes.url !== undefined) await assertWebhookUrl(changes.url, deps.config.webhookAllowPrivateTargets);
   return runUnitOfWork(deps, ctx, key, async (u) => {
     const result = await updateWebhookRow(u.tx, ctx.tenantId, input.webhookId, changes, u.now);

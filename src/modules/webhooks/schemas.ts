@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { WEBHOOK_EVENTS, WEBHOOK_TARGETS } from '../../core/agent-guide.js';
 import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
+import { EVENT_TYPE_NAMES } from '../../events/event-types.js';
 import { DELIVERY_STATUSES } from './tables.js';
 import { WEBHOOK_URL_MAX_LENGTH } from './url-safety.js';
 
@@ -16,7 +17,10 @@ const Url = Type.String({
   description: WEBHOOK_TARGETS.text,
 });
 
-const Events = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+/** `*` or a registered event type: the one list (`events/event-types.ts`) the server knows. */
+export const WEBHOOK_EVENT_CHOICES = ['*', ...EVENT_TYPE_NAMES] as const;
+
+const Events = Type.Array(StringEnum(WEBHOOK_EVENT_CHOICES), {
   minItems: 1,
   maxItems: WEBHOOK_EVENTS_MAX,
   uniqueItems: true,
@@ -198,7 +202,11 @@ export const DeliveryListQuery = Type.Object(
       }),
     ),
     offset: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Deliveries to skip (default 0); not with `cursor`.' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 10_000_000,
+        description: 'Deliveries to skip (default 0); not with `cursor`.',
+      }),
     ),
     cursor: PageQueryFields.cursor,
   },

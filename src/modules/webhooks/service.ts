@@ -1,13 +1,11 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
-import { AppError } from '../../core/errors.js';
 import { iso, isoOrNull } from '../../core/format.js';
 import type { KeyRing } from '../../core/key-ring.js';
 import type { Queryable, Tx } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import { isEventType } from '../../events/event-types.js';
 import type { CreateWebhookBody, UpdateWebhookBody, WebhookSchema } from './schemas.js';
 import { SECRET_OVERLAP_HOURS } from './schemas.js';
 import { generateWebhookSecret } from './secrets.js';
@@ -21,14 +19,6 @@ type UpdateInput = Static<typeof UpdateWebhookBody>;
 const repo = tenantRepo(webhookSubscriptions);
 const DAY_MS = 24 * 60 * 60 * 1000;
 const OVERLAP_MS = SECRET_OVERLAP_HOURS * 60 * 60 * 1000;
-
-/** 400 naming every entry of `events` that is neither a known event type nor `*`. */
-export function assertKnownEvents(events: readonly string[]): void {
-  const unknown = events.filter((e) => e !== '*' && !isEventType(e));
-  if (unknown.length === 0) return;
-  const message = `events contains unknown event types: ${unknown.join(', ')} (see GET /webhooks/event-types)`;
-  throw new AppError('validation_failed', message, [{ field: 'events', rule: 'enum', message }]);
-}
 
 interface Stats {
   lastDeliveryAt: Date | null;

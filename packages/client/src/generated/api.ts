@@ -3443,7 +3443,7 @@ export interface operations {
                         [key: string]: boolean | number | null;
                     };
                     /** @description How the product is priced: 1-20 charges, each a price model with tiers. */
-                    charges: {
+                    charges: ({
                         /**
                          * Format: uuid
                          * @description Keep a charge’s id across updates; new if omitted.
@@ -3460,6 +3460,7 @@ export interface operations {
                          * @enum {string}
                          */
                         chargeModel?: "flat_fee" | "per_unit" | "tiered" | "volume";
+                        /** @description Tiers in order of `upTo`, strictly increasing; the last tier has `upTo: null`. `flat_fee` and `per_unit` take exactly one tier. */
                         tiers?: {
                             /** @description Inclusive upper bound in units; null for the last, unbounded tier. */
                             upTo: number | null;
@@ -3468,7 +3469,7 @@ export interface operations {
                             /** @description Fixed amount added once when the tier is used (default 0). */
                             flatPriceCents?: number;
                         }[];
-                    }[];
+                    } & (unknown & unknown))[];
                 };
             };
         };
@@ -3955,7 +3956,7 @@ export interface operations {
                         [key: string]: boolean | number | null;
                     };
                     /** @description How the product is priced: 1-20 charges, each a price model with tiers. */
-                    charges?: {
+                    charges?: ({
                         /**
                          * Format: uuid
                          * @description Keep a charge’s id across updates; new if omitted.
@@ -3972,6 +3973,7 @@ export interface operations {
                          * @enum {string}
                          */
                         chargeModel?: "flat_fee" | "per_unit" | "tiered" | "volume";
+                        /** @description Tiers in order of `upTo`, strictly increasing; the last tier has `upTo: null`. `flat_fee` and `per_unit` take exactly one tier. */
                         tiers?: {
                             /** @description Inclusive upper bound in units; null for the last, unbounded tier. */
                             upTo: number | null;
@@ -3980,7 +3982,7 @@ export interface operations {
                             /** @description Fixed amount added once when the tier is used (default 0). */
                             flatPriceCents?: number;
                         }[];
-                    }[];
+                    } & (unknown & unknown))[];
                 };
             };
         };
@@ -4376,7 +4378,19 @@ export interface operations {
                         /** @description Fixed amount added once when the tier is used (default 0). */
                         flatPriceCents?: number;
                     }[];
-                };
+                } & ((({
+                    segment: string;
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    locale: string;
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    partner: string;
+                } & {
+                    [key: string]: unknown;
+                })) & unknown);
             };
         };
         responses: {
@@ -4805,7 +4819,7 @@ export interface operations {
                         /** @description Fixed amount added once when the tier is used (default 0). */
                         flatPriceCents?: number;
                     }[];
-                };
+                } & unknown;
             };
         };
         responses: {
@@ -5162,7 +5176,7 @@ export interface operations {
                     endsAt?: string | null;
                     /** @description Inactive offers do not apply (default true). */
                     active?: boolean;
-                };
+                } & (unknown & unknown);
             };
         };
         responses: {
@@ -5579,7 +5593,7 @@ export interface operations {
                     endsAt?: string | null;
                     /** @description Inactive offers do not apply (default true). */
                     active?: boolean;
-                };
+                } & (unknown & unknown);
             };
         };
         responses: {
@@ -5933,7 +5947,7 @@ export interface operations {
                     usageLimit?: number | null;
                     /** @description Inactive codes are refused (default true). */
                     active?: boolean;
-                };
+                } & (unknown & unknown & unknown);
             };
         };
         responses: {
@@ -6360,7 +6374,7 @@ export interface operations {
                     usageLimit?: number | null;
                     /** @description Inactive codes are refused (default true). */
                     active?: boolean;
-                };
+                } & (unknown & unknown);
             };
         };
         responses: {
@@ -7376,6 +7390,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Either a product pair (`fromProductId` and `toProductId`, different products) or a `family` with an optional `direction`. */
         requestBody: {
             content: {
                 /**
@@ -13078,8 +13093,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url: string;
-                    /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). Unknown types give 400 naming them. */
-                    events: string[];
+                    /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
+                    events: ("*" | "account.created" | "account.updated" | "order.created" | "order.updated" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                 };
             };
         };
@@ -13474,8 +13489,8 @@ export interface operations {
                 "application/json": {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url?: string;
-                    /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). Unknown types give 400 naming them. */
-                    events?: string[];
+                    /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
+                    events?: ("*" | "account.created" | "account.updated" | "order.created" | "order.updated" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                     /** @description `false` stops deliveries (events meanwhile are not delivered later). */
                     isActive?: boolean;
                 };
@@ -17654,8 +17669,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description One of `availableAdapters[].name`. */
-                    adapter: string;
+                    /**
+                     * @description One of `availableAdapters[].name`.
+                     * @enum {string}
+                     */
+                    adapter: "builtin";
                     /** @description Validated against the adapter’s configSchema. */
                     config?: {
                         [key: string]: unknown;
@@ -19557,8 +19575,10 @@ export interface operations {
                      * @enum {string}
                      */
                     type: "order_create" | "order_update" | "plan_change";
-                    /** @description A JSONLogic object over the input of the policy type, e.g. `{">": [{"var": "order.totalCents"}, 1000000]}`. It holds when its result is truthy (JSONLogic truthiness: `0`, `""`, `[]`, `null`, `false` are false). */
-                    condition: unknown;
+                    /** @description A JSONLogic object over the input of the policy type, e.g. `{">": [{"var": "order.totalCents"}, 1000000]}`: exactly one operator, whose arguments are values, `{"var": "path"}` or further operations (combine with `and` / `or`; at most 64 levels of nesting). Operators: `!`, `!!`, `!=`, `!==`, `%`, `*`, `+`, `-`, `/`, `<`, `<=`, `==`, `===`, `>`, `>=`, `?:`, `??`, `all`, `and`, `cat`, `eachKey`, `every`, `exists`, `filter`, `get`, `if`, `in`, `keys`, `length`, `map`, `max`, `merge`, `min`, `missing`, `missing_some`, `none`, `not`, `or`, `pipe`, `preserve`, `reduce`, `some`, `substr`, `throw`, `try`, `val`, `var`. It holds when its result is truthy (JSONLogic truthiness: `0`, `""`, `[]`, `null`, `false` are false). */
+                    condition: {
+                        [key: string]: unknown;
+                    };
                     /**
                      * @description `block` stops the operation when the condition holds; `allow` is an explicit exception: when its condition holds, the operation goes ahead even if `block` policies match.
                      * @enum {string}
@@ -19960,8 +19980,10 @@ export interface operations {
                      * @enum {string}
                      */
                     type?: "order_create" | "order_update" | "plan_change";
-                    /** @description A JSONLogic object over the input of the policy type, e.g. `{">": [{"var": "order.totalCents"}, 1000000]}`. It holds when its result is truthy (JSONLogic truthiness: `0`, `""`, `[]`, `null`, `false` are false). */
-                    condition?: unknown;
+                    /** @description A JSONLogic object over the input of the policy type, e.g. `{">": [{"var": "order.totalCents"}, 1000000]}`: exactly one operator, whose arguments are values, `{"var": "path"}` or further operations (combine with `and` / `or`; at most 64 levels of nesting). Operators: `!`, `!!`, `!=`, `!==`, `%`, `*`, `+`, `-`, `/`, `<`, `<=`, `==`, `===`, `>`, `>=`, `?:`, `??`, `all`, `and`, `cat`, `eachKey`, `every`, `exists`, `filter`, `get`, `if`, `in`, `keys`, `length`, `map`, `max`, `merge`, `min`, `missing`, `missing_some`, `none`, `not`, `or`, `pipe`, `preserve`, `reduce`, `some`, `substr`, `throw`, `try`, `val`, `var`. It holds when its result is truthy (JSONLogic truthiness: `0`, `""`, `[]`, `null`, `false` are false). */
+                    condition?: {
+                        [key: string]: unknown;
+                    };
                     /**
                      * @description `block` stops the operation when the condition holds; `allow` is an explicit exception: when its condition holds, the operation goes ahead even if `block` policies match.
                      * @enum {string}
