@@ -18,6 +18,7 @@ import { priceLinesWith } from '../pricing/index.js';
 import { type CreatePlan, planCreate } from '../subscriptions/index.js';
 import { type PricedOrderLines, priceOrderLines } from './pricing.js';
 import type { CreateOrderBody } from './schemas.js';
+import type { OrderPaymentStatus } from './tables.js';
 import { type NewOrder, newOrderRow, orderSequenceRead } from './service.js';
 
 // Everything an order is decided from, before any billing call or write: its source (a cart or
@@ -52,7 +53,14 @@ export interface RulesApplied {
 /** An order as decided before any billing call; JSON, as it is kept in the operation's intent. */
 export interface OrderPlan {
   /** The order's row, numbered and with its id; `invoiceId` is set once the invoice exists. */
-  order: Omit<NewOrder, 'invoiceId'> & { id: string; sequence: number };
+  order: Omit<NewOrder, 'invoiceId'> & {
+    id: string;
+    sequence: number;
+    dueCents: number;
+    paidCents: number;
+    refundedCents: number;
+    paymentStatus: OrderPaymentStatus;
+  };
   /** The cart checked out, at the version the order was priced from. */
   cart: {
     id: string;

@@ -20,20 +20,26 @@ import {
   OrderSchema,
   PatchOrderBody,
 } from './schemas.js';
+import { orderSessions } from '../payments/index.js';
 import { getOrder, listOrders, type OrderApi, type OrderRow, presentOrder } from './service.js';
 import { orderTags } from './tags.js';
 import { updateOrderFields } from './update.js';
 
 const TAGS = ['Orders'];
 
+/** What the order's payment sessions show of it: enough to see what was paid and what is open. */
+type OrderPayment = NonNullable<OrderApi['payments']>[number];
+
 /**
- * How an order is paid, when there is something to pay: its invoice's balance (nothing once the
- * invoice is paid or void), or else a payment session for the total of an owned, non-zero order
- * (a draft, without an owner, is not paid).
- * `invoice` is undefined when the billing system could not be read: the payment is offered
- * without the amount.
+ * How an order is paid, when there is something to pay: nothing once it is paid (`paymentStatus`),
+ * its invoice's balance (nothing once the invoice is paid or void), or else a payment session for
+ * what is left of an owned, non-zero order (a draft, without an owner, is not paid), with the
+ * order named so the payment counts on it. With open sessions covering the rest, the way on is
+ * one of them. `invoice` is undefined when the billing system could not be read: the payment is
+ * offered without the amount.
  */
 function paymentActions(order: OrderApi, invoice: InvoiceState | undefined): ActionSpec[] {
+  if (order.paymentStatus !== 'unpaid' && order.paymentStatus !== 'partially_paid') return [];
   if (order.invoiceId) {
     if (invoice && (invoice.status !== 'open' || invoice.balanceCents <= 0)) return [];
     return [
@@ -46,11 +52,15 @@ function paymentActions(order: OrderApi, invoice: InvoiceState | undefined): Act
   }
   // A draft (no owner) or an order of nothing has no one to pay or nothing to pay.
   if (order.totalCents <= 0 || (!order.organizationId && !order.contactId)) return [];
+  const open = (order.payments ?? []).filter((p) => p.status === 'pending' || p.status === 'processing');
+  const left = order.totalCents - order.paidCents - open.reduce((s, p) => s + p.amountCents, 0);
+  if (left <= 0) return open.map((p) => action('openPayment', 'GET', `/payments/${p.id}`, 'read'));
   return [
     action('createPaymentSession', 'POST', '/payments', 'commerce', {
       ...(order.organizationId ? { accountId: order.organizationId } : {}),
-      amountCents: order.totalCents,
+      amountCents: left,
       currency: order.currency,
+      orderId: order.id,
     }),
   ];
 }
@@ -103,6 +113,19 @@ async function invoiceStateOf(
   const adapter = await deps.billing.forTenant(deps.db, tenantId);
   const read = adapter ? await adapter.getInvoice(order.invoiceId) : undefined;
   return read?.ok ? { status: read.value.status, balanceCents: read.value.balanceCents } : undefined;
+}
+
+/** The payment sessions paying the order (single-order responses). */
+async function paymentsOf(deps: Deps, tenantId: string, orderId: string): Promise<OrderPayment[]> {
+  const sessions = await orderSessions(deps.db, tenantId, orderId);
+  return sessions.map((p) => ({
+    id: p.id,
+    amountCents: p.amountCents,
+    status: p.status,
+    refundedCents: p.refundedCents,
+    reversed: p.reversal !== null,
+    createdAt: p.createdAt.toISOString(),
+  }));
 }
 
 /** The order in its envelope, with what comes next. */
@@ -203,7 +226,7 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       const ctx = requireCtx(request);
       const row = await getOrder(deps.db, ctx.tenantId, request.params.id);
       if (!row) throw notFound('Order');
-      const order = presentOrder(row);
+      const order = { ...presentOrder(row), payments: await paymentsOf(deps, ctx.tenantId, row.id) };
       return envelope(ctx, order, orderActions(order, await invoiceStateOf(deps, ctx.tenantId, order)));
     },
   );
@@ -217,8 +240,10 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         summary: 'Update an order',
         description:
           'Changes `status`, `items` (re-priced like create) and/or `totalCents`. `order_update` policies run ' +
-          'first (403 `policy_blocked`). Audit `order.update` (before/after diff); event `order.updated`. ' +
-          'Invoices and subscriptions made from the order are not changed.',
+          'first (403 `policy_blocked`). A `totalCents` the order does not take is refused, never dropped: with ' +
+          'priced lines (or other than the total of the `items` sent) 400 rule `priced`; once invoiced 400 rule ' +
+          '`invoiced`. Audit `order.update` (before/after diff); event `order.updated`. Invoices and ' +
+          'subscriptions made from the order are not changed.',
         tags: TAGS,
         params: OrderParams,
         body: PatchOrderBody,
@@ -234,12 +259,14 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       const tenantId = requireCtx(request).tenantId;
       const before = await getOrder(deps.db, tenantId, input.orderId);
       const invoice = before ? await invoiceStateOf(deps, tenantId, presentOrder(before)) : undefined;
+      // Nor does it change the order's payments: read before too.
+      const payments = before ? await paymentsOf(deps, tenantId, before.id) : [];
       return respond<OrderApi>(
         deps,
         request,
         reply,
         (ctx, key) => updateOrderFields(deps, ctx, input, key),
-        (order, ctx) => orderResponse(order, ctx, invoice),
+        (order, ctx) => orderResponse({ ...order, payments }, ctx, invoice),
       );
     },
   );
@@ -253,6 +280,7 @@ export const orderTagTarget = (deps: Deps): TagTarget<OrderRow> => ({
   presenter: async (tenantId, id) => {
     const row = await getOrder(deps.db, tenantId, id);
     const invoice = row ? await invoiceStateOf(deps, tenantId, presentOrder(row)) : undefined;
-    return (after, ctx) => orderResponse(presentOrder(after), ctx, invoice);
+    const payments = row ? await paymentsOf(deps, tenantId, row.id) : [];
+    return (after, ctx) => orderResponse({ ...presentOrder(after), payments }, ctx, invoice);
   },
 });

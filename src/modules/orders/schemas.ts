@@ -3,6 +3,7 @@ import { MAX_TOTAL_CENTS } from '../../core/money.js';
 import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 import { TagQueryFields, TagsSchema } from '../../core/tags.js';
+import { ORDER_PAYMENT_STATUSES } from './tables.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 const NullableUuid = Type.Union([Uuid, Type.Null()]);
@@ -95,7 +96,9 @@ export const PatchOrderBody = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: MAX_TOTAL_CENTS,
-        description: 'Kept only for orders without items.',
+        description:
+          'Only for orders without items (an order with lines has the total of its lines: 400 naming ' +
+          '`totalCents`, rule `priced`), and not once invoiced (400, rule `invoiced`).',
       }),
     ),
   },
@@ -111,6 +114,15 @@ export const OrderLineSchema = Type.Object({
   priced: StringEnum(['engine', 'quote', 'submitted'], {
     description: '`engine`: modeled charges; `quote`: includes a live billing quote for passthrough charges.',
   }),
+});
+
+export const OrderPaymentSchema = Type.Object({
+  id: Uuid,
+  amountCents: Type.Integer(),
+  status: Type.String({ description: 'The session\'s status.' }),
+  refundedCents: Type.Integer(),
+  reversed: Type.Boolean({ description: 'The provider reported a failure after success: not counted as paid.' }),
+  createdAt: Timestamp,
 });
 
 export const OrderSchema = Type.Object({
@@ -132,6 +144,22 @@ export const OrderSchema = Type.Object({
   invoiceId: Type.Union([Type.String(), Type.Null()], {
     description: 'The invoice of the one-time lines, when invoiced.',
   }),
+  paymentStatus: StringEnum(ORDER_PAYMENT_STATUSES, {
+    description:
+      'Kept by the API (unlike the free-form `status`): from the order\'s invoice when invoiced, else from ' +
+      'the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered ' +
+      'and a new session for it is 409 `order_already_paid`.',
+  }),
+  paidCents: Type.Integer({
+    minimum: 0,
+    description: 'Paid so far: its invoice\'s amount less balance, or its successful sessions less reversals.',
+  }),
+  refundedCents: Type.Integer({ minimum: 0, description: 'Given back by succeeded refunds of its sessions.' }),
+  payments: Type.Optional(
+    Type.Array(OrderPaymentSchema, {
+      description: 'The payment sessions linked to the order, oldest first (on single-order responses).',
+    }),
+  ),
   tags: TagsSchema,
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -199,6 +227,9 @@ export const OrderListQuery = Type.Object(
         maxLength: 50,
         description: 'Only orders in this status, e.g. `pending`.',
       }),
+    ),
+    paymentStatus: Type.Optional(
+      StringEnum(ORDER_PAYMENT_STATUSES, { description: 'Only orders in this payment status, e.g. `paid`.' }),
     ),
     ...TagQueryFields,
     ...PageQueryFields,
