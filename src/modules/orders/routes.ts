@@ -139,7 +139,7 @@ const createdOrderResponse = (created: CreatedOrder, ctx: RequestContext): Prese
   status: 201,
   body: envelope(
     ctx,
-    { ...created.order, rulesApplied: created.rulesApplied },
+    { ...created.order, payments: [], rulesApplied: created.rulesApplied },
     orderActions(created.order, created.invoice, created.hasSubscription, created.provisioned),
   ),
 });

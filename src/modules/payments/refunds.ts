@@ -27,6 +27,7 @@ import {
   reserve,
   setStatus,
 } from './refund-store.js';
+import { moveOrderMoney } from '../orders/index.js';
 import { lockSession } from './service.js';
 import { refunds } from './tables.js';
 
@@ -57,6 +58,7 @@ function refundLocally(
     const presented = presentRefund(refund);
     await emitCreated(u, presented);
     await u.emit('refund.succeeded', presented);
+    if (row.orderId) await moveOrderMoney(u, row.orderId, { refundedCents: amount });
     return presented;
   });
 }
