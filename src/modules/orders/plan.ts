@@ -213,39 +213,32 @@ export async function planOrder(deps: ServiceDeps, ctx: OperationContext, body: 
     activePoliciesRead(ctx.tenantId, 'order_create'),
     orderSequenceRead,
   ]);
+  // A cart's stored totals (its promo included) stand; quotes are added at checkout.
+  const totalOf = (p: PricedOrderLines) =>
+    checkedTotal(
+      source.cart
+        ? source.cart.totalCents + p.quotes.reduce((s, q) => s + q.amountCents, 0)
+        : source.items.length > 0
+          ? p.totalCents
+          : (body.totalCents ?? 0),
+      source.cart ? 'cartId' : source.items.length > 0 ? 'items' : 'totalCents',
+    );
+  // The spec's order: policies (403) on the engine's prices, before the live quote (502).
+  let evaluation: PolicyEvaluation | undefined;
   const priced = await priceOrderLines(
     priceLinesWith(pricingData, source.items, source.context, now),
     source.items,
     source.currency,
     billing,
+    (engineOnly) => {
+      evaluation = evaluateLoadedPolicies(policies, policyContext(engineOnly, totalOf(engineOnly), source, owner, body));
+      assertAllowed(evaluation);
+    },
   );
-  // A cart's stored totals (its promo included) stand; quotes are added at checkout.
-  const quotedCents = priced.quotes.reduce((s, q) => s + q.amountCents, 0);
-  const totalCents = checkedTotal(
-    source.cart
-      ? source.cart.totalCents + quotedCents
-      : source.items.length > 0
-        ? priced.totalCents
-        : (body.totalCents ?? 0),
-    source.cart ? 'cartId' : source.items.length > 0 ? 'items' : 'totalCents',
-  );
+  if (!evaluation) throw new Error('order policies were not evaluated');
+  const totalCents = totalOf(priced);
   if (body.totalCents !== undefined && source.items.length > 0 && body.totalCents !== totalCents)
     priced.hints.push({ field: 'totalCents', submitted: body.totalCents, resolved: totalCents });
-  const evaluation = evaluateLoadedPolicies(policies, {
-    order: {
-      items: priced.lines.map((l) => ({
-        productId: l.productId,
-        quantity: l.quantity,
-        priceCents: l.priceCents,
-      })),
-      totalCents,
-      currency: source.currency,
-      ...owner,
-      journeyId: body.journeyId ?? null,
-    },
-    customerContext: source.context,
-  });
-  assertAllowed(evaluation);
   const lines = accountId ? oneTimeInvoiceLines(priced, source) : null;
   const journey = body.journeyId
     ? await journeyPlans(deps, ctx.tenantId, priced, owner, source, body.billingAccountId)
@@ -271,6 +264,26 @@ export async function planOrder(deps: ServiceDeps, ctx: OperationContext, body: 
     rulesApplied: rulesApplied(evaluation, priced, source),
     hasSubscription: priced.lines.some((l) => l.productType === 'subscription'),
     cartUnits: source.cart ? source.cart.items.reduce((s, i) => s + i.quantity, 0) : 0,
+  };
+}
+
+/** What `order_create` policies see: the order as priced by the engine (before any live quote). */
+function policyContext(
+  priced: PricedOrderLines,
+  totalCents: number,
+  source: OrderSource,
+  owner: { contactId: string | null; organizationId: string | null },
+  body: Body,
+) {
+  return {
+    order: {
+      items: priced.lines.map((l) => ({ productId: l.productId, quantity: l.quantity, priceCents: l.priceCents })),
+      totalCents,
+      currency: source.currency,
+      ...owner,
+      journeyId: body.journeyId ?? null,
+    },
+    customerContext: source.context,
   };
 }
 
