@@ -93,10 +93,16 @@ async function orderSource(deps: ServiceDeps, tenantId: string, body: Body): Pro
       currency: body.currency ?? 'USD',
     };
   }
+  // A cart decides its lines and context: sent beside it they would be dropped, so they are refused.
+  for (const field of ['items', 'customerContext'] as const)
+    if (body[field] !== undefined)
+      throw validationFailed(field, 'cart', `${field} comes from the cart with cartId; omit it or change the cart`);
   // Read without a lock: the order's transaction locks the cart and checks it is this version.
   const cart = await readCartForCheckout(deps.db, tenantId, body.cartId, false);
   if (cart === 'not_found') throw validationFailed('cartId', 'exists', 'cartId is not a cart of this tenant');
   if (cart === 'checked_out') throw cartCheckedOut();
+  if (body.currency !== undefined && body.currency !== cart.currency)
+    throw validationFailed('currency', 'cart', `the cart is in ${cart.currency}; omit currency or send that`);
   const c = cart.customerContext;
   return {
     cart,

@@ -153,7 +153,9 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createOrder',
         summary: 'Create an order',
         description:
-          'Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically). ' +
+          'Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically; ' +
+          'the cart decides lines, context and currency, so `items` or `customerContext` beside it, or another ' +
+          '`currency`, is 400 rule `cart`). ' +
           'Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` ' +
           'policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 ' +
           '`quote_unavailable`). Resolved prices win over the `priceCents`/`totalCents` hints, differing hints ' +

@@ -43,16 +43,23 @@ export const CreateOrderBody = Type.Object(
       Type.String({ format: 'uuid', description: 'B2B account (an account id).' }),
     ),
     items: Type.Optional(
-      Type.Array(OrderItemInput, { maxItems: 100, description: 'Default []. Ignored with cartId.' }),
+      Type.Array(OrderItemInput, { maxItems: 100, description: 'Default []. Not with cartId (the cart\'s lines): 400 rule `cart`.' }),
     ),
     totalCents: Type.Optional(
       Type.Integer({
         minimum: 0,
         maximum: MAX_TOTAL_CENTS,
-        description: 'A hint; kept only for orders without items.',
+        description:
+          'A hint; kept only for orders without items (a differing hint is listed in `rulesApplied.hints`).',
       }),
     ),
-    currency: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'Default USD.' })),
+    currency: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 10,
+        description: 'Default USD (with cartId: the cart\'s; another is 400 rule `cart`).',
+      }),
+    ),
     customerContext: Type.Optional(CustomerContextSchema),
     journeyId: Type.Optional(Type.String({ format: 'uuid', description: 'Your id for the buyer journey.' })),
     cartId: Type.Optional(Type.String({ format: 'uuid', description: 'Active cart to convert.' })),
