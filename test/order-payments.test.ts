@@ -48,7 +48,8 @@ describe('orders that know they are paid', () => {
     expect(res.statusCode, res.body).toBe(201);
     return res.json().data as { id: string; totalCents: number };
   };
-  const readOrder = async (id: string, who = shop) => (await call('GET', `/orders/${id}`, who.keys.read)).json();
+  const readOrder = async (id: string, who = shop) =>
+    (await call('GET', `/orders/${id}`, who.keys.read)).json();
   const pay = (orderId: string, amountCents: number, who = shop, headers = {}) =>
     call(
       'POST',
@@ -60,7 +61,9 @@ describe('orders that know they are paid', () => {
   const complete = (sessionId: string, who = shop) =>
     call('POST', `/payments/${sessionId}/complete`, who.keys.commerce, {});
   const orderEvents = async (type: 'order.paid' | 'order.refunded', orderId: string, who = shop) =>
-    (await listEvents(t.deps.db, who.tenantId, type)).filter((e) => (e.payload as { id: string }).id === orderId);
+    (await listEvents(t.deps.db, who.tenantId, type)).filter(
+      (e) => (e.payload as { id: string }).id === orderId,
+    );
   const sessionsOf = async (orderId: string, who = shop) =>
     t.deps.db
       .select()
@@ -189,7 +192,10 @@ describe('orders that know they are paid', () => {
   });
 
   it('a provider failure after success keeps the session success with its reversal; the order is unpaid again', async () => {
-    expect((await call('PUT' as 'POST', '/admin/payment-provider', shop.keys.admin, { provider: 'sandbox' })).statusCode).toBe(200);
+    expect(
+      (await call('PUT' as 'POST', '/admin/payment-provider', shop.keys.admin, { provider: 'sandbox' }))
+        .statusCode,
+    ).toBe(200);
     const order = await newOrder();
     const session = (await pay(order.id, 5000)).json().data;
     await complete(session.id);
@@ -197,7 +203,11 @@ describe('orders that know they are paid', () => {
       paymentSessionId: session.id,
       outcome: 'failed',
     });
-    expect(simulated.json().data.delivery.body).toMatchObject({ applied: true, reversed: true, status: 'success' });
+    expect(simulated.json().data.delivery.body).toMatchObject({
+      applied: true,
+      reversed: true,
+      status: 'success',
+    });
     const read = (await call('GET', `/payments/${session.id}`, shop.keys.read)).json().data;
     expect(read).toMatchObject({
       status: 'success',
@@ -233,8 +243,9 @@ describe('orders that know they are paid', () => {
           currency: 'USD',
         })
       ).id;
-      org = (await call('POST', '/accounts', billed.keys.commerce, { name: 'Initech', externalId: billingId })).json()
-        .data;
+      org = (
+        await call('POST', '/accounts', billed.keys.commerce, { name: 'Initech', externalId: billingId })
+      ).json().data;
       billedProduct = (await adminPost(t, billed, 'products', workshop)).id;
     });
 

@@ -253,7 +253,10 @@ describe('orders', () => {
     // The tenant has no billing integration: a quote is unavailable.
     const both = await post({ items: [{ productId: key.id, quantity: 3 }] }, shop.keys.commerce);
     expect(both.statusCode).toBe(403);
-    expect(errorBody(both)).toMatchObject({ code: 'policy_blocked', details: [{ field: 'policy', rule: policy.id }] });
+    expect(errorBody(both)).toMatchObject({
+      code: 'policy_blocked',
+      details: [{ field: 'policy', rule: policy.id }],
+    });
     // Not blocked: the quote is asked for next, and is unavailable.
     const quoteOnly = await post({ items: [{ productId: key.id, quantity: 1 }] }, shop.keys.commerce);
     expect(errorBody(quoteOnly).code).toBe('quote_unavailable');
@@ -264,10 +267,18 @@ describe('orders', () => {
     const shop = await createTestTenant(t.deps);
     const p = await adminPost(t, shop, 'products', oneTime());
     const priced = (
-      await post({ contactId: '01900000-0000-7000-8000-0000000000c4', items: [{ productId: p.id }] }, shop.keys.commerce)
+      await post(
+        { contactId: '01900000-0000-7000-8000-0000000000c4', items: [{ productId: p.id }] },
+        shop.keys.commerce,
+      )
     ).json().data;
     const patch = (id: string, payload: object) =>
-      t.app.inject({ method: 'PATCH', url: `/api/v1/orders/${id}`, headers: bearer(shop.keys.commerce), payload });
+      t.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/orders/${id}`,
+        headers: bearer(shop.keys.commerce),
+        payload,
+      });
     const refused = await patch(priced.id, { totalCents: 1 });
     expect(refused.statusCode).toBe(400);
     expect(errorBody(refused).details?.[0]).toMatchObject({ field: 'totalCents', rule: 'priced' });

@@ -501,7 +501,11 @@ describe('provider events', () => {
       });
       expect(read.json().data).toMatchObject({
         status: 'success',
-        reversal: { reason: 'chargeback', createdAt: clock.now().toISOString(), providerReference: `provider:${failure.id}` },
+        reversal: {
+          reason: 'chargeback',
+          createdAt: clock.now().toISOString(),
+          providerReference: `provider:${failure.id}`,
+        },
       });
       // A reversed payment offers no refund: its money was taken back.
       expect(read.json().nextActions.map((a: { rel: string }) => a.rel)).not.toContain('refund');
@@ -617,8 +621,14 @@ describe('provider events', () => {
       const reversed = await eventsFor('payment.reversed', sessionId);
       expect(succeeded.length + failed.length).toBe(1);
       // Failure first: failed, the success ignored. Success first: it stays, the failure reverses it.
-      if (failed.length) expect([final?.status, final?.reversal, reversed.length]).toEqual(['failed', null, 0]);
-      else expect([final?.status, final?.reversal?.providerReference.startsWith('provider:'), reversed.length]).toEqual(['success', true, 1]);
+      if (failed.length)
+        expect([final?.status, final?.reversal, reversed.length]).toEqual(['failed', null, 0]);
+      else
+        expect([
+          final?.status,
+          final?.reversal?.providerReference.startsWith('provider:'),
+          reversed.length,
+        ]).toEqual(['success', true, 1]);
     });
   });
 

@@ -21,7 +21,11 @@ export function paymentStatusOf(due: number, paid: number, refunded: number): Or
 }
 
 /** The order of this tenant under its row lock, or 400 naming `orderId`. */
-export async function lockOrderForPayment(tx: Queryable, tenantId: string, orderId: string): Promise<OrderRow> {
+export async function lockOrderForPayment(
+  tx: Queryable,
+  tenantId: string,
+  orderId: string,
+): Promise<OrderRow> {
   const row = await getOrder(tx, tenantId, orderId, true);
   if (!row) throw validationFailed('orderId', 'exists', 'orderId is not an order of this tenant');
   return row;

@@ -18,8 +18,8 @@ import { priceLinesWith } from '../pricing/index.js';
 import { type CreatePlan, planCreate } from '../subscriptions/index.js';
 import { type PricedOrderLines, priceOrderLines } from './pricing.js';
 import type { CreateOrderBody } from './schemas.js';
-import type { OrderPaymentStatus } from './tables.js';
 import { type NewOrder, newOrderRow, orderSequenceRead } from './service.js';
+import type { OrderPaymentStatus } from './tables.js';
 
 // Everything an order is decided from, before any billing call or write: its source (a cart or
 // items), prices and live quotes, policies, the billing account, and the subscriptions of a
@@ -96,7 +96,11 @@ async function orderSource(deps: ServiceDeps, tenantId: string, body: Body): Pro
   // A cart decides its lines and context: sent beside it they would be dropped, so they are refused.
   for (const field of ['items', 'customerContext'] as const)
     if (body[field] !== undefined)
-      throw validationFailed(field, 'cart', `${field} comes from the cart with cartId; omit it or change the cart`);
+      throw validationFailed(
+        field,
+        'cart',
+        `${field} comes from the cart with cartId; omit it or change the cart`,
+      );
   // Read without a lock: the order's transaction locks the cart and checks it is this version.
   const cart = await readCartForCheckout(deps.db, tenantId, body.cartId, false);
   if (cart === 'not_found') throw validationFailed('cartId', 'exists', 'cartId is not a cart of this tenant');
@@ -237,7 +241,10 @@ export async function planOrder(deps: ServiceDeps, ctx: OperationContext, body: 
     source.currency,
     billing,
     (engineOnly) => {
-      evaluation = evaluateLoadedPolicies(policies, policyContext(engineOnly, totalOf(engineOnly), source, owner, body));
+      evaluation = evaluateLoadedPolicies(
+        policies,
+        policyContext(engineOnly, totalOf(engineOnly), source, owner, body),
+      );
       assertAllowed(evaluation);
     },
   );
@@ -283,7 +290,11 @@ function policyContext(
 ) {
   return {
     order: {
-      items: priced.lines.map((l) => ({ productId: l.productId, quantity: l.quantity, priceCents: l.priceCents })),
+      items: priced.lines.map((l) => ({
+        productId: l.productId,
+        quantity: l.quantity,
+        priceCents: l.priceCents,
+      })),
       totalCents,
       currency: source.currency,
       ...owner,

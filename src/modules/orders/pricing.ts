@@ -75,7 +75,13 @@ export async function priceOrderLines(
   // The order's rules before any outside call (the live quote): a blocked order is 403 then.
   if (beforeQuote) {
     const engineOnly: PricedOrderLines = { ...result, lines: [], totalCents: 0, hints: [] };
-    addLines(engineOnly, priced, items, quoteLineOf, items.map(() => 0));
+    addLines(
+      engineOnly,
+      priced,
+      items,
+      quoteLineOf,
+      items.map(() => 0),
+    );
     beforeQuote(engineOnly);
   }
   if (quoteLines.length > 0) {

@@ -11,6 +11,7 @@ import { type Presented, respond } from '../../http/operation.js';
 import { ListEnvelope, listEnvelope, streamList } from '../../http/paging.js';
 import type { TagTarget } from '../../http/tag-routes.js';
 import type { TypedApp } from '../../http/types.js';
+import { orderSessions } from '../payments/index.js';
 import { type CreatedOrder, createOrder, type InvoiceState } from './create.js';
 import {
   CreatedOrderSchema,
@@ -20,7 +21,6 @@ import {
   OrderSchema,
   PatchOrderBody,
 } from './schemas.js';
-import { orderSessions } from '../payments/index.js';
 import { getOrder, listOrders, type OrderApi, type OrderRow, presentOrder } from './service.js';
 import { orderTags } from './tags.js';
 import { updateOrderFields } from './update.js';

@@ -43,7 +43,10 @@ export const CreateOrderBody = Type.Object(
       Type.String({ format: 'uuid', description: 'B2B account (an account id).' }),
     ),
     items: Type.Optional(
-      Type.Array(OrderItemInput, { maxItems: 100, description: 'Default []. Not with cartId (the cart\'s lines): 400 rule `cart`.' }),
+      Type.Array(OrderItemInput, {
+        maxItems: 100,
+        description: "Default []. Not with cartId (the cart's lines): 400 rule `cart`.",
+      }),
     ),
     totalCents: Type.Optional(
       Type.Integer({
@@ -57,7 +60,7 @@ export const CreateOrderBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 10,
-        description: 'Default USD (with cartId: the cart\'s; another is 400 rule `cart`).',
+        description: "Default USD (with cartId: the cart's; another is 400 rule `cart`).",
       }),
     ),
     customerContext: Type.Optional(CustomerContextSchema),
@@ -126,9 +129,11 @@ export const OrderLineSchema = Type.Object({
 export const OrderPaymentSchema = Type.Object({
   id: Uuid,
   amountCents: Type.Integer(),
-  status: Type.String({ description: 'The session\'s status.' }),
+  status: Type.String({ description: "The session's status." }),
   refundedCents: Type.Integer(),
-  reversed: Type.Boolean({ description: 'The provider reported a failure after success: not counted as paid.' }),
+  reversed: Type.Boolean({
+    description: 'The provider reported a failure after success: not counted as paid.',
+  }),
   createdAt: Timestamp,
 });
 
@@ -153,15 +158,18 @@ export const OrderSchema = Type.Object({
   }),
   paymentStatus: StringEnum(ORDER_PAYMENT_STATUSES, {
     description:
-      'Kept by the API (unlike the free-form `status`): from the order\'s invoice when invoiced, else from ' +
+      "Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from " +
       'the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered ' +
       'and a new session for it is 409 `order_already_paid`.',
   }),
   paidCents: Type.Integer({
     minimum: 0,
-    description: 'Paid so far: its invoice\'s amount less balance, or its successful sessions less reversals.',
+    description: "Paid so far: its invoice's amount less balance, or its successful sessions less reversals.",
   }),
-  refundedCents: Type.Integer({ minimum: 0, description: 'Given back by succeeded refunds of its sessions.' }),
+  refundedCents: Type.Integer({
+    minimum: 0,
+    description: 'Given back by succeeded refunds of its sessions.',
+  }),
   payments: Type.Optional(
     Type.Array(OrderPaymentSchema, {
       description: 'The payment sessions linked to the order, oldest first (on single-order responses).',

@@ -5,9 +5,9 @@ import { checkedTotal } from '../../core/money.js';
 import { diffChanges, type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
 import { assertAllowed, evaluatePolicies } from '../policies/index.js';
 import { priceLines } from '../pricing/index.js';
+import { paymentStatusOf } from './payment-state.js';
 import { priceOrderLines } from './pricing.js';
 import type { PatchOrderBody } from './schemas.js';
-import { paymentStatusOf } from './payment-state.js';
 import { getOrder, type OrderApi, type OrderRow, presentOrder, updateOrder } from './service.js';
 import type { OrderLine } from './tables.js';
 
@@ -50,7 +50,10 @@ function refuseTotal(order: OrderRow, totalCents: number) {
  * An order not invoiced asks its total: a new total moves what is due and the payment status
  * with it (an invoiced order is paid through its invoice, which the update does not change).
  */
-function withDue(before: OrderRow, patch: Parameters<typeof updateOrder>[3]): Parameters<typeof updateOrder>[3] {
+function withDue(
+  before: OrderRow,
+  patch: Parameters<typeof updateOrder>[3],
+): Parameters<typeof updateOrder>[3] {
   if (patch.totalCents === undefined || before.invoiceId) return patch;
   return {
     ...patch,

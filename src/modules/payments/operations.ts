@@ -1,8 +1,8 @@
 import { action } from '../../core/actions.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError, validationFailed } from '../../core/errors.js';
-import { type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
 import type { Queryable } from '../../db/client.js';
+import { type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
 import { isOrganizationId, resolveAccount } from '../accounts/index.js';
 import {
   getOrder,
@@ -82,7 +82,8 @@ const PAID: readonly OrderRow['paymentStatus'][] = ['paid', 'partially_refunded'
  * paid. A paid order: 409 order_already_paid. Returns the input with the order and its invoice.
  */
 async function linkOrder(deps: ServiceDeps, tenantId: string, input: NewSession): Promise<NewSession> {
-  const orderId = input.orderId ?? (input.invoiceId ? await orderOfInvoice(deps.db, tenantId, input.invoiceId) : null);
+  const orderId =
+    input.orderId ?? (input.invoiceId ? await orderOfInvoice(deps.db, tenantId, input.invoiceId) : null);
   if (!orderId) return input;
   const order = await getOrder(deps.db, tenantId, orderId);
   if (!order) throw validationFailed('orderId', 'exists', 'orderId is not an order of this tenant');

@@ -12,6 +12,7 @@ import {
   runUnitOfWork,
   type ServiceDeps,
 } from '../../unit-of-work/index.js';
+import { moveOrderMoney } from '../orders/index.js';
 import {
   commitRefund,
   dropRefund,
@@ -27,7 +28,6 @@ import {
   reserve,
   setStatus,
 } from './refund-store.js';
-import { moveOrderMoney } from '../orders/index.js';
 import { lockSession } from './service.js';
 import { refunds } from './tables.js';
 
