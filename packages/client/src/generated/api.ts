@@ -639,7 +639,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically). Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 `quote_unavailable`). Resolved prices win over the `priceCents`/`totalCents` hints, differing hints listed in `rulesApplied` (create only). Starts `pending` with an owner, else `draft`. With a billing account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once (`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to retry safely.
+         * @description Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically; the cart decides lines, context and currency, so `items` or `customerContext` beside it, or another `currency`, is 400 rule `cart`). Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 `quote_unavailable`). Resolved prices win over the `priceCents`/`totalCents` hints, differing hints listed in `rulesApplied` (create only). Starts `pending` with an owner, else `draft`. With a billing account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once (`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to retry safely.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -667,7 +667,7 @@ export interface paths {
         head?: never;
         /**
          * Update an order
-         * @description Changes `status`, `items` (re-priced like create) and/or `totalCents`. `order_update` policies run first (403 `policy_blocked`). Audit `order.update` (before/after diff); event `order.updated`. Invoices and subscriptions made from the order are not changed.
+         * @description Changes `status`, `items` (re-priced like create) and/or `totalCents`. `order_update` policies run first (403 `policy_blocked`). A `totalCents` the order does not take is refused, never dropped: with priced lines (or other than the total of the `items` sent) 400 rule `priced`; once invoiced 400 rule `invoiced`. Audit `order.update` (before/after diff); event `order.updated`. Invoices and subscriptions made from the order are not changed.
          */
         patch: operations["updateOrder"];
         trace?: never;
@@ -963,7 +963,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payment session
-         * @description Records the intent to pay `amountCents`; money moves at the payment provider. With `invoiceId` it pays that invoice: unknown to the billing system 400 naming `invoiceId`; not open or another currency 409. Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or let the provider report the outcome.
+         * @description Records the intent to pay `amountCents`; money moves at the payment provider. With `invoiceId` it pays that invoice: unknown to the billing system 400 naming `invoiceId`; not open or another currency 409. With `orderId` it pays that order (see `orderId`): a paid order is 409 `order_already_paid` with nothing created; open sessions covering the rest are 409 `conflict`. Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or let the provider report the outcome.
          */
         post: operations["createPaymentSession"];
         delete?: never;
@@ -1847,7 +1847,7 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "payment_not_refundable" | "refund_exceeds_remaining" | "no_credit_available" | "internal" | "capability_unavailable" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
+            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "order_already_paid" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "payment_not_refundable" | "refund_exceeds_remaining" | "no_credit_available" | "internal" | "capability_unavailable" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
             details?: components["schemas"]["ErrorDetail"][];
             /** @description When to retry, in seconds: the Retry-After header, in the body. */
             retryAfterSeconds?: number;
@@ -10142,6 +10142,8 @@ export interface operations {
                 organizationId?: string;
                 /** @description Only orders in this status, e.g. `pending`. */
                 status?: string;
+                /** @description Only orders in this payment status, e.g. `paid`. */
+                paymentStatus?: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
                 /** @description Only rows tagged `key:value`; repeat for AND (two values of one key match nothing). */
                 tag?: string[];
                 /** @description Page size. */
@@ -10190,6 +10192,19 @@ export interface operations {
                      *           "discountCents": 0,
                      *           "billingAccountId": "string",
                      *           "invoiceId": "string",
+                     *           "paymentStatus": "unpaid",
+                     *           "paidCents": 0,
+                     *           "refundedCents": 0,
+                     *           "payments": [
+                     *             {
+                     *               "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *               "amountCents": 0,
+                     *               "status": "string",
+                     *               "refundedCents": 0,
+                     *               "reversed": true,
+                     *               "createdAt": "2019-08-24T14:15:22Z"
+                     *             }
+                     *           ],
                      *           "tags": {
                      *             "property1": "string",
                      *             "property2": "string"
@@ -10243,6 +10258,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -10343,7 +10380,7 @@ export interface operations {
                      * @description B2B account (an account id).
                      */
                     organizationId?: string;
-                    /** @description Default []. Ignored with cartId. */
+                    /** @description Default []. Not with cartId (the cart's lines): 400 rule `cart`. */
                     items?: {
                         /** Format: uuid */
                         productId: string;
@@ -10352,9 +10389,9 @@ export interface operations {
                         /** @description A hint; the resolved price wins. */
                         priceCents?: number;
                     }[];
-                    /** @description A hint; kept only for orders without items. */
+                    /** @description A hint; kept only for orders without items (a differing hint is listed in `rulesApplied.hints`). */
                     totalCents?: number;
-                    /** @description Default USD. */
+                    /** @description Default USD (with cartId: the cart's; another is 400 rule `cart`). */
                     currency?: string;
                     /** @description Who is buying, for price rules and offers. */
                     customerContext?: {
@@ -10416,6 +10453,9 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "paymentStatus": "unpaid",
+                     *         "paidCents": 0,
+                     *         "refundedCents": 0,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z",
@@ -10515,6 +10555,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -10721,6 +10783,9 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "paymentStatus": "unpaid",
+                     *         "paidCents": 0,
+                     *         "refundedCents": 0,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -10809,6 +10874,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -10920,7 +11007,7 @@ export interface operations {
                         /** @description A hint; the resolved price wins. */
                         priceCents?: number;
                     }[];
-                    /** @description Kept only for orders without items. */
+                    /** @description Only for orders without items (an order with lines has the total of its lines: 400 naming `totalCents`, rule `priced`), and not once invoiced (400, rule `invoiced`). */
                     totalCents?: number;
                 };
             };
@@ -10964,6 +11051,9 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "paymentStatus": "unpaid",
+                     *         "paidCents": 0,
+                     *         "refundedCents": 0,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -11052,6 +11142,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -13810,8 +13922,14 @@ export interface operations {
                      *           "currency": "string",
                      *           "status": "pending",
                      *           "invoiceId": "string",
+                     *           "orderId": "b3e1eced-f2bd-4d8c-9765-fbc9d1d222d5",
                      *           "paymentPageSlug": "string",
                      *           "refundedCents": 0,
+                     *           "reversal": {
+                     *             "reason": "string",
+                     *             "createdAt": "2019-08-24T14:15:22Z",
+                     *             "providerReference": "string"
+                     *           },
                      *           "tags": {
                      *             "property1": "string",
                      *             "property2": "string"
@@ -13842,9 +13960,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -13953,6 +14082,11 @@ export interface operations {
                     paymentPageSlug?: string;
                     /** @description Invoice to pay: open, in the same currency. */
                     invoiceId?: string;
+                    /**
+                     * Format: uuid
+                     * @description Order to pay (this tenant's, else 400 naming `orderId`): the session appears on it and its `paymentStatus` follows. An invoiced order is paid through its invoice (`invoiceId` is filled). At most what is left to pay (400); paid already: 409 `order_already_paid`.
+                     */
+                    orderId?: string;
                 };
             };
         };
@@ -13973,8 +14107,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "pending",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "orderId": "0190b000-0000-7000-8000-000000000008",
                      *         "paymentPageSlug": null,
                      *         "refundedCents": 0,
+                     *         "reversal": null,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -14031,9 +14167,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -14200,8 +14347,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "pending",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "orderId": "0190b000-0000-7000-8000-000000000008",
                      *         "paymentPageSlug": null,
                      *         "refundedCents": 0,
+                     *         "reversal": null,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -14258,9 +14407,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -14404,8 +14564,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "success",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "orderId": "0190b000-0000-7000-8000-000000000008",
                      *         "paymentPageSlug": null,
                      *         "refundedCents": 0,
+                     *         "reversal": null,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -14451,9 +14613,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -14576,8 +14749,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "success",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "orderId": "0190b000-0000-7000-8000-000000000008",
                      *         "paymentPageSlug": null,
                      *         "refundedCents": 0,
+                     *         "reversal": null,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -14623,9 +14798,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -22450,6 +22636,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -22472,9 +22680,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -22697,6 +22916,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -22719,9 +22960,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
