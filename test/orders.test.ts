@@ -285,7 +285,12 @@ describe('orders', () => {
     // Another total than the lines sent: refused too; the same total is taken.
     const mismatch = await patch(priced.id, { items: [{ productId: p.id, quantity: 2 }], totalCents: 1 });
     expect(errorBody(mismatch).details?.[0]).toMatchObject({ field: 'totalCents', rule: 'priced' });
-    const same = await patch(priced.id, { items: [{ productId: p.id, quantity: 2 }], totalCents: 5000 });
+    const hinted = await patch(priced.id, { items: [{ productId: p.id, quantity: 2, priceCents: 1 }] });
+    expect(errorBody(hinted).details?.[0]).toMatchObject({ field: 'items.0.priceCents', rule: 'priced' });
+    const same = await patch(priced.id, {
+      items: [{ productId: p.id, quantity: 2, priceCents: 2500 }],
+      totalCents: 5000,
+    });
     expect(same.statusCode).toBe(200);
     expect((await get(`/orders/${priced.id}`, shop.keys.read)).json().data.totalCents).toBe(5000);
     expect((await listEvents(t.deps.db, shop.tenantId, 'order.updated')).length).toBe(1);

@@ -100,7 +100,10 @@ export const PatchOrderBody = Type.Object(
       }),
     ),
     items: Type.Optional(
-      Type.Array(OrderItemInput, { maxItems: 100, description: 'Replaces the lines; re-priced.' }),
+      Type.Array(OrderItemInput, {
+        maxItems: 100,
+        description: 'Replaces the lines; re-priced (a `priceCents` other than the resolved one: 400).',
+      }),
     ),
     totalCents: Type.Optional(
       Type.Integer({

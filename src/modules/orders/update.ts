@@ -91,6 +91,14 @@ export async function updateOrderFields(
       current.currency,
       () => deps.billing.forTenant(deps.db, ctx.tenantId),
     );
+    // A price hint that is not the resolved price would be dropped: refused, as totalCents is.
+    const [hint] = priced.hints;
+    if (hint)
+      throw validationFailed(
+        hint.field,
+        'priced',
+        `${hint.field} ${hint.submitted} differs from the resolved unit price (${hint.resolved}); omit it`,
+      );
     items = priced.lines.map(({ productType: _t, ...line }) => line);
     if (items.length > 0) totalCents = pricedTotal(checkedTotal(priced.totalCents, 'items'), body.totalCents);
   } else if (totalCents !== undefined) {
