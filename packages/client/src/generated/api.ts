@@ -10998,7 +10998,7 @@ export interface operations {
                 "application/json": {
                     /** @description Free-form; usually draft, pending, confirmed, fulfilled or cancelled. */
                     status?: string;
-                    /** @description Replaces the lines; re-priced. */
+                    /** @description Replaces the lines; re-priced (a `priceCents` other than the resolved one: 400). */
                     items?: {
                         /** Format: uuid */
                         productId: string;
