@@ -87,7 +87,11 @@ export async function updateOrderFields(
     const lines = body.items.map((i) => ({ productId: i.productId, quantity: i.quantity ?? 1 }));
     const priced = await priceOrderLines(
       await priceLines(deps.db, ctx.tenantId, lines, current.customerContext, deps.clock.now()),
-      lines,
+      body.items.map((i) => ({
+        productId: i.productId,
+        quantity: i.quantity ?? 1,
+        priceCents: i.priceCents,
+      })),
       current.currency,
       () => deps.billing.forTenant(deps.db, ctx.tenantId),
     );
