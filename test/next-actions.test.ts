@@ -198,12 +198,19 @@ describe('nextActions an agent can execute', () => {
     expect(rels(session).complete).toBeDefined();
     const done = (await call('POST', `/payments/${session.data.id}/complete`, tenant.keys.commerce, {})).body;
     expect(done.data.status).toBe('success');
-    // Terminal: no complete; the invoice list of its billing account is there.
-    expect(done.nextActions.map((a: Action) => a.rel)).toEqual(['self', 'refund', 'accountInvoices']);
+    // Terminal: no complete; the order it paid (the invoice's) and its account's invoice list are there.
+    expect(done.data.orderId).toBe(order.data.id);
+    expect(done.nextActions.map((a: Action) => a.rel)).toEqual([
+      'self',
+      'order',
+      'refund',
+      'accountInvoices',
+    ]);
     const invoice = await engine.getInvoice(invoiceId as string);
     expect(invoice.ok && invoice.value.status).toBe('paid');
     const paid = (await call('GET', `/orders/${order.data.id}`, tenant.keys.read)).body;
     expect(paid.nextActions.map((a: Action) => a.rel)).toEqual(['self', 'update']);
+    expect(paid.data.paymentStatus).toBe('paid');
 
     // A session paying no invoice offers no invoice list (nothing says its account has one).
     const loose = (

@@ -70,20 +70,23 @@ describe('one write path: money agrees across the billing boundary', () => {
       ]);
       expect(simulated.statusCode).toBe(200);
       const delivery = simulated.json().data.delivery;
-      const status = (await call('GET', `/payments/${session}`, tenant.keys.read)).json().data.status;
+      const read = (await call('GET', `/payments/${session}`, tenant.keys.read)).json().data;
+      const status = read.status;
       const invoice = await invoiceOf(issued.value.id);
       outcomes.add(`${complete.statusCode}:${delivery.statusCode}:${status}`);
-      // The first terminal outcome wins; a failure after the settlement reverses it; one waiting
-      // for the other's settlement is told to retry (409). Money follows the session either way.
+      // The first terminal outcome wins (`success` is terminal); a failure after the settlement
+      // is recorded as the session's reversal and reopens the invoice; one waiting for the
+      // other's settlement is told to retry (409). Money follows the session either way.
       if (status === 'success') {
         expect(complete.statusCode).toBe(200);
-        expect(invoice).toMatchObject({ status: 'paid', balanceCents: 0 });
+        if (read.reversal) {
+          expect(delivery.body).toMatchObject({ applied: true, reversed: true });
+          expect(invoice).toMatchObject({ status: 'open', balanceCents: 5000 });
+        } else expect(invoice).toMatchObject({ status: 'paid', balanceCents: 0 });
       } else {
         expect(status).toBe('failed');
         expect(invoice).toMatchObject({ status: 'open', balanceCents: 5000 });
-        if (complete.statusCode === 200)
-          expect(delivery.body).toMatchObject({ applied: true, reversed: true });
-        else expect([400, 409]).toContain(complete.statusCode);
+        expect([400, 409]).toContain(complete.statusCode);
       }
     }
     // Both orders of the race happen; each is consistent.

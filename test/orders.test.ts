@@ -230,6 +230,80 @@ describe('orders', () => {
     ]);
   });
 
+  it('policies before the live quote: blocked and needing an unavailable quote is 403, not 502', async () => {
+    const shop = await createTestTenant(t.deps);
+    const key = await adminPost(
+      t,
+      shop,
+      'products',
+      oneTime({
+        name: 'Key',
+        charges: [
+          { name: 'Key', chargeModel: 'per_unit', tiers: [{ upTo: null, unitPriceCents: 4500 }] },
+          { name: 'Carrier', kind: 'passthrough' },
+        ],
+      }),
+    );
+    const policy = await adminPost(t, shop, 'policies', {
+      name: 'No keys in bulk',
+      type: 'order_create',
+      effect: 'block',
+      condition: { '>': [{ var: 'order.totalCents' }, 10_000] },
+    });
+    // The tenant has no billing integration: a quote is unavailable.
+    const both = await post({ items: [{ productId: key.id, quantity: 3 }] }, shop.keys.commerce);
+    expect(both.statusCode).toBe(403);
+    expect(errorBody(both)).toMatchObject({
+      code: 'policy_blocked',
+      details: [{ field: 'policy', rule: policy.id }],
+    });
+    // Not blocked: the quote is asked for next, and is unavailable.
+    const quoteOnly = await post({ items: [{ productId: key.id, quantity: 1 }] }, shop.keys.commerce);
+    expect(errorBody(quoteOnly).code).toBe('quote_unavailable');
+    expect(await orderCount(shop)).toBe(0);
+  });
+
+  it('PATCH totalCents is refused, never dropped, where the order does not take it', async () => {
+    const shop = await createTestTenant(t.deps);
+    const p = await adminPost(t, shop, 'products', oneTime());
+    const priced = (
+      await post(
+        { contactId: '01900000-0000-7000-8000-0000000000c4', items: [{ productId: p.id }] },
+        shop.keys.commerce,
+      )
+    ).json().data;
+    const patch = (id: string, payload: object) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/orders/${id}`,
+        headers: bearer(shop.keys.commerce),
+        payload,
+      });
+    const refused = await patch(priced.id, { totalCents: 1 });
+    expect(refused.statusCode).toBe(400);
+    expect(errorBody(refused).details?.[0]).toMatchObject({ field: 'totalCents', rule: 'priced' });
+    // Another total than the lines sent: refused too; the same total is taken.
+    const mismatch = await patch(priced.id, { items: [{ productId: p.id, quantity: 2 }], totalCents: 1 });
+    expect(errorBody(mismatch).details?.[0]).toMatchObject({ field: 'totalCents', rule: 'priced' });
+    const hinted = await patch(priced.id, { items: [{ productId: p.id, quantity: 2, priceCents: 1 }] });
+    expect(errorBody(hinted).details?.[0]).toMatchObject({ field: 'items.0.priceCents', rule: 'priced' });
+    const same = await patch(priced.id, {
+      items: [{ productId: p.id, quantity: 2, priceCents: 2500 }],
+      totalCents: 5000,
+    });
+    expect(same.statusCode).toBe(200);
+    expect((await get(`/orders/${priced.id}`, shop.keys.read)).json().data.totalCents).toBe(5000);
+    expect((await listEvents(t.deps.db, shop.tenantId, 'order.updated')).length).toBe(1);
+    // An order without lines takes a total, and what it is due follows.
+    const loose = (
+      await post({ contactId: '01900000-0000-7000-8000-0000000000c4', totalCents: 700 }, shop.keys.commerce)
+    ).json().data;
+    const moved = await patch(loose.id, { totalCents: 900 });
+    expect(moved.json().data).toMatchObject({ totalCents: 900, paymentStatus: 'unpaid' });
+    const offer = moved.json().nextActions.find((a: { rel: string }) => a.rel === 'createPaymentSession');
+    expect(offer.arguments).toMatchObject({ amountCents: 900, orderId: loose.id });
+  });
+
   describe('invoicing one-time orders of a billing-linked owner', () => {
     let shop: TestTenant;
     let org: { id: string };
@@ -401,6 +475,24 @@ describe('orders', () => {
       });
       return cart.id as string;
     };
+
+    it('refuses what the cart decides sent beside cartId (items, customerContext, another currency): 400, cart left active', async () => {
+      const shop = await createTestTenant(t.deps);
+      const p = await adminPost(t, shop, 'products', oneTime());
+      const cartId = await newCart(shop, p.id, 1);
+      for (const [extra, field] of [
+        [{ items: [{ productId: p.id, quantity: 9 }] }, 'items'],
+        [{ customerContext: { segment: 'vip' } }, 'customerContext'],
+        [{ currency: 'EUR' }, 'currency'],
+      ] as const) {
+        const res = await post({ cartId, ...extra }, shop.keys.commerce);
+        expect(res.statusCode, field).toBe(400);
+        expect(errorBody(res).details?.[0]).toMatchObject({ field, rule: 'cart' });
+      }
+      expect((await get(`/carts/${cartId}`, shop.keys.read)).json().data.status).toBe('active');
+      const ok = await post({ cartId, currency: 'USD' }, shop.keys.commerce);
+      expect(ok.statusCode).toBe(201);
+    });
 
     it('takes the cart’s lines, offers and promo; the cart becomes checked_out; the promo is redeemed', async () => {
       const shop = await createTestTenant(t.deps);

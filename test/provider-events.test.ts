@@ -489,13 +489,35 @@ describe('provider events', () => {
           .where(and(eq(auditLogs.tenantId, f.who.tenantId), eq(auditLogs.resourceId, f.sessionId)))
       ).filter((a) => a.action === 'payment.provider_event');
 
-    it('reverses it: the session failed, the invoice open again with its balance back', async () => {
+    it('reverses it as a dispute: the session stays success with its reversal, the invoice open again', async () => {
       const f = await settled(2000);
-      const response = await deliver(event(f.sessionId, 'payment.failed'), { to: f.integration });
-      expect(response.json()).toMatchObject({ applied: true, status: 'failed', reversed: true });
+      const failure = event(f.sessionId, 'payment.failed', { failureReason: 'chargeback' });
+      const response = await deliver(failure, { to: f.integration });
+      expect(response.json()).toMatchObject({ applied: true, status: 'success', reversed: true });
+      const read = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/payments/${f.sessionId}`,
+        headers: bearer(f.who.keys.read),
+      });
+      expect(read.json().data).toMatchObject({
+        status: 'success',
+        reversal: {
+          reason: 'chargeback',
+          createdAt: clock.now().toISOString(),
+          providerReference: `provider:${failure.id}`,
+        },
+      });
+      // A reversed payment offers no refund: its money was taken back.
+      expect(read.json().nextActions.map((a: { rel: string }) => a.rel)).not.toContain('refund');
       expect(await f.invoice()).toMatchObject({ status: 'open', balanceCents: 2000 });
       expect(await eventsFor('payment.reversed', f.sessionId, f.who)).toHaveLength(1);
       expect(await eventsFor('invoice.reopened', f.sessionId, f.who)).toHaveLength(1);
+      expect(await eventsFor('payment.failed', f.sessionId, f.who)).toHaveLength(0);
+      // A second failure changes nothing: the reversal is recorded once.
+      const again = await deliver(event(f.sessionId, 'payment.failed'), { to: f.integration });
+      expect(again.json()).toMatchObject({ applied: false, reason: 'terminal', status: 'success' });
+      expect(await eventsFor('payment.reversed', f.sessionId, f.who)).toHaveLength(1);
+      expect(await f.invoice()).toMatchObject({ status: 'open', balanceCents: 2000 });
     });
 
     it('does not reverse a refunded settlement: recorded as refunded, money left as it stands', async () => {
@@ -538,7 +560,10 @@ describe('provider events', () => {
         tenantId: f.who.tenantId,
       });
       expect(report.completed).toBe(1);
-      expect(await status(f.sessionId, f.who)).toBe('failed');
+      expect(await status(f.sessionId, f.who)).toBe('success');
+      expect((await getSession(t.deps.db, f.who.tenantId, f.sessionId))?.reversal).toMatchObject({
+        reason: 'provider_reported_failure',
+      });
       expect(await f.invoice()).toMatchObject({ status: 'open', balanceCents: 1500 });
       const after = await f.refund(100);
       expect(errorBody(after).code).toBe('payment_not_refundable');
@@ -584,18 +609,26 @@ describe('provider events', () => {
       expect(await eventsFor('payment.succeeded', f.sessionId, f.who)).toHaveLength(1);
     });
 
-    it('a success and a failure together: exactly one terminal state and one event', async () => {
+    it('a success and a failure together: one terminal state; a failure after the success is its reversal', async () => {
       const sessionId = await newSession();
-      const answers = await Promise.all([
+      await Promise.all([
         retried(() => deliver(event(sessionId, 'payment.succeeded'))),
         retried(() => deliver(event(sessionId, 'payment.failed'))),
       ]);
-      expect(answers.filter((a) => a.json().applied)).toHaveLength(1);
-      const final = await status(sessionId);
+      const final = await getSession(t.deps.db, tenant.tenantId, sessionId);
       const succeeded = await eventsFor('payment.succeeded', sessionId);
       const failed = await eventsFor('payment.failed', sessionId);
+      const reversed = await eventsFor('payment.reversed', sessionId);
       expect(succeeded.length + failed.length).toBe(1);
-      expect(final).toBe(succeeded.length ? 'success' : 'failed');
+      // Failure first: failed, the success ignored. Success first: it stays, the failure reverses it.
+      if (failed.length)
+        expect([final?.status, final?.reversal, reversed.length]).toEqual(['failed', null, 0]);
+      else
+        expect([
+          final?.status,
+          final?.reversal?.providerReference.startsWith('provider:'),
+          reversed.length,
+        ]).toEqual(['success', true, 1]);
     });
   });
 

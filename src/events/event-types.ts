@@ -7,6 +7,10 @@ export const EVENT_TYPES = {
   'account.updated': 'An account was updated.',
   'order.created': 'An order was created (POST /orders).',
   'order.updated': 'An order was updated (PATCH /orders/{id}).',
+  'order.paid':
+    'An order became paid (`paymentStatus: paid`): by its invoice or by the payment sessions linked to it; emitted with the payment that did it.',
+  'order.refunded':
+    'A refund of a payment on an order succeeded (`paymentStatus` `partially_refunded` or `refunded`); emitted with the refund.',
   'subscription.created': 'A subscription was created, by any path.',
   'subscription.changed': 'A subscription changed plan or quantity.',
   'subscription.cancelled': 'A subscription was cancelled.',
@@ -15,7 +19,7 @@ export const EVENT_TYPES = {
   'payment.succeeded': 'A payment session reached success.',
   'payment.failed': 'A payment session failed.',
   'payment.reversed':
-    'A successful payment session was reversed by a later provider failure: its settlement is undone and it is failed now.',
+    'A provider reported a failure after success: the session stays `success` with its `reversal`, and the money is taken back like a dispute (its invoice open again for the amount, its order no longer paid by it).',
   'invoice.created': 'An invoice was created in the billing system.',
   'invoice.paid': 'An invoice became fully paid.',
   'invoice.failed': 'An invoice payment failed.',

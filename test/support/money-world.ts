@@ -242,7 +242,7 @@ export class MoneyWorld {
         out.push(`invoice ${invoice.id}: balance ${invoice.balanceCents} < 0`);
       const paid = paidBy('payment');
       const sessions = s.sessions
-        .filter((x) => x.invoiceId === invoice.id && x.status === 'success')
+        .filter((x) => x.invoiceId === invoice.id && x.status === 'success' && !x.reversal)
         .reduce((sum, x) => sum + Number(x.amountCents), 0);
       if (paid !== sessions) out.push(`invoice ${invoice.id}: paid ${paid}, successful sessions ${sessions}`);
       if (
@@ -315,9 +315,8 @@ export class MoneyWorld {
     // Every success and creation the client was told of is there.
     for (const id of this.completed) {
       const session = s.sessions.find((x) => x.id === id);
-      const reversed = session?.status === 'failed' && session.resolvedBy?.startsWith('provider:');
-      if (session?.status !== 'success' && !reversed)
-        out.push(`session ${id} was completed but is ${session?.status}`);
+      // `success` is terminal: a provider failure after it is a recorded reversal, not a status.
+      if (session?.status !== 'success') out.push(`session ${id} was completed but is ${session?.status}`);
     }
     for (const id of this.created)
       if (!s.localSubs.some((x) => x.id === id)) out.push(`subscription ${id} was created but is gone`);

@@ -59,6 +59,11 @@ async function writeOrder(u: WriteSet, plan: OrderPlan, invoice: Invoice | null)
     ...plan.order,
     tenantId: u.ctx.tenantId,
     invoiceId: invoice?.id ?? null,
+    // An invoiced order is paid through its invoice: what it asks is the invoice's amount.
+    dueCents: invoice ? invoice.amountCents : plan.order.totalCents,
+    paidCents: 0,
+    refundedCents: 0,
+    paymentStatus: 'unpaid' as const,
     tags: {},
     createdAt: u.now,
     updatedAt: u.now,

@@ -1,1 +1,9 @@
-export { getOrder, type OrderApi, recordOrderUsage } from './service.js';
+export {
+  leftToPay,
+  lockOrderForPayment,
+  moveOrderMoney,
+  orderAlreadyPaid,
+  orderOfInvoice,
+  paymentStatusOf,
+} from './payment-state.js';
+export { getOrder, type OrderApi, type OrderRow, recordOrderUsage } from './service.js';

@@ -19,6 +19,7 @@ import { type CreatePlan, planCreate } from '../subscriptions/index.js';
 import { type PricedOrderLines, priceOrderLines } from './pricing.js';
 import type { CreateOrderBody } from './schemas.js';
 import { type NewOrder, newOrderRow, orderSequenceRead } from './service.js';
+import type { OrderPaymentStatus } from './tables.js';
 
 // Everything an order is decided from, before any billing call or write: its source (a cart or
 // items), prices and live quotes, policies, the billing account, and the subscriptions of a
@@ -52,7 +53,14 @@ export interface RulesApplied {
 /** An order as decided before any billing call; JSON, as it is kept in the operation's intent. */
 export interface OrderPlan {
   /** The order's row, numbered and with its id; `invoiceId` is set once the invoice exists. */
-  order: Omit<NewOrder, 'invoiceId'> & { id: string; sequence: number };
+  order: Omit<NewOrder, 'invoiceId'> & {
+    id: string;
+    sequence: number;
+    dueCents: number;
+    paidCents: number;
+    refundedCents: number;
+    paymentStatus: OrderPaymentStatus;
+  };
   /** The cart checked out, at the version the order was priced from. */
   cart: {
     id: string;
@@ -85,10 +93,20 @@ async function orderSource(deps: ServiceDeps, tenantId: string, body: Body): Pro
       currency: body.currency ?? 'USD',
     };
   }
+  // A cart decides its lines and context: sent beside it they would be dropped, so they are refused.
+  for (const field of ['items', 'customerContext'] as const)
+    if (body[field] !== undefined)
+      throw validationFailed(
+        field,
+        'cart',
+        `${field} comes from the cart with cartId; omit it or change the cart`,
+      );
   // Read without a lock: the order's transaction locks the cart and checks it is this version.
   const cart = await readCartForCheckout(deps.db, tenantId, body.cartId, false);
   if (cart === 'not_found') throw validationFailed('cartId', 'exists', 'cartId is not a cart of this tenant');
   if (cart === 'checked_out') throw cartCheckedOut();
+  if (body.currency !== undefined && body.currency !== cart.currency)
+    throw validationFailed('currency', 'cart', `the cart is in ${cart.currency}; omit currency or send that`);
   const c = cart.customerContext;
   return {
     cart,
@@ -205,39 +223,35 @@ export async function planOrder(deps: ServiceDeps, ctx: OperationContext, body: 
     activePoliciesRead(ctx.tenantId, 'order_create'),
     orderSequenceRead,
   ]);
+  // A cart's stored totals (its promo included) stand; quotes are added at checkout.
+  const totalOf = (p: PricedOrderLines) =>
+    checkedTotal(
+      source.cart
+        ? source.cart.totalCents + p.quotes.reduce((s, q) => s + q.amountCents, 0)
+        : source.items.length > 0
+          ? p.totalCents
+          : (body.totalCents ?? 0),
+      source.cart ? 'cartId' : source.items.length > 0 ? 'items' : 'totalCents',
+    );
+  // The spec's order: policies (403) on the engine's prices, before the live quote (502).
+  let evaluation: PolicyEvaluation | undefined;
   const priced = await priceOrderLines(
     priceLinesWith(pricingData, source.items, source.context, now),
     source.items,
     source.currency,
     billing,
+    (engineOnly) => {
+      evaluation = evaluateLoadedPolicies(
+        policies,
+        policyContext(engineOnly, totalOf(engineOnly), source, owner, body),
+      );
+      assertAllowed(evaluation);
+    },
   );
-  // A cart's stored totals (its promo included) stand; quotes are added at checkout.
-  const quotedCents = priced.quotes.reduce((s, q) => s + q.amountCents, 0);
-  const totalCents = checkedTotal(
-    source.cart
-      ? source.cart.totalCents + quotedCents
-      : source.items.length > 0
-        ? priced.totalCents
-        : (body.totalCents ?? 0),
-    source.cart ? 'cartId' : source.items.length > 0 ? 'items' : 'totalCents',
-  );
+  if (!evaluation) throw new Error('order policies were not evaluated');
+  const totalCents = totalOf(priced);
   if (body.totalCents !== undefined && source.items.length > 0 && body.totalCents !== totalCents)
     priced.hints.push({ field: 'totalCents', submitted: body.totalCents, resolved: totalCents });
-  const evaluation = evaluateLoadedPolicies(policies, {
-    order: {
-      items: priced.lines.map((l) => ({
-        productId: l.productId,
-        quantity: l.quantity,
-        priceCents: l.priceCents,
-      })),
-      totalCents,
-      currency: source.currency,
-      ...owner,
-      journeyId: body.journeyId ?? null,
-    },
-    customerContext: source.context,
-  });
-  assertAllowed(evaluation);
   const lines = accountId ? oneTimeInvoiceLines(priced, source) : null;
   const journey = body.journeyId
     ? await journeyPlans(deps, ctx.tenantId, priced, owner, source, body.billingAccountId)
@@ -263,6 +277,30 @@ export async function planOrder(deps: ServiceDeps, ctx: OperationContext, body: 
     rulesApplied: rulesApplied(evaluation, priced, source),
     hasSubscription: priced.lines.some((l) => l.productType === 'subscription'),
     cartUnits: source.cart ? source.cart.items.reduce((s, i) => s + i.quantity, 0) : 0,
+  };
+}
+
+/** What `order_create` policies see: the order as priced by the engine (before any live quote). */
+function policyContext(
+  priced: PricedOrderLines,
+  totalCents: number,
+  source: OrderSource,
+  owner: { contactId: string | null; organizationId: string | null },
+  body: Body,
+) {
+  return {
+    order: {
+      items: priced.lines.map((l) => ({
+        productId: l.productId,
+        quantity: l.quantity,
+        priceCents: l.priceCents,
+      })),
+      totalCents,
+      currency: source.currency,
+      ...owner,
+      journeyId: body.journeyId ?? null,
+    },
+    customerContext: source.context,
   };
 }
 

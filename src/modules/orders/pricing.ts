@@ -30,6 +30,8 @@ export async function priceOrderLines(
   items: readonly LineInput[],
   currency: string,
   adapter: () => Promise<BillingAdapter | null>,
+  /** Called with the engine's prices (quotes not yet added) before the live quote is asked for. */
+  beforeQuote?: (engineOnly: PricedOrderLines) => void,
 ): Promise<PricedOrderLines> {
   const result: PricedOrderLines = {
     lines: [],
@@ -70,6 +72,18 @@ export async function priceOrderLines(
     );
     result.offers.push(...line.resolution.appliedOffers.map((o) => ({ productId: line.product.id, ...o })));
   });
+  // The order's rules before any outside call (the live quote): a blocked order is 403 then.
+  if (beforeQuote) {
+    const engineOnly: PricedOrderLines = { ...result, lines: [], totalCents: 0, hints: [] };
+    addLines(
+      engineOnly,
+      priced,
+      items,
+      quoteLineOf,
+      items.map(() => 0),
+    );
+    beforeQuote(engineOnly);
+  }
   if (quoteLines.length > 0) {
     const billing = await adapter();
     if (!billing?.quoteCart) {
@@ -88,6 +102,18 @@ export async function priceOrderLines(
       if (i !== undefined) quotedCents[i] = (quotedCents[i] ?? 0) + q.amountCents;
     });
   }
+  addLines(result, priced, items, quoteLineOf, quotedCents);
+  return result;
+}
+
+/** The priced lines into `result`, each with its quoted amount; differing price hints listed. */
+function addLines(
+  result: PricedOrderLines,
+  priced: readonly (PricedLine | undefined)[],
+  items: readonly LineInput[],
+  quoteLineOf: readonly number[],
+  quotedCents: readonly number[],
+) {
   priced.forEach((line, i) => {
     if (!line) return;
     const quoted = quoteLineOf.includes(i);
@@ -108,5 +134,4 @@ export async function priceOrderLines(
     });
     result.totalCents += totalCents;
   });
-  return result;
 }

@@ -11,6 +11,7 @@ import { type Presented, respond } from '../../http/operation.js';
 import { ListEnvelope, listEnvelope, streamList } from '../../http/paging.js';
 import type { TagTarget } from '../../http/tag-routes.js';
 import type { TypedApp } from '../../http/types.js';
+import { orderSessions } from '../payments/index.js';
 import { type CreatedOrder, createOrder, type InvoiceState } from './create.js';
 import {
   CreatedOrderSchema,
@@ -26,14 +27,19 @@ import { updateOrderFields } from './update.js';
 
 const TAGS = ['Orders'];
 
+/** What the order's payment sessions show of it: enough to see what was paid and what is open. */
+type OrderPayment = NonNullable<OrderApi['payments']>[number];
+
 /**
- * How an order is paid, when there is something to pay: its invoice's balance (nothing once the
- * invoice is paid or void), or else a payment session for the total of an owned, non-zero order
- * (a draft, without an owner, is not paid).
- * `invoice` is undefined when the billing system could not be read: the payment is offered
- * without the amount.
+ * How an order is paid, when there is something to pay: nothing once it is paid (`paymentStatus`),
+ * its invoice's balance (nothing once the invoice is paid or void), or else a payment session for
+ * what is left of an owned, non-zero order (a draft, without an owner, is not paid), with the
+ * order named so the payment counts on it. With open sessions covering the rest, the way on is
+ * one of them. `invoice` is undefined when the billing system could not be read: the payment is
+ * offered without the amount.
  */
 function paymentActions(order: OrderApi, invoice: InvoiceState | undefined): ActionSpec[] {
+  if (order.paymentStatus !== 'unpaid' && order.paymentStatus !== 'partially_paid') return [];
   if (order.invoiceId) {
     if (invoice && (invoice.status !== 'open' || invoice.balanceCents <= 0)) return [];
     return [
@@ -46,11 +52,15 @@ function paymentActions(order: OrderApi, invoice: InvoiceState | undefined): Act
   }
   // A draft (no owner) or an order of nothing has no one to pay or nothing to pay.
   if (order.totalCents <= 0 || (!order.organizationId && !order.contactId)) return [];
+  const open = (order.payments ?? []).filter((p) => p.status === 'pending' || p.status === 'processing');
+  const left = order.totalCents - order.paidCents - open.reduce((s, p) => s + p.amountCents, 0);
+  if (left <= 0) return open.map((p) => action('openPayment', 'GET', `/payments/${p.id}`, 'read'));
   return [
     action('createPaymentSession', 'POST', '/payments', 'commerce', {
       ...(order.organizationId ? { accountId: order.organizationId } : {}),
-      amountCents: order.totalCents,
+      amountCents: left,
       currency: order.currency,
+      orderId: order.id,
     }),
   ];
 }
@@ -105,6 +115,19 @@ async function invoiceStateOf(
   return read?.ok ? { status: read.value.status, balanceCents: read.value.balanceCents } : undefined;
 }
 
+/** The payment sessions paying the order (single-order responses). */
+async function paymentsOf(deps: Deps, tenantId: string, orderId: string): Promise<OrderPayment[]> {
+  const sessions = await orderSessions(deps.db, tenantId, orderId);
+  return sessions.map((p) => ({
+    id: p.id,
+    amountCents: p.amountCents,
+    status: p.status,
+    refundedCents: p.refundedCents,
+    reversed: p.reversal !== null,
+    createdAt: p.createdAt.toISOString(),
+  }));
+}
+
 /** The order in its envelope, with what comes next. */
 const orderResponse = (order: OrderApi, ctx: RequestContext, invoice?: InvoiceState): Presented => ({
   status: 200,
@@ -116,7 +139,7 @@ const createdOrderResponse = (created: CreatedOrder, ctx: RequestContext): Prese
   status: 201,
   body: envelope(
     ctx,
-    { ...created.order, rulesApplied: created.rulesApplied },
+    { ...created.order, payments: [], rulesApplied: created.rulesApplied },
     orderActions(created.order, created.invoice, created.hasSubscription, created.provisioned),
   ),
 });
@@ -130,7 +153,9 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createOrder',
         summary: 'Create an order',
         description:
-          'Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically). ' +
+          'Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically; ' +
+          'the cart decides lines, context and currency, so `items` or `customerContext` beside it, or another ' +
+          '`currency`, is 400 rule `cart`). ' +
           'Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` ' +
           'policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 ' +
           '`quote_unavailable`). Resolved prices win over the `priceCents`/`totalCents` hints, differing hints ' +
@@ -203,7 +228,7 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       const ctx = requireCtx(request);
       const row = await getOrder(deps.db, ctx.tenantId, request.params.id);
       if (!row) throw notFound('Order');
-      const order = presentOrder(row);
+      const order = { ...presentOrder(row), payments: await paymentsOf(deps, ctx.tenantId, row.id) };
       return envelope(ctx, order, orderActions(order, await invoiceStateOf(deps, ctx.tenantId, order)));
     },
   );
@@ -217,8 +242,10 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         summary: 'Update an order',
         description:
           'Changes `status`, `items` (re-priced like create) and/or `totalCents`. `order_update` policies run ' +
-          'first (403 `policy_blocked`). Audit `order.update` (before/after diff); event `order.updated`. ' +
-          'Invoices and subscriptions made from the order are not changed.',
+          'first (403 `policy_blocked`). A `totalCents` the order does not take is refused, never dropped: with ' +
+          'priced lines (or other than the total of the `items` sent) 400 rule `priced`; once invoiced 400 rule ' +
+          '`invoiced`. Audit `order.update` (before/after diff); event `order.updated`. Invoices and ' +
+          'subscriptions made from the order are not changed.',
         tags: TAGS,
         params: OrderParams,
         body: PatchOrderBody,
@@ -234,12 +261,14 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
       const tenantId = requireCtx(request).tenantId;
       const before = await getOrder(deps.db, tenantId, input.orderId);
       const invoice = before ? await invoiceStateOf(deps, tenantId, presentOrder(before)) : undefined;
+      // Nor does it change the order's payments: read before too.
+      const payments = before ? await paymentsOf(deps, tenantId, before.id) : [];
       return respond<OrderApi>(
         deps,
         request,
         reply,
         (ctx, key) => updateOrderFields(deps, ctx, input, key),
-        (order, ctx) => orderResponse(order, ctx, invoice),
+        (order, ctx) => orderResponse({ ...order, payments }, ctx, invoice),
       );
     },
   );
@@ -253,6 +282,7 @@ export const orderTagTarget = (deps: Deps): TagTarget<OrderRow> => ({
   presenter: async (tenantId, id) => {
     const row = await getOrder(deps.db, tenantId, id);
     const invoice = row ? await invoiceStateOf(deps, tenantId, presentOrder(row)) : undefined;
-    return (after, ctx) => orderResponse(presentOrder(after), ctx, invoice);
+    const payments = row ? await paymentsOf(deps, tenantId, row.id) : [];
+    return (after, ctx) => orderResponse({ ...presentOrder(after), payments }, ctx, invoice);
   },
 });

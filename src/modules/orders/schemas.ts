@@ -3,6 +3,7 @@ import { MAX_TOTAL_CENTS } from '../../core/money.js';
 import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 import { TagQueryFields, TagsSchema } from '../../core/tags.js';
+import { ORDER_PAYMENT_STATUSES } from './tables.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 const NullableUuid = Type.Union([Uuid, Type.Null()]);
@@ -42,16 +43,26 @@ export const CreateOrderBody = Type.Object(
       Type.String({ format: 'uuid', description: 'B2B account (an account id).' }),
     ),
     items: Type.Optional(
-      Type.Array(OrderItemInput, { maxItems: 100, description: 'Default []. Ignored with cartId.' }),
+      Type.Array(OrderItemInput, {
+        maxItems: 100,
+        description: "Default []. Not with cartId (the cart's lines): 400 rule `cart`.",
+      }),
     ),
     totalCents: Type.Optional(
       Type.Integer({
         minimum: 0,
         maximum: MAX_TOTAL_CENTS,
-        description: 'A hint; kept only for orders without items.',
+        description:
+          'A hint; kept only for orders without items (a differing hint is listed in `rulesApplied.hints`).',
       }),
     ),
-    currency: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'Default USD.' })),
+    currency: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 10,
+        description: "Default USD (with cartId: the cart's; another is 400 rule `cart`).",
+      }),
+    ),
     customerContext: Type.Optional(CustomerContextSchema),
     journeyId: Type.Optional(Type.String({ format: 'uuid', description: 'Your id for the buyer journey.' })),
     cartId: Type.Optional(Type.String({ format: 'uuid', description: 'Active cart to convert.' })),
@@ -89,13 +100,18 @@ export const PatchOrderBody = Type.Object(
       }),
     ),
     items: Type.Optional(
-      Type.Array(OrderItemInput, { maxItems: 100, description: 'Replaces the lines; re-priced.' }),
+      Type.Array(OrderItemInput, {
+        maxItems: 100,
+        description: 'Replaces the lines; re-priced (a `priceCents` other than the resolved one: 400).',
+      }),
     ),
     totalCents: Type.Optional(
       Type.Integer({
         minimum: 0,
         maximum: MAX_TOTAL_CENTS,
-        description: 'Kept only for orders without items.',
+        description:
+          'Only for orders without items (an order with lines has the total of its lines: 400 naming ' +
+          '`totalCents`, rule `priced`), and not once invoiced (400, rule `invoiced`).',
       }),
     ),
   },
@@ -111,6 +127,17 @@ export const OrderLineSchema = Type.Object({
   priced: StringEnum(['engine', 'quote', 'submitted'], {
     description: '`engine`: modeled charges; `quote`: includes a live billing quote for passthrough charges.',
   }),
+});
+
+export const OrderPaymentSchema = Type.Object({
+  id: Uuid,
+  amountCents: Type.Integer(),
+  status: Type.String({ description: "The session's status." }),
+  refundedCents: Type.Integer(),
+  reversed: Type.Boolean({
+    description: 'The provider reported a failure after success: not counted as paid.',
+  }),
+  createdAt: Timestamp,
 });
 
 export const OrderSchema = Type.Object({
@@ -132,6 +159,25 @@ export const OrderSchema = Type.Object({
   invoiceId: Type.Union([Type.String(), Type.Null()], {
     description: 'The invoice of the one-time lines, when invoiced.',
   }),
+  paymentStatus: StringEnum(ORDER_PAYMENT_STATUSES, {
+    description:
+      "Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from " +
+      'the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered ' +
+      'and a new session for it is 409 `order_already_paid`.',
+  }),
+  paidCents: Type.Integer({
+    minimum: 0,
+    description: "Paid so far: its invoice's amount less balance, or its successful sessions less reversals.",
+  }),
+  refundedCents: Type.Integer({
+    minimum: 0,
+    description: 'Given back by succeeded refunds of its sessions.',
+  }),
+  payments: Type.Optional(
+    Type.Array(OrderPaymentSchema, {
+      description: 'The payment sessions linked to the order, oldest first (on single-order responses).',
+    }),
+  ),
   tags: TagsSchema,
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -199,6 +245,9 @@ export const OrderListQuery = Type.Object(
         maxLength: 50,
         description: 'Only orders in this status, e.g. `pending`.',
       }),
+    ),
+    paymentStatus: Type.Optional(
+      StringEnum(ORDER_PAYMENT_STATUSES, { description: 'Only orders in this payment status, e.g. `paid`.' }),
     ),
     ...TagQueryFields,
     ...PageQueryFields,

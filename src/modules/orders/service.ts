@@ -10,7 +10,7 @@ import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { OrderSchema } from './schemas.js';
-import { type OrderLine, orders, usageEvents } from './tables.js';
+import { type OrderLine, type OrderPaymentStatus, orders, usageEvents } from './tables.js';
 
 export type OrderApi = Static<typeof OrderSchema>;
 export type OrderRow = typeof orders.$inferSelect;
@@ -47,6 +47,9 @@ export function presentOrder(row: OrderRow): OrderApi {
     discountCents: row.discountCents,
     billingAccountId: row.billingAccountId,
     invoiceId: row.invoiceId,
+    paymentStatus: row.paymentStatus,
+    paidCents: row.paidCents,
+    refundedCents: row.refundedCents,
     tags: row.tags,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -81,7 +84,19 @@ export const orderSequenceRead: ScalarRead<number> = {
 
 /** The row of a new order: numbered beforehand, so the response and its event carry the number. */
 export function newOrderRow(tenantId: string, sequence: number, order: NewOrder, now: Date): OrderRow {
-  return { tenantId, id: uuidv7(), sequence, ...order, tags: {}, createdAt: now, updatedAt: now };
+  return {
+    tenantId,
+    id: uuidv7(),
+    sequence,
+    ...order,
+    dueCents: order.totalCents,
+    paidCents: 0,
+    refundedCents: 0,
+    paymentStatus: 'unpaid',
+    tags: {},
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /**
@@ -91,11 +106,11 @@ export function newOrderRow(tenantId: string, sequence: number, order: NewOrder,
 export function orderInsert(o: OrderRow): SQL {
   return sql`insert into orders (tenant_id, id, sequence, status, items, total_cents, currency, contact_id,
       organization_id, journey_id, cart_id, customer_context, promo_code, discount_cents, billing_account_id,
-      invoice_id, created_at, updated_at)
+      invoice_id, due_cents, created_at, updated_at)
     values (${o.tenantId}::uuid, ${o.id}::uuid, ${o.sequence}, ${o.status}, ${JSON.stringify(o.items)}::jsonb,
       ${o.totalCents}, ${o.currency}, ${o.contactId}::uuid, ${o.organizationId}::uuid, ${o.journeyId}::uuid,
       ${o.cartId}::uuid, ${JSON.stringify(o.customerContext)}::jsonb, ${o.promoCode}, ${o.discountCents},
-      ${o.billingAccountId}, ${o.invoiceId}, ${o.createdAt.toISOString()}::timestamptz,
+      ${o.billingAccountId}, ${o.invoiceId}, ${o.dueCents}, ${o.createdAt.toISOString()}::timestamptz,
       ${o.updatedAt.toISOString()}::timestamptz)`;
 }
 
@@ -124,6 +139,7 @@ export async function listOrders(
     contactId?: string | undefined;
     organizationId?: string | undefined;
     status?: string | undefined;
+    paymentStatus?: OrderPaymentStatus | undefined;
     tag?: string[] | undefined;
   },
   page: PageRequest | null = null,
@@ -139,6 +155,7 @@ export async function listOrders(
           filters.contactId ? eq(orders.contactId, filters.contactId) : undefined,
           filters.organizationId ? eq(orders.organizationId, filters.organizationId) : undefined,
           filters.status ? eq(orders.status, filters.status) : undefined,
+          filters.paymentStatus ? eq(orders.paymentStatus, filters.paymentStatus) : undefined,
           tagsMatch(orders.tags, filters.tag),
           page?.after ? rowsAfter([orders.sequence], page.after, true) : undefined,
         ),
@@ -152,7 +169,7 @@ export async function updateOrder(
   tx: Queryable,
   tenantId: string,
   id: string,
-  patch: Partial<Pick<OrderRow, 'status' | 'items' | 'totalCents'>>,
+  patch: Partial<Pick<OrderRow, 'status' | 'items' | 'totalCents' | 'dueCents' | 'paymentStatus'>>,
   now: Date,
 ): Promise<OrderRow | undefined> {
   return repo.update(tx, tenantId, id, { ...patch, updatedAt: now });

@@ -17,6 +17,15 @@ import {
  */
 export const orderNumberSeq = pgSequence('order_number_seq', { startWith: 1000 });
 
+export const ORDER_PAYMENT_STATUSES = [
+  'unpaid',
+  'partially_paid',
+  'paid',
+  'partially_refunded',
+  'refunded',
+] as const;
+export type OrderPaymentStatus = (typeof ORDER_PAYMENT_STATUSES)[number];
+
 export interface OrderLine {
   productId: string;
   productName: string | null;
@@ -47,6 +56,17 @@ export const orders = pgTable(
     discountCents: bigint('discount_cents', { mode: 'number' }).notNull(),
     billingAccountId: text('billing_account_id'),
     invoiceId: text('invoice_id'),
+    /**
+     * What the order asks to be paid: its invoice's amount when invoiced at creation, else its
+     * total (kept with it on PATCH). `paymentStatus` compares the money below against it.
+     */
+    dueCents: bigint('due_cents', { mode: 'number' }).notNull().default(0),
+    /** Paid on the order: its sessions' successes (less reversals), or its invoice's amount less balance. */
+    paidCents: bigint('paid_cents', { mode: 'number' }).notNull().default(0),
+    /** Given back by succeeded refunds of its sessions. */
+    refundedCents: bigint('refunded_cents', { mode: 'number' }).notNull().default(0),
+    /** Derived from the three above; written with them in the unit of work that moved the money. */
+    paymentStatus: text('payment_status').notNull().$type<OrderPaymentStatus>().default('unpaid'),
     /** Key/value tags set by the caller (PUT /{resource}/{id}/tags/{key}). */
     tags: jsonb('tags').notNull().$type<Record<string, string>>().default({}),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
@@ -58,6 +78,8 @@ export const orders = pgTable(
     // The list order (newest first by number): whole lists and keyset pages read it in order.
     index('orders_tenant_sequence_idx').on(t.tenantId, t.sequence),
     index('orders_tenant_cart_idx').on(t.tenantId, t.cartId),
+    index('orders_tenant_invoice_idx').on(t.tenantId, t.invoiceId),
+    index('orders_tenant_payment_status_idx').on(t.tenantId, t.paymentStatus, t.sequence),
   ],
 );
 

@@ -10,5 +10,12 @@ export {
 export { resumeRefund } from './refunds.js';
 export { type FailOutcome, failSession, resumeReversal } from './reversal.js';
 export { InvoiceParams } from './schemas.js';
-export { getSession, insertSession, isTerminal, type PaymentSessionApi, presentSession } from './service.js';
+export {
+  getSession,
+  insertSession,
+  isTerminal,
+  orderSessions,
+  type PaymentSessionApi,
+  presentSession,
+} from './service.js';
 export { resumeSettlement, type SettleOutcome, settleSession } from './settlement.js';

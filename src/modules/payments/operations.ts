@@ -1,9 +1,24 @@
 import { action } from '../../core/actions.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError, validationFailed } from '../../core/errors.js';
+import type { Queryable } from '../../db/client.js';
 import { type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
 import { isOrganizationId, resolveAccount } from '../accounts/index.js';
-import { insertSession, type NewSession, type PaymentSessionApi, presentSession } from './service.js';
+import {
+  getOrder,
+  leftToPay,
+  lockOrderForPayment,
+  type OrderRow,
+  orderAlreadyPaid,
+  orderOfInvoice,
+} from '../orders/index.js';
+import {
+  insertSession,
+  type NewSession,
+  openSessionsCents,
+  type PaymentSessionApi,
+  presentSession,
+} from './service.js';
 import { type SettleOutcome, settleSession } from './settlement.js';
 
 /**
@@ -59,17 +74,73 @@ async function checkInvoice(
   return invoice.accountId;
 }
 
-/** POST /payments and POST /invoices/{id}/pay: a pending session, paying an open invoice if one is named. */
+const PAID: readonly OrderRow['paymentStatus'][] = ['paid', 'partially_refunded', 'refunded'];
+
+/**
+ * The order a session pays, before any billing call: named (`orderId`: this tenant's, in the
+ * session's currency, its invoice if invoiced; else 400 naming `orderId`) or found by the invoice
+ * paid. A paid order: 409 order_already_paid. Returns the input with the order and its invoice.
+ */
+async function linkOrder(deps: ServiceDeps, tenantId: string, input: NewSession): Promise<NewSession> {
+  const orderId =
+    input.orderId ?? (input.invoiceId ? await orderOfInvoice(deps.db, tenantId, input.invoiceId) : null);
+  if (!orderId) return input;
+  const order = await getOrder(deps.db, tenantId, orderId);
+  if (!order) throw validationFailed('orderId', 'exists', 'orderId is not an order of this tenant');
+  if (input.invoiceId && order.invoiceId !== input.invoiceId)
+    throw validationFailed(
+      'orderId',
+      'matches',
+      `the order is paid through ${order.invoiceId ? `its invoice ${order.invoiceId}` : 'sessions without an invoice'}, not invoice ${input.invoiceId}`,
+    );
+  if (order.currency !== input.currency)
+    throw validationFailed('currency', 'matches', `currency must be the order's (${order.currency})`);
+  if (PAID.includes(order.paymentStatus)) throw orderAlreadyPaid(order.id);
+  return { ...input, orderId, invoiceId: order.invoiceId };
+}
+
+/**
+ * Under the order's row lock, in the session's unit of work: the order takes this session only
+ * for what is left once its payments and open sessions are counted, so two concurrent sessions
+ * never ask more than it is due.
+ */
+async function reserveOnOrder(tx: Queryable, tenantId: string, orderId: string, amountCents: number) {
+  const order = await lockOrderForPayment(tx, tenantId, orderId);
+  if (PAID.includes(order.paymentStatus)) throw orderAlreadyPaid(order.id);
+  const open = await openSessionsCents(tx, tenantId, orderId);
+  const left = leftToPay(order, open);
+  if (left === 0)
+    throw new AppError(
+      'conflict',
+      `Order ${orderId} has open payment sessions for the ${open} left to pay: complete them or wait for their outcome`,
+      [{ field: 'orderId', rule: 'covered', message: 'open payment sessions cover what is left to pay' }],
+      undefined,
+      [action('order', 'GET', `/orders/${orderId}`, 'read')],
+    );
+  if (amountCents > left)
+    throw validationFailed(
+      'amountCents',
+      'maximum',
+      `amountCents is above what is left to pay on order ${orderId} (${left}); pay at most that`,
+    );
+}
+
+/**
+ * POST /payments and POST /invoices/{id}/pay: a pending session, paying an open invoice if one is
+ * named and the order if one is named (or is the invoice's).
+ */
 export async function createSession(
   deps: ServiceDeps,
   ctx: OperationContext,
   input: NewSession,
   key: OperationKey<PaymentSessionApi>,
 ): Promise<PaymentSessionApi> {
-  const values = input.invoiceId
-    ? { ...input, accountId: await checkInvoice(deps, ctx.tenantId, input) }
-    : input;
+  const linked = await linkOrder(deps, ctx.tenantId, input);
+  const values = linked.invoiceId
+    ? { ...linked, accountId: await checkInvoice(deps, ctx.tenantId, linked) }
+    : linked;
   return runUnitOfWork(deps, ctx, key, async (u) => {
+    if (values.orderId) await reserveOnOrder(u.tx, ctx.tenantId, values.orderId, values.amountCents);
     const session = presentSession(await insertSession(u.tx, ctx.tenantId, values, u.now));
     await u.audit({ action: 'payment.create', resourceType: 'payment_session', resourceId: session.id });
     await u.emit('payment.session_created', session);

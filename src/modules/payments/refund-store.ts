@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import { type BillingAdapter, type Invoice, requireCapability } from '../../billing/index.js';
 import { AppError, notFound, validationFailed } from '../../core/errors.js';
@@ -8,6 +8,7 @@ import type { Queryable, Tx } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { Intent, UnitOfWork } from '../../unit-of-work/index.js';
+import { moveOrderMoney } from '../orders/index.js';
 import { lockSession, sessionBusy } from './service.js';
 import { paymentSessions, type RefundReason, type RefundStatus, refunds } from './tables.js';
 
@@ -115,6 +116,11 @@ export function refundAmount(row: typeof paymentSessions.$inferSelect, input: Re
     throw new AppError(
       'payment_not_refundable',
       `Payment session ${row.id} is ${row.status}: only a successful payment can be refunded`,
+    );
+  if (row.reversal)
+    throw new AppError(
+      'payment_not_refundable',
+      `Payment session ${row.id} was reversed by the provider (${row.reversal.reason}): its money was taken back`,
     );
   // A settlement or reversal holds the session: a refund would race the reversal of its money.
   if (row.operationKey !== null) throw sessionBusy();
@@ -254,7 +260,17 @@ export async function commitRefund(u: UnitOfWork, plan: RefundPlan): Promise<Ref
   const done = await setStatus(u, plan, 'succeeded', null);
   await emitCreated(u, done);
   await u.emit('refund.succeeded', done);
+  await refundOnOrder(u, plan.sessionId, plan.amountCents);
   return done;
+}
+
+/** In the refund's unit of work: the order the session paid, if any, has the money back counted. */
+export async function refundOnOrder(u: UnitOfWork, sessionId: string, amountCents: number) {
+  const [row] = await u.tx
+    .select({ orderId: paymentSessions.orderId })
+    .from(paymentSessions)
+    .where(tenantWhere(paymentSessions, u.ctx.tenantId, eq(paymentSessions.id, sessionId)));
+  if (row?.orderId) await moveOrderMoney(u, row.orderId, { refundedCents: amountCents });
 }
 
 /**
@@ -281,6 +297,7 @@ export async function refundableSessions(
         tenantId,
         inArray(paymentSessions.invoiceId, [...invoiceIds]),
         eq(paymentSessions.status, 'success'),
+        isNull(paymentSessions.reversal),
         sql`${paymentSessions.amountCents} > ${paymentSessions.refundedCents}`,
       ),
     )

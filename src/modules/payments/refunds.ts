@@ -12,6 +12,7 @@ import {
   runUnitOfWork,
   type ServiceDeps,
 } from '../../unit-of-work/index.js';
+import { moveOrderMoney } from '../orders/index.js';
 import {
   commitRefund,
   dropRefund,
@@ -57,6 +58,7 @@ function refundLocally(
     const presented = presentRefund(refund);
     await emitCreated(u, presented);
     await u.emit('refund.succeeded', presented);
+    if (row.orderId) await moveOrderMoney(u, row.orderId, { refundedCents: amount });
     return presented;
   });
 }

@@ -1,6 +1,7 @@
-import { type BillingAdapter, presentInvoice } from '../../billing/index.js';
+import { type BillingAdapter, type Invoice, presentInvoice } from '../../billing/index.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError, notFound } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
 import {
   abandonIntent,
   anyCallTookEffect,
@@ -12,47 +13,57 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
+import { moveOrderMoney } from '../orders/index.js';
 import {
   claimSession,
   lockSession,
   type PaymentSessionApi,
   type PaymentSessionRow,
   presentSession,
+  recordReversal,
   releaseSession,
   resolveSessionRow,
   sessionBusy,
 } from './service.js';
 
-// A provider's failure event decides `failed` for a pending session. After a settlement (the
-// session `success` paying an invoice), it is a conflicting later outcome: it is recorded and
-// reverses the settlement through the same mechanism (claim, intent, `reversePayment`, commit),
-// leaving the session `failed`, its invoice open again, and `payment.reversed`, `payment.failed`
-// and `invoice.reopened` emitted. A success without an invoice has nothing to reverse: the first
-// terminal outcome stands. Nor is a settlement refunded in part or whole (refunds succeeded or
-// under way) reversed: the customer has money back that the failure says never came, which an
-// operator settles with the provider; the session stays `success` and the event is recorded.
-// While a reversal holds the session, refunds wait (409), so none starts under it.
+// A provider's failure event decides `failed` for a pending session. After `success` (terminal,
+// SPEC.md) it is a dispute: the session stays `success`, what the provider said is recorded as its
+// `reversal`, and the money is taken back: a settled invoice is reopened through the same
+// mechanism as a settlement (claim, intent, `reversePayment`, commit), and the order it paid, if
+// any, counts it as not paid, in the same unit of work; `payment.reversed` (and
+// `invoice.reopened`) are emitted. A settlement refunded in part or whole (refunds succeeded or
+// under way) is not reversed: the customer has money back that the failure says never came,
+// which an operator settles with the provider; the event is recorded. While a reversal holds the
+// session, refunds wait (409), so none starts under it.
 
 export type FailOutcome =
   | { kind: 'failed'; session: PaymentSessionApi }
-  /** It had succeeded: its settlement is reversed and it is `failed` now. */
+  /** It had succeeded: it stays `success`, with its `reversal` recorded and its money taken back. */
   | { kind: 'reversed'; session: PaymentSessionApi }
-  /** Failed or cancelled already: nothing done. */
+  /** Failed, cancelled or reversed already: nothing done. */
   | { kind: 'terminal'; session: PaymentSessionApi }
   /** It had succeeded and was refunded in part or whole: not reversed, nothing done. */
   | { kind: 'refunded'; session: PaymentSessionApi };
 
 export type AlsoRecordFailure = (u: UnitOfWork, outcome: FailOutcome) => Promise<void>;
 
+export interface FailRequest {
+  sessionId: string;
+  /** `provider:<event id>`: kept as the reversal's provider reference. */
+  resolvedBy: string;
+  /** The provider's failure reason, if it gave one. */
+  reason?: string | undefined;
+}
+
 /** A reversal as decided; JSON, kept in its intent. */
 export interface ReversalPlan {
   sessionId: string;
   invoiceId: string;
   resolvedBy: string;
+  reason?: string | undefined;
 }
 
-async function emitFailure(u: UnitOfWork, session: PaymentSessionApi, reversed: boolean) {
-  if (reversed) await u.emit('payment.reversed', session);
+async function emitFailure(u: UnitOfWork, session: PaymentSessionApi) {
   await u.emit('payment.failed', session);
   if (session.invoiceId)
     await u.emit('invoice.failed', {
@@ -62,28 +73,58 @@ async function emitFailure(u: UnitOfWork, session: PaymentSessionApi, reversed: 
     });
 }
 
-/** In the unit of work: the locked session `failed` (reversed when it had succeeded), its events. */
+/** In the unit of work: a successful session's reversal recorded, its invoice and order following. */
+async function commitReversal(
+  u: UnitOfWork,
+  row: PaymentSessionRow,
+  input: FailRequest,
+  reopened: Invoice | null,
+): Promise<FailOutcome> {
+  const session = await recordReversal(
+    u.tx,
+    u.ctx.tenantId,
+    row.id,
+    {
+      reason: input.reason ?? 'provider_reported_failure',
+      createdAt: iso(u.now),
+      providerReference: input.resolvedBy,
+    },
+    u.now,
+  );
+  await u.emit('payment.reversed', session);
+  if (reopened)
+    await u.emit('invoice.reopened', {
+      resourceType: 'invoice',
+      resourceId: reopened.id,
+      invoice: presentInvoice(reopened),
+      paymentSessionId: session.id,
+    });
+  if (row.orderId)
+    await moveOrderMoney(u, row.orderId, reopened ? { invoice: reopened } : { paidCents: -row.amountCents });
+  return { kind: 'reversed', session };
+}
+
+/** In the unit of work: the locked session `failed` when pending, reversed when it had succeeded. */
 async function commitFailure(
   u: UnitOfWork,
-  sessionId: string,
-  resolvedBy: string,
+  input: FailRequest,
   claim: string | null,
+  reopened: Invoice | null,
 ): Promise<FailOutcome> {
-  const row = await lockSession(u.tx, u.ctx.tenantId, sessionId);
+  const row = await lockSession(u.tx, u.ctx.tenantId, input.sessionId);
   if (!row) throw notFound('Payment session');
-  if (row.status === 'failed' || row.status === 'cancelled')
+  if (row.status === 'failed' || row.status === 'cancelled' || row.reversal)
     return { kind: 'terminal', session: presentSession(row) };
   if (row.operationKey !== claim) throw sessionBusy();
-  // Without a settlement there is nothing to reverse: the first terminal outcome stands. A
-  // settlement that committed after this failure was decided is reversed by the retry.
-  if (row.status === 'success' && !row.invoiceId) return { kind: 'terminal', session: presentSession(row) };
-  if (row.status === 'success' && row.refundedCents > 0)
-    return { kind: 'refunded', session: presentSession(row) };
-  if (row.status === 'success' && claim === null) throw sessionBusy();
-  const reversed = row.status === 'success';
-  const session = await resolveSessionRow(u.tx, u.ctx.tenantId, row.id, 'failed', resolvedBy, u.now);
-  await emitFailure(u, session, reversed);
-  return { kind: reversed ? 'reversed' : 'failed', session };
+  if (row.status === 'success') {
+    if (row.refundedCents > 0) return { kind: 'refunded', session: presentSession(row) };
+    // A settlement that committed after this failure was decided is reversed by the retry.
+    if (row.invoiceId && claim === null) throw sessionBusy();
+    return commitReversal(u, row, input, reopened);
+  }
+  const session = await resolveSessionRow(u.tx, u.ctx.tenantId, row.id, 'failed', input.resolvedBy, u.now);
+  await emitFailure(u, session);
+  return { kind: 'failed', session };
 }
 
 type Decision = { row: PaymentSessionRow; intent: Intent<ReversalPlan> | null };
@@ -93,19 +134,25 @@ async function decide(
   deps: ServiceDeps,
   ctx: OperationContext,
   key: Pick<OperationKey, 'id'>,
-  input: { sessionId: string; resolvedBy: string },
+  input: FailRequest,
 ): Promise<Decision> {
   return deps.db.transaction(async (tx) => {
     const row = await lockSession(tx, ctx.tenantId, input.sessionId);
     if (!row) throw notFound('Payment session');
     if (row.operationKey !== null && row.operationKey !== key.id) throw sessionBusy();
-    if (row.status !== 'success' || !row.invoiceId || row.refundedCents > 0) return { row, intent: null };
+    if (row.status !== 'success' || !row.invoiceId || row.refundedCents > 0 || row.reversal)
+      return { row, intent: null };
     await claimSession(tx, ctx.tenantId, row.id, key.id);
     const intent = await beginIntent(tx, deps, ctx, key, {
       operation: 'payments.reverse',
       recovery: 'roll_forward',
       subject: { type: 'payment_session', id: row.id },
-      plan: { sessionId: row.id, invoiceId: row.invoiceId, resolvedBy: input.resolvedBy },
+      plan: {
+        sessionId: row.id,
+        invoiceId: row.invoiceId,
+        resolvedBy: input.resolvedBy,
+        ...(input.reason ? { reason: input.reason } : {}),
+      },
       steps: [{ step: 'reverse', kind: 'reverse_payment' }],
     });
     return { row, intent };
@@ -140,13 +187,7 @@ async function executeReversal(
         `The billing system refused to reverse the payment: ${reversed.failure.message}`,
       );
     return await runUnitOfWork(deps, ctx, key, async (u) => {
-      const outcome = await commitFailure(u, plan.sessionId, plan.resolvedBy, key.id);
-      await u.emit('invoice.reopened', {
-        resourceType: 'invoice',
-        resourceId: reversed.value.id,
-        invoice: presentInvoice(reversed.value),
-        paymentSessionId: plan.sessionId,
-      });
+      const outcome = await commitFailure(u, plan, key.id, reversed.value);
       await also?.(u, outcome);
       await intent.complete(u, resolvedBy);
       return outcome;
@@ -158,20 +199,21 @@ async function executeReversal(
 }
 
 /**
- * Moves a session to `failed`: a pending one at once; one that succeeded by reversing its
- * settlement first. `also` records the caller's facts (the provider event) in the same unit.
+ * A provider's failure: a pending session `failed` at once; one that succeeded stays `success`
+ * with its `reversal`, its settlement undone first. `also` records the caller's facts (the
+ * provider event) in the same unit.
  */
 export async function failSession(
   deps: ServiceDeps,
   ctx: OperationContext,
   key: OperationKey<FailOutcome>,
-  input: { sessionId: string; resolvedBy: string },
+  input: FailRequest,
   also?: AlsoRecordFailure,
 ): Promise<FailOutcome> {
   const decided = await decide(deps, ctx, key, input);
   if (decided.intent) return executeReversal(deps, ctx, key, decided.intent, also);
   return runUnitOfWork(deps, ctx, key, async (u) => {
-    const outcome = await commitFailure(u, input.sessionId, input.resolvedBy, null);
+    const outcome = await commitFailure(u, input, null, null);
     await also?.(u, outcome);
     return outcome;
   });

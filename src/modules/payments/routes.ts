@@ -39,7 +39,8 @@ function sessionActions(s: PaymentSessionApi): ActionSpec[] {
   return [
     action('self', 'GET', `/payments/${s.id}`, 'read'),
     ...(isTerminal(s.status) ? [] : [action('complete', 'POST', `/payments/${s.id}/complete`, 'commerce')]),
-    ...(s.status === 'success' && s.refundedCents < s.amountCents
+    ...(s.orderId ? [action('order', 'GET', `/orders/${s.orderId}`, 'read')] : []),
+    ...(s.status === 'success' && !s.reversal && s.refundedCents < s.amountCents
       ? [
           action('refund', 'POST', `/payments/${s.id}/refunds`, 'commerce', {
             reason: 'requested_by_customer',
@@ -52,13 +53,14 @@ function sessionActions(s: PaymentSessionApi): ActionSpec[] {
 }
 
 const sessionInput = (
-  b: { accountId: string; amountCents: number; currency: string; paymentPageSlug?: string },
+  b: { accountId: string; amountCents: number; currency: string; paymentPageSlug?: string; orderId?: string },
   invoiceId: string | null,
 ): NewSession => ({
   accountId: b.accountId,
   amountCents: b.amountCents,
   currency: b.currency,
   invoiceId,
+  orderId: b.orderId ?? null,
   paymentPageSlug: b.paymentPageSlug ?? null,
 });
 
@@ -81,6 +83,8 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         description:
           'Records the intent to pay `amountCents`; money moves at the payment provider. With `invoiceId` it pays ' +
           'that invoice: unknown to the billing system 400 naming `invoiceId`; not open or another currency 409. ' +
+          'With `orderId` it pays that order (see `orderId`): a paid order is 409 `order_already_paid` with ' +
+          'nothing created; open sessions covering the rest are 409 `conflict`. ' +
           'Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or let the provider ' +
           'report the outcome.',
         tags: TAGS,

@@ -34,6 +34,15 @@ export const CreatePaymentBody = Type.Object(
         description: 'Invoice to pay: open, in the same currency.',
       }),
     ),
+    orderId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description:
+          "Order to pay (this tenant's, else 400 naming `orderId`): the session appears on it and its " +
+          '`paymentStatus` follows. An invoiced order is paid through its invoice (`invoiceId` is filled). ' +
+          'At most what is left to pay (400); paid already: 409 `order_already_paid`.',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -64,11 +73,29 @@ export const PaymentSessionSchema = Type.Object({
       '`pending` -> (`processing`) -> `success` | `failed` | `cancelled`; the last three are terminal.',
   }),
   invoiceId: Type.Union([Type.String(), Type.Null()]),
+  orderId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The order the session pays, if any.',
+  }),
   paymentPageSlug: Type.Union([Type.String(), Type.Null()]),
   refundedCents: Type.Integer({
     minimum: 0,
     description: 'Given back so far by refunds that are pending or succeeded; at most `amountCents`.',
   }),
+  reversal: Type.Union(
+    [
+      Type.Object({
+        reason: Type.String({ description: "The provider's failure reason." }),
+        createdAt: Type.String({ format: 'date-time' }),
+        providerReference: Type.String({ description: '`provider:<event id>`.' }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        'A provider failure reported after `success`: the status stays `success` (terminal) and the payment ' +
+        'is taken back like a dispute (its invoice open again, its order no longer paid by it).',
+    },
+  ),
   tags: TagsSchema,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),

@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import { AppError } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
@@ -9,7 +9,7 @@ import { rowsAfter } from '../../db/keyset.js';
 import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import { type PaymentStatus, paymentSessions, TERMINAL_STATUSES } from './tables.js';
+import { type PaymentStatus, paymentSessions, type SessionReversal, TERMINAL_STATUSES } from './tables.js';
 
 export type PaymentSessionRow = typeof paymentSessions.$inferSelect;
 
@@ -21,8 +21,10 @@ export interface PaymentSessionApi {
   currency: string;
   status: PaymentStatus;
   invoiceId: string | null;
+  orderId: string | null;
   paymentPageSlug: string | null;
   refundedCents: number;
+  reversal: SessionReversal | null;
   tags: Tags;
   createdAt: string;
   updatedAt: string;
@@ -41,8 +43,10 @@ export function presentSession(row: PaymentSessionRow): PaymentSessionApi {
     currency: row.currency,
     status: row.status,
     invoiceId: row.invoiceId,
+    orderId: row.orderId,
     paymentPageSlug: row.paymentPageSlug,
     refundedCents: row.refundedCents,
+    reversal: row.reversal ?? null,
     tags: row.tags,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -91,6 +95,8 @@ export interface NewSession {
   amountCents: number;
   currency: string;
   invoiceId: string | null;
+  /** The order paid, if any (omitted: none). */
+  orderId?: string | null;
   paymentPageSlug: string | null;
 }
 
@@ -156,4 +162,42 @@ export async function resolveSessionRow(
   });
   if (!updated) throw new AppError('not_found', 'Payment session not found');
   return presentSession(updated as PaymentSessionRow);
+}
+
+/** Records a provider's failure after success on the locked session: it stays `success`, its claim cleared. */
+export async function recordReversal(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  reversal: SessionReversal,
+  now: Date,
+): Promise<PaymentSessionApi> {
+  const updated = await repo.update(tx, tenantId, id, { reversal, operationKey: null, updatedAt: now });
+  if (!updated) throw new AppError('not_found', 'Payment session not found');
+  return presentSession(updated as PaymentSessionRow);
+}
+
+/** The sessions paying an order, oldest first. */
+export function orderSessions(db: Queryable, tenantId: string, orderId: string) {
+  return db
+    .select()
+    .from(paymentSessions)
+    .where(tenantWhere(paymentSessions, tenantId, eq(paymentSessions.orderId, orderId)))
+    .orderBy(asc(paymentSessions.createdAt), asc(paymentSessions.id));
+}
+
+/** What the order's open sessions (pending, processing) ask for: reserved until they resolve. */
+export async function openSessionsCents(tx: Queryable, tenantId: string, orderId: string): Promise<number> {
+  const [row] = await tx
+    .select({ cents: sql<string>`coalesce(sum(${paymentSessions.amountCents}), 0)` })
+    .from(paymentSessions)
+    .where(
+      tenantWhere(
+        paymentSessions,
+        tenantId,
+        eq(paymentSessions.orderId, orderId),
+        inArray(paymentSessions.status, ['pending', 'processing']),
+      ),
+    );
+  return Number(row?.cents ?? 0);
 }

@@ -13,6 +13,7 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
+import { moveOrderMoney } from '../orders/index.js';
 import {
   claimSession,
   getSession,
@@ -88,6 +89,9 @@ async function commitSuccess(
   const session = await resolveSessionRow(u.tx, u.ctx.tenantId, row.id, 'success', plan.resolvedBy, u.now);
   if (plan.audit) await u.audit(plan.audit);
   await u.emit('payment.succeeded', session);
+  // The order follows in this unit: by its invoice as settled, or by the session's amount.
+  if (row.orderId)
+    await moveOrderMoney(u, row.orderId, settled ? { invoice: settled } : { paidCents: row.amountCents });
   if (settled?.status === 'paid')
     await u.emit('invoice.paid', {
       resourceType: 'invoice',

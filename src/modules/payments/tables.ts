@@ -5,6 +5,15 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 /** Terminal: no further transition (complete -> 400, provider events ignored). */
 export const TERMINAL_STATUSES: readonly PaymentStatus[] = ['success', 'failed', 'cancelled'];
 
+/** What a provider said after a success: the session stays `success`, its money is taken back. */
+export interface SessionReversal {
+  /** The provider's failure reason, or `provider_reported_failure` when it gave none. */
+  reason: string;
+  createdAt: string;
+  /** The provider's reference: `provider:<event id>`. */
+  providerReference: string;
+}
+
 /** Payment sessions record intent; money moves at the payment provider. */
 export const paymentSessions = pgTable(
   'payment_sessions',
@@ -16,6 +25,8 @@ export const paymentSessions = pgTable(
     currency: text('currency').notNull(),
     status: text('status').notNull().$type<PaymentStatus>(),
     invoiceId: text('invoice_id'),
+    /** The order the session pays (same tenant), if any: its payment status follows the session. */
+    orderId: uuid('order_id'),
     paymentPageSlug: text('payment_page_slug'),
     /** What moved it to a terminal state: `complete` (API) or `provider:<event id>`. */
     resolvedBy: text('resolved_by'),
@@ -26,6 +37,11 @@ export const paymentSessions = pgTable(
     operationKey: text('operation_key'),
     /** The sum of the session's refunds that are pending or succeeded: never above `amountCents`. */
     refundedCents: bigint('refunded_cents', { mode: 'number' }).notNull().default(0),
+    /**
+     * A provider's failure after `success` (which stays: it is terminal), as a dispute: its
+     * settlement is undone and the money counts as not paid.
+     */
+    reversal: jsonb('reversal').$type<SessionReversal>(),
     /** Key/value tags set by the caller (PUT /{resource}/{id}/tags/{key}). */
     tags: jsonb('tags').notNull().$type<Record<string, string>>().default({}),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
@@ -34,6 +50,7 @@ export const paymentSessions = pgTable(
   (t) => [
     primaryKey({ columns: [t.tenantId, t.id] }),
     index('payment_sessions_tenant_created_idx').on(t.tenantId, t.createdAt),
+    index('payment_sessions_tenant_order_idx').on(t.tenantId, t.orderId),
   ],
 );
 

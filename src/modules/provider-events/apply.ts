@@ -102,9 +102,8 @@ export async function applyProviderEvent(
     if (!session) {
       await runUnitOfWork(deps, ctx, key, keep({ applied: false, reason: 'unknown_session' }));
     } else if (event.type === 'payment.failed') {
-      await failSession(deps, ctx, key, { sessionId, resolvedBy: `provider:${event.id}` }, (u, o) =>
-        keep(failed(o))(u),
-      );
+      const failure = { sessionId, resolvedBy: `provider:${event.id}`, reason: event.data.failureReason };
+      await failSession(deps, ctx, key, failure, (u, o) => keep(failed(o))(u));
     } else if (event.data.amountCents !== undefined && event.data.amountCents !== session.amountCents) {
       const detail = `provider moved ${event.data.amountCents}, the session is for ${session.amountCents}`;
       await runUnitOfWork(

@@ -639,7 +639,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically). Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 `quote_unavailable`). Resolved prices win over the `priceCents`/`totalCents` hints, differing hints listed in `rulesApplied` (create only). Starts `pending` with an owner, else `draft`. With a billing account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once (`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to retry safely.
+         * @description Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically; the cart decides lines, context and currency, so `items` or `customerContext` beside it, or another `currency`, is 400 rule `cart`). Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 `quote_unavailable`). Resolved prices win over the `priceCents`/`totalCents` hints, differing hints listed in `rulesApplied` (create only). Starts `pending` with an owner, else `draft`. With a billing account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once (`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to retry safely.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -667,7 +667,7 @@ export interface paths {
         head?: never;
         /**
          * Update an order
-         * @description Changes `status`, `items` (re-priced like create) and/or `totalCents`. `order_update` policies run first (403 `policy_blocked`). Audit `order.update` (before/after diff); event `order.updated`. Invoices and subscriptions made from the order are not changed.
+         * @description Changes `status`, `items` (re-priced like create) and/or `totalCents`. `order_update` policies run first (403 `policy_blocked`). A `totalCents` the order does not take is refused, never dropped: with priced lines (or other than the total of the `items` sent) 400 rule `priced`; once invoiced 400 rule `invoiced`. Audit `order.update` (before/after diff); event `order.updated`. Invoices and subscriptions made from the order are not changed.
          */
         patch: operations["updateOrder"];
         trace?: never;
@@ -963,7 +963,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payment session
-         * @description Records the intent to pay `amountCents`; money moves at the payment provider. With `invoiceId` it pays that invoice: unknown to the billing system 400 naming `invoiceId`; not open or another currency 409. Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or let the provider report the outcome.
+         * @description Records the intent to pay `amountCents`; money moves at the payment provider. With `invoiceId` it pays that invoice: unknown to the billing system 400 naming `invoiceId`; not open or another currency 409. With `orderId` it pays that order (see `orderId`): a paid order is 409 `order_already_paid` with nothing created; open sessions covering the rest are 409 `conflict`. Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or let the provider report the outcome.
          */
         post: operations["createPaymentSession"];
         delete?: never;
@@ -1847,7 +1847,7 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "payment_not_refundable" | "refund_exceeds_remaining" | "no_credit_available" | "internal" | "capability_unavailable" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
+            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "order_already_paid" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "payment_not_refundable" | "refund_exceeds_remaining" | "no_credit_available" | "internal" | "capability_unavailable" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
             details?: components["schemas"]["ErrorDetail"][];
             /** @description When to retry, in seconds: the Retry-After header, in the body. */
             retryAfterSeconds?: number;
@@ -10162,6 +10162,8 @@ export interface operations {
                 organizationId?: string;
                 /** @description Only orders in this status, e.g. `pending`. */
                 status?: string;
+                /** @description Only orders in this payment status, e.g. `paid`. */
+                paymentStatus?: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
                 /** @description Only rows tagged `key:value`; repeat for AND (two values of one key match nothing). */
                 tag?: string[];
                 /** @description Page size. */
@@ -10210,6 +10212,19 @@ export interface operations {
                      *           "discountCents": 0,
                      *           "billingAccountId": "string",
                      *           "invoiceId": "string",
+                     *           "paymentStatus": "unpaid",
+                     *           "paidCents": 0,
+                     *           "refundedCents": 0,
+                     *           "payments": [
+                     *             {
+                     *               "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *               "amountCents": 0,
+                     *               "status": "string",
+                     *               "refundedCents": 0,
+                     *               "reversed": true,
+                     *               "createdAt": "2019-08-24T14:15:22Z"
+                     *             }
+                     *           ],
                      *           "tags": {
                      *             "property1": "string",
                      *             "property2": "string"
@@ -10263,6 +10278,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -10363,7 +10400,7 @@ export interface operations {
                      * @description B2B account (an account id).
                      */
                     organizationId?: string;
-                    /** @description Default []. Ignored with cartId. */
+                    /** @description Default []. Not with cartId (the cart's lines): 400 rule `cart`. */
                     items?: {
                         /** Format: uuid */
                         productId: string;
@@ -10372,9 +10409,9 @@ export interface operations {
                         /** @description A hint; the resolved price wins. */
                         priceCents?: number;
                     }[];
-                    /** @description A hint; kept only for orders without items. */
+                    /** @description A hint; kept only for orders without items (a differing hint is listed in `rulesApplied.hints`). */
                     totalCents?: number;
-                    /** @description Default USD. */
+                    /** @description Default USD (with cartId: the cart's; another is 400 rule `cart`). */
                     currency?: string;
                     /** @description Who is buying, for price rules and offers. */
                     customerContext?: {
@@ -10436,6 +10473,9 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "paymentStatus": "unpaid",
+                     *         "paidCents": 0,
+                     *         "refundedCents": 0,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z",
@@ -10535,6 +10575,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -10741,6 +10803,9 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "paymentStatus": "unpaid",
+                     *         "paidCents": 0,
+                     *         "refundedCents": 0,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -10829,6 +10894,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -10931,7 +11018,7 @@ export interface operations {
                 "application/json": {
                     /** @description Free-form; usually draft, pending, confirmed, fulfilled or cancelled. */
                     status?: string;
-                    /** @description Replaces the lines; re-priced. */
+                    /** @description Replaces the lines; re-priced (a `priceCents` other than the resolved one: 400). */
                     items?: {
                         /** Format: uuid */
                         productId: string;
@@ -10940,7 +11027,7 @@ export interface operations {
                         /** @description A hint; the resolved price wins. */
                         priceCents?: number;
                     }[];
-                    /** @description Kept only for orders without items. */
+                    /** @description Only for orders without items (an order with lines has the total of its lines: 400 naming `totalCents`, rule `priced`), and not once invoiced (400, rule `invoiced`). */
                     totalCents?: number;
                 };
             };
@@ -10984,6 +11071,9 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "paymentStatus": "unpaid",
+                     *         "paidCents": 0,
+                     *         "refundedCents": 0,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -11072,6 +11162,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -13094,7 +13206,7 @@ export interface operations {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url: string;
                     /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
-                    events: ("*" | "account.created" | "account.updated" | "order.created" | "order.updated" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
+                    events: ("*" | "account.created" | "account.updated" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                 };
             };
         };
@@ -13490,7 +13602,7 @@ export interface operations {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url?: string;
                     /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
-                    events?: ("*" | "account.created" | "account.updated" | "order.created" | "order.updated" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
+                    events?: ("*" | "account.created" | "account.updated" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                     /** @description `false` stops deliveries (events meanwhile are not delivered later). */
                     isActive?: boolean;
                 };
@@ -13830,8 +13942,14 @@ export interface operations {
                      *           "currency": "string",
                      *           "status": "pending",
                      *           "invoiceId": "string",
+                     *           "orderId": "b3e1eced-f2bd-4d8c-9765-fbc9d1d222d5",
                      *           "paymentPageSlug": "string",
                      *           "refundedCents": 0,
+                     *           "reversal": {
+                     *             "reason": "string",
+                     *             "createdAt": "2019-08-24T14:15:22Z",
+                     *             "providerReference": "string"
+                     *           },
                      *           "tags": {
                      *             "property1": "string",
                      *             "property2": "string"
@@ -13862,9 +13980,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -13973,6 +14102,11 @@ export interface operations {
                     paymentPageSlug?: string;
                     /** @description Invoice to pay: open, in the same currency. */
                     invoiceId?: string;
+                    /**
+                     * Format: uuid
+                     * @description Order to pay (this tenant's, else 400 naming `orderId`): the session appears on it and its `paymentStatus` follows. An invoiced order is paid through its invoice (`invoiceId` is filled). At most what is left to pay (400); paid already: 409 `order_already_paid`.
+                     */
+                    orderId?: string;
                 };
             };
         };
@@ -13993,8 +14127,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "pending",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "orderId": "0190b000-0000-7000-8000-000000000008",
                      *         "paymentPageSlug": null,
                      *         "refundedCents": 0,
+                     *         "reversal": null,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -14051,9 +14187,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -14220,8 +14367,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "pending",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "orderId": "0190b000-0000-7000-8000-000000000008",
                      *         "paymentPageSlug": null,
                      *         "refundedCents": 0,
+                     *         "reversal": null,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -14278,9 +14427,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -14424,8 +14584,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "success",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "orderId": "0190b000-0000-7000-8000-000000000008",
                      *         "paymentPageSlug": null,
                      *         "refundedCents": 0,
+                     *         "reversal": null,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -14471,9 +14633,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -14596,8 +14769,10 @@ export interface operations {
                      *         "currency": "USD",
                      *         "status": "success",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "orderId": "0190b000-0000-7000-8000-000000000008",
                      *         "paymentPageSlug": null,
                      *         "refundedCents": 0,
+                     *         "reversal": null,
                      *         "tags": {},
                      *         "createdAt": "2026-03-01T10:00:00.000Z",
                      *         "updatedAt": "2026-03-01T10:00:00.000Z"
@@ -14643,9 +14818,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -22489,6 +22675,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -22511,9 +22719,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -22736,6 +22955,28 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /**
+                             * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
+                             * @enum {string}
+                             */
+                            paymentStatus: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                            /** @description Paid so far: its invoice's amount less balance, or its successful sessions less reversals. */
+                            paidCents: number;
+                            /** @description Given back by succeeded refunds of its sessions. */
+                            refundedCents: number;
+                            /** @description The payment sessions linked to the order, oldest first (on single-order responses). */
+                            payments?: {
+                                /** Format: uuid */
+                                id: string;
+                                amountCents: number;
+                                /** @description The session's status. */
+                                status: string;
+                                refundedCents: number;
+                                /** @description The provider reported a failure after success: not counted as paid. */
+                                reversed: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;
@@ -22758,9 +22999,20 @@ export interface operations {
                              */
                             status: "pending" | "processing" | "success" | "failed" | "cancelled";
                             invoiceId: string | null;
+                            /** @description The order the session pays, if any. */
+                            orderId: string | null;
                             paymentPageSlug: string | null;
                             /** @description Given back so far by refunds that are pending or succeeded; at most `amountCents`. */
                             refundedCents: number;
+                            /** @description A provider failure reported after `success`: the status stays `success` (terminal) and the payment is taken back like a dispute (its invoice open again, its order no longer paid by it). */
+                            reversal: {
+                                /** @description The provider's failure reason. */
+                                reason: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description `provider:<event id>`. */
+                                providerReference: string;
+                            } | null;
                             /** @description Your key/value tags, `{}` when none (at most 50); set with PUT …/tags/{key}. */
                             tags: {
                                 [key: string]: string;

@@ -1,0 +1,87 @@
+import { and, eq } from 'drizzle-orm';
+import type { Invoice } from '../../billing/index.js';
+import { action } from '../../core/actions.js';
+import { AppError, validationFailed } from '../../core/errors.js';
+import type { Queryable } from '../../db/client.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
+import type { UnitOfWork } from '../../unit-of-work/index.js';
+import { getOrder, type OrderRow, presentOrder } from './service.js';
+import { type OrderPaymentStatus, orders } from './tables.js';
+
+// An order knows whether it is paid. Its money (`paidCents`, `refundedCents`) moves in the unit
+// of work of the payment, refund or reversal that moved it, under the order's row lock, and its
+// `paymentStatus` is derived from that money and `dueCents` and written with it, so the list
+// filter is a column read. `order.paid` and `order.refunded` are emitted in the same unit.
+
+/** The status that money gives: refunds first (money went back), then how much of the due is paid. */
+export function paymentStatusOf(due: number, paid: number, refunded: number): OrderPaymentStatus {
+  if (refunded > 0) return refunded >= paid ? 'refunded' : 'partially_refunded';
+  if (paid > 0 && paid >= due) return 'paid';
+  return paid > 0 ? 'partially_paid' : 'unpaid';
+}
+
+/** The order of this tenant under its row lock, or 400 naming `orderId`. */
+export async function lockOrderForPayment(
+  tx: Queryable,
+  tenantId: string,
+  orderId: string,
+): Promise<OrderRow> {
+  const row = await getOrder(tx, tenantId, orderId, true);
+  if (!row) throw validationFailed('orderId', 'exists', 'orderId is not an order of this tenant');
+  return row;
+}
+
+/** The order whose invoice is `invoiceId` (one per invoice: orders are invoiced at creation). */
+export async function orderOfInvoice(db: Queryable, tenantId: string, invoiceId: string) {
+  const [row] = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(tenantWhere(orders, tenantId, eq(orders.invoiceId, invoiceId)))
+    .limit(1);
+  return row?.id;
+}
+
+/** What is left to pay on the order, given what its open sessions already ask for. */
+export const leftToPay = (row: OrderRow, pendingCents: number) =>
+  Math.max(0, row.dueCents - row.paidCents - pendingCents);
+
+export const orderAlreadyPaid = (orderId: string) =>
+  new AppError(
+    'order_already_paid',
+    `Order ${orderId} is paid: it takes no further payment session`,
+    [{ field: 'orderId', rule: 'unpaid', message: 'the order is paid in full' }],
+    undefined,
+    [action('order', 'GET', `/orders/${orderId}`, 'read')],
+  );
+
+export interface OrderMoney {
+  /** Added to what is paid (negative: a reversal). */
+  paidCents?: number;
+  /** Added to what was given back. */
+  refundedCents?: number;
+  /** Paid as the order's invoice says now (amount less balance): replaces `paidCents`. */
+  invoice?: Invoice;
+}
+
+/**
+ * In the unit of work: moves the order's money, writes its new status and emits what changed
+ * (`order.paid` on becoming paid, `order.refunded` on a refund). Locks the order row.
+ */
+export async function moveOrderMoney(u: UnitOfWork, orderId: string, money: OrderMoney): Promise<void> {
+  const row = await getOrder(u.tx, u.ctx.tenantId, orderId, true);
+  if (!row) return;
+  const paid = money.invoice
+    ? money.invoice.amountCents - money.invoice.balanceCents
+    : row.paidCents + (money.paidCents ?? 0);
+  const refunded = row.refundedCents + (money.refundedCents ?? 0);
+  const status = paymentStatusOf(row.dueCents, paid, refunded);
+  const [after] = await u.tx
+    .update(orders)
+    .set({ paidCents: paid, refundedCents: refunded, paymentStatus: status, updatedAt: u.now })
+    .where(and(eq(orders.tenantId, u.ctx.tenantId), eq(orders.id, orderId)))
+    .returning();
+  if (!after) return;
+  const order = presentOrder(after);
+  if (status === 'paid' && row.paymentStatus !== 'paid') await u.emit('order.paid', order);
+  if ((money.refundedCents ?? 0) > 0) await u.emit('order.refunded', order);
+}
