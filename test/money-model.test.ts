@@ -278,6 +278,43 @@ const commands = [
  * above, replay the same sequences (adding a command changes what a seed generates).
  */
 const roundTwoCommands = [
+  fc.tuple(fault, fault).map(
+    ([f, g]) =>
+      new Command(`order-paid(${f},${g})`, async (w) => {
+        // Orders that know they are paid: an order paid through POST /payments {orderId} reads
+        // paid, offers no payment and refuses another session (409 order_already_paid).
+        const created = await w.send('POST', '/orders', {
+          organizationId: w.orgId,
+          items: [{ productId: w.itemId }],
+        });
+        if (created.status !== 201) return;
+        const order = created.json().data;
+        const invoice = (await w.state()).invoices.find((x) => x.id === order.invoiceId);
+        const due = Number(invoice?.balanceCents ?? order.totalCents);
+        if (due <= 0) return;
+        const body = { accountId: w.billingId, amountCents: due, currency: 'USD', orderId: order.id };
+        const session = await w.send('POST', '/payments', body, newKey(), undefined, f);
+        if (session.status !== 201) return;
+        const id = session.json().data.id as string;
+        w.sessions.push(id);
+        const complete = await w.send('POST', `/payments/${id}/complete`, undefined, newKey(), undefined, g);
+        if (complete.status !== 200) return;
+        w.completed.add(id);
+        const read = (
+          await w.send('GET', `/orders/${order.id}`, undefined, undefined, w.tenant.keys.read)
+        ).json();
+        const offers = (read.nextActions as { operationId?: string }[]).map((a) => a.operationId);
+        const again = await w.send('POST', '/payments', { ...body, amountCents: 1 }, newKey());
+        if (
+          read.data.paymentStatus !== 'paid' ||
+          offers.includes('createPaymentSession') ||
+          again.status !== 409
+        )
+          w.violations.push(
+            `order ${order.id} paid in full reads ${read.data.paymentStatus}, offers ${offers}, another session ${again.status}`,
+          );
+      }),
+  ),
   fc.tuple(fc.constantFrom('/refunds', '/payments', '/subscriptions', '/audit-logs'), fc.nat(3)).map(
     ([list, how]) =>
       new Command(`tampered-cursor(${list},${how})`, async (w) => {
