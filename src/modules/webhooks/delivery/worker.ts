@@ -260,7 +260,9 @@ export class DeliveryWorker {
   private claimWanted(ended: ClaimedDelivery): boolean {
     if (this.startableReady() > this.lowWater) return false;
     return (
-      this.awaitingLowWater || this.heldBack.tenants.has(ended.tenantId) || this.heldBack.receivers.has(ended.url)
+      this.awaitingLowWater ||
+      this.heldBack.tenants.has(ended.tenantId) ||
+      this.heldBack.receivers.has(ended.url)
     );
   }
 
