@@ -252,6 +252,8 @@ describe('webhook delivery: one receiver never holds back another tenant', () =>
         expect(hanging.receipts).toHaveLength(3);
         expect(w.sendsUnderWay(a.tenantId)).toBe(3);
         await waitFor(() => w.sendsUnderWay() === 3);
+        // The slot frees when the request ends; the result is written after, in the background.
+        await waitFor(async () => (await deliveryOf(b, bHook, bId)).attemptCount > 0);
         expect(await deliveryOf(b, bHook, bId)).toMatchObject({ status: 'succeeded', attemptCount: 1 });
         // The hanging tenant's other deliveries wait in the queue, not in the slots.
         const queued = await deliveriesOf(a, aHook);
@@ -362,9 +364,9 @@ describe('webhook delivery: one receiver never holds back another tenant', () =>
 });
 
 /** Polls a condition the worker reaches on its own (not a wall-clock bound on how fast). */
-async function waitFor(condition: () => boolean, timeoutMs = 20_000) {
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }

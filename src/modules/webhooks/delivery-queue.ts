@@ -124,8 +124,10 @@ function dueTenantsOf(db: Queryable) {
 /**
  * Claims up to `limit` from `tenants`, one single-tenant statement each (Citus). Each tenant's
  * turn asks for an even part of what is left, within its room, so tenants take turns within one
- * claim as the single statement on PostgreSQL makes them. A tenant that yields nothing has run
- * dry (or is at its share) and leaves the set; the others go to the back.
+ * claim as the single statement on PostgreSQL makes them; what each statement took is taken off
+ * the rooms the next ones see (a receiver shared by tenants, a tenant's second turn). A tenant
+ * that yields less than asked has run dry (or is at its share) and leaves the set; the others go
+ * to the back.
  */
 async function claimFrom(
   db: Queryable,
@@ -135,23 +137,33 @@ async function claimFrom(
   lease: Lease,
 ): Promise<ClaimedDelivery[]> {
   const claimed: ClaimedDelivery[] = [];
-  const taken = new Map<string, number>();
-  const roomOf = (tenantId: string) =>
-    (lease.rooms.tenants[tenantId] ?? lease.rooms.tenantDefault) - (taken.get(tenantId) ?? 0);
+  let rooms = lease.rooms;
   for (let round = 0; round < 2 && claimed.length < limit && tenants.size > 0; round++) {
     const share = Math.ceil((limit - claimed.length) / tenants.size);
     for (const tenantId of [...tenants]) {
-      const asked = Math.min(share, roomOf(tenantId), limit - claimed.length);
+      const room = rooms.tenants[tenantId] ?? rooms.tenantDefault;
+      const asked = Math.min(share, room, limit - claimed.length);
       if (asked <= 0) continue;
-      const got = await claimIn(db, now, asked, lease, [tenantId]);
+      const got = await claimIn(db, now, asked, { ...lease, rooms }, [tenantId]);
       claimed.push(...got);
-      taken.set(tenantId, (taken.get(tenantId) ?? 0) + got.length);
+      rooms = roomsLeft(rooms, got);
       tenants.delete(tenantId);
       if (got.length === asked) tenants.add(tenantId);
       if (claimed.length >= limit) break;
     }
   }
   return claimed;
+}
+
+/** The rooms once `got` is claimed: one less for each one's tenant and receiver. */
+function roomsLeft(rooms: ClaimRooms, got: readonly ClaimedDelivery[]): ClaimRooms {
+  const tenants = { ...rooms.tenants };
+  const receivers = { ...rooms.receivers };
+  for (const d of got) {
+    tenants[d.tenantId] = (tenants[d.tenantId] ?? rooms.tenantDefault) - 1;
+    receivers[d.url] = (receivers[d.url] ?? rooms.receiverDefault) - 1;
+  }
+  return { ...rooms, tenants, receivers };
 }
 
 /** Tenants with due deliveries of active subscriptions, the longest waiting first (Citus). */
@@ -184,10 +196,12 @@ interface Lease {
 
 /**
  * The claim. Candidates are the oldest due rows of tenants and receivers with room left (a
- * bounded look-ahead); each tenant's and receiver's first n of them fit, n its room; of those,
- * tenants take turns (every tenant's oldest, then every tenant's second, ...) for the rows locked
- * and leased. The due conditions are repeated where the rows are locked: a
- * row another worker leased meanwhile is re-checked there and passed over.
+ * bounded look-ahead), locked as they are found (`SKIP LOCKED`), so a concurrent claim passes
+ * over them to the next ones instead of choosing the same rows and coming back empty; each
+ * tenant's and receiver's first n of them fit, n its room; of those, tenants take turns (every
+ * tenant's oldest, then every tenant's second, ...) for the rows leased. Candidates not chosen
+ * are released when the statement ends. The due conditions are repeated where the chosen rows
+ * are addressed: a row another worker leased meanwhile is re-checked there and passed over.
  */
 async function claimIn(
   db: Queryable,
@@ -217,6 +231,7 @@ async function claimIn(
           ${tenantIn('d', tenantIds)} ${tenantIn('s', tenantIds)}
         order by d.next_attempt_at
         limit ${limit * CANDIDATES_PER_CLAIM}
+        for update of d skip locked
       ) c
     ),
     due as (

@@ -98,10 +98,6 @@ export class FairShare {
     this.health.set(url, health);
   }
 
-  anyFull(nowMs: number): boolean {
-    return anyFull(this.rooms(nowMs));
-  }
-
   /** Receivers backed off at `nowMs` (operators' view, tests). */
   backedOff(nowMs: number): string[] {
     return [...this.health].filter(([, h]) => h.backedOffUntil > nowMs).map(([url]) => url);
@@ -139,9 +135,38 @@ export class FairShare {
   }
 }
 
-/** True when some tenant or receiver has no room left for the next claim. */
-const anyFull = (rooms: ClaimRooms): boolean =>
-  Object.values(rooms.tenants).some((r) => r === 0) || Object.values(rooms.receivers).some((r) => r === 0);
+/** Tenants and receivers whose room a claim used up. */
+export interface UsedUp {
+  tenants: Set<string>;
+  receivers: Set<string>;
+}
+
+/**
+ * Of a claim given `rooms`, the tenants and receivers it took all the room of (none left, or as
+ * many as it had): their share, not the queue, held the claim back.
+ */
+export function usedUp(rooms: ClaimRooms, claimed: readonly HeldDelivery[]): UsedUp {
+  const full = (listed: Record<string, number>, otherwise: number, keys: string[]) => {
+    const taken = new Map<string, number>();
+    for (const key of keys) taken.set(key, (taken.get(key) ?? 0) + 1);
+    const out = new Set<string>();
+    for (const key of new Set([...Object.keys(listed), ...taken.keys()]))
+      if ((taken.get(key) ?? 0) >= (listed[key] ?? otherwise)) out.add(key);
+    return out;
+  };
+  return {
+    tenants: full(
+      rooms.tenants,
+      rooms.tenantDefault,
+      claimed.map((d) => d.tenantId),
+    ),
+    receivers: full(
+      rooms.receivers,
+      rooms.receiverDefault,
+      claimed.map((d) => d.url),
+    ),
+  };
+}
 
 function add(map: Map<string, number>, key: string, by: number): void {
   const n = (map.get(key) ?? 0) + by;

@@ -4,7 +4,7 @@ import type { KeyRing } from '../../../core/key-ring.js';
 import type { Db } from '../../../db/client.js';
 import { deliveryBody, signDelivery } from '../../../events/signing.js';
 import { activeSubscriptions, type ClaimedDelivery, claimDueDeliveries } from '../delivery-queue.js';
-import { FAIR_SHARE_DEFAULTS, FairShare, type FairShareOptions } from './fair-share.js';
+import { FAIR_SHARE_DEFAULTS, FairShare, type FairShareOptions, type UsedUp, usedUp } from './fair-share.js';
 import { ERROR_BACKOFF_MS, ResultWriter } from './result-writer.js';
 import { afterAttempt } from './schedule.js';
 import type { Sender, SendOutcome } from './sender.js';
@@ -80,8 +80,13 @@ export class DeliveryWorker {
   /** Sends under way: how to cancel each, and when it started (performance.now()). */
   private readonly sending = new Map<ClaimedDelivery, { cancel: AbortController; startedAt: number }>();
   private lastCancelCheck = 0;
-  /** Some tenant or receiver had no room left after the last claim: a freed share wakes the loop. */
-  private shareFull = false;
+  /**
+   * The tenants and receivers whose room the last claim used up: it took less than asked, so a
+   * send of theirs ending makes room for more and wakes the loop.
+   */
+  private heldBack: UsedUp = { tenants: new Set(), receivers: new Set() };
+  /** The loop sleeps with more than `lowWater` ready to start: their running low wakes it. */
+  private awaitingLowWater = false;
   /** Claimed, waiting for a free slot; the tenant with the fewest sends under way goes first. */
   private readonly ready: ClaimedDelivery[] = [];
   private woken = false;
@@ -179,7 +184,9 @@ export class DeliveryWorker {
       await this.cancelGoneSends();
       // A full claim may mean more is due: go again once the ready ones run low.
       if (claimed < room || waiting > this.lowWater) {
+        this.awaitingLowWater = waiting > this.lowWater;
         await this.sleep(this.options.pollIntervalMs);
+        this.awaitingLowWater = false;
       }
     }
   }
@@ -206,6 +213,7 @@ export class DeliveryWorker {
     const hinted = [...this.hinted];
     this.hinted.clear();
     const now = this.deps.clock.now();
+    const rooms = this.fair.rooms(now.getTime());
     const claimed = await claimDueDeliveries(
       this.deps.db,
       now,
@@ -213,13 +221,13 @@ export class DeliveryWorker {
       this.leaseMs,
       this.options.tenantIds,
       hinted,
-      this.fair.rooms(now.getTime()),
+      rooms,
     ).catch((err) => {
       for (const tenantId of hinted) this.hinted.add(tenantId);
       throw err;
     });
     for (const delivery of claimed) this.fair.hold(delivery);
-    this.shareFull = this.fair.anyFull(this.deps.clock.now().getTime());
+    this.heldBack = usedUp(rooms, claimed.length < limit ? claimed : []);
     this.ready.push(...claimed);
     this.startReady();
     return claimed.length;
@@ -237,11 +245,25 @@ export class DeliveryWorker {
         this.sending.delete(delivery);
         this.fair.finish(delivery);
         this.startReady();
-        // Ready ones running low, or a share freed that the last claim was held to: claim now.
-        if (this.shareFull || this.startableReady() === this.lowWater) this.wake();
+        if (this.claimWanted(delivery)) this.wake();
         this.notifySettled();
       });
     }
+  }
+
+  /**
+   * After a send ended: whether the loop should claim now. Only if few are ready to start, and
+   * either it waits for that, or this send's tenant or receiver held the last claim back (its
+   * ending made room). A condition, not a transition: ready ones may run low in jumps, as sends
+   * of a tenant at its cap end and its ready ones become startable or not.
+   */
+  private claimWanted(ended: ClaimedDelivery): boolean {
+    if (this.startableReady() > this.lowWater) return false;
+    return (
+      this.awaitingLowWater ||
+      this.heldBack.tenants.has(ended.tenantId) ||
+      this.heldBack.receivers.has(ended.url)
+    );
   }
 
   private startableReady(): number {
