@@ -42,12 +42,23 @@ const product = catalog.data.find((p) => p.type === 'one_time') ?? catalog.data[
 if (!product) throw new Error('the catalog has no products');
 console.log(`  buying ${product.name} (${product.id})`);
 
-const account = ok(
-  'createAccount',
-  await api.POST('/api/v1/accounts', {
-    body: { name: 'Example Buyer Inc', ...(billingAccountId ? { externalId: billingAccountId } : {}) },
-  }),
-);
+// One account per billing account: when the demo's billing account is already linked, the 409
+// names the account that holds it in `nextActions` (getAccount), and the flow carries on with it.
+const created = await api.POST('/api/v1/accounts', {
+  body: { name: 'Example Buyer Inc', ...(billingAccountId ? { externalId: billingAccountId } : {}) },
+});
+const holder =
+  created.response.status === 409
+    ? created.error?.nextActions?.find((a) => a.rel === 'getAccount')
+    : undefined;
+const account = holder
+  ? ok(
+      'createAccount (409: linked already) -> getAccount',
+      await api.GET('/api/v1/accounts/{id}', {
+        params: { path: { id: String(holder.arguments?.id) } },
+      }),
+    )
+  : ok('createAccount', created);
 
 const cart = ok('createCart', await api.POST('/api/v1/carts', { body: { currency: 'USD' } }));
 const filled = ok(
