@@ -16,7 +16,7 @@ import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
 import { resumeOperatorCommand } from './modules/billing/index.js';
 import { resumeApplication } from './modules/credits/index.js';
-import { recordOrderUsage } from './modules/orders/index.js';
+import { orderFollowsInvoice, recordOrderUsage } from './modules/orders/index.js';
 import { resumeRefund, resumeReversal, resumeSettlement } from './modules/payments/index.js';
 import { resumeCancel, resumeChange, resumeEnd, resumeRenewal } from './modules/subscriptions/index.js';
 import type { IntentHandlers } from './unit-of-work/index.js';
@@ -83,6 +83,9 @@ export function createDeps(
       recordOrder: (tenantId, orderId, quantity) =>
         recordOrderUsage(database.db, tenantId, orderId, quantity, clock.now()),
     },
+    // Credit applied to an order's invoice moves the order in the same unit of work. Injected here,
+    // not imported by credits: orders import credits (credit on issue), so the reverse is a cycle.
+    invoiceMoneyMoved: orderFollowsInvoice,
     intentHandlers: INTENT_HANDLERS,
     keyRing: overrides.keyRing ?? loadKeyRing(config),
   };

@@ -199,6 +199,11 @@ export async function respond<T>(
       made = { status, payload: serialize(reply, status, body), replayed: false };
       if (idem && tx) await saveResponse(tx, deps.keyRing, idem, status, made.payload, deps.clock.now());
     },
+    afterCommit: async (result) => {
+      const { status, body } = present(result, ctx);
+      made = { status, payload: serialize(reply, status, body), replayed: false };
+      if (idem) await saveResponse(deps.db, deps.keyRing, idem, status, made.payload, deps.clock.now());
+    },
   };
   const key = idem
     ? derivedKey([ctx.tenantId, idem.method, idem.path, idem.key, idem.hash], hooks)

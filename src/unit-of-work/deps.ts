@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Invoice } from '../billing/adapter.js';
 import type { BillingRegistry } from '../billing/registry.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -6,11 +7,20 @@ import type { KeyRing } from '../core/key-ring.js';
 import type { Database, Db } from '../db/client.js';
 import type { DeliverySignal } from '../events/delivery-signal.js';
 import type { Intent } from './intents.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
 /** Platform usage metering (tenants opt in); fed after responses, never affecting them. */
 export interface UsageMeter {
   recordOrder(tenantId: string, orderId: string, quantity: number): Promise<void>;
 }
+
+/**
+ * In the unit of work that moved an invoice's money by a step of a module that must not know who
+ * follows the invoice (credit applied to it: orders import credits, so credits cannot import
+ * orders without a cycle): the invoice's order moves its `paymentStatus`. The composition root
+ * (src/deps.ts) hands it in, as it hands in the usage meter.
+ */
+export type InvoiceMoneyMoved = (u: UnitOfWork, invoice: Invoice) => Promise<void>;
 
 /**
  * Finishes an operation left pending: when one of its calls took effect, re-runs the remaining
@@ -34,6 +44,8 @@ export interface ServiceDeps {
   /** Billing adapters, and each tenant's active integration. */
   billing: BillingRegistry;
   usage: UsageMeter;
+  /** Run in each unit of work that applies credit to an invoice (see InvoiceMoneyMoved). */
+  invoiceMoneyMoved: InvoiceMoneyMoved;
   /** Tells webhook delivery workers that a committed write queued deliveries. */
   deliveries: DeliverySignal;
   /** The reconciler's handlers of roll-forward operations, by operation name. */

@@ -18,7 +18,13 @@ export {
   resourceName,
   updateResource,
 } from './crud.js';
-export type { IntentHandlers, ResumeIntent, ServiceDeps, UsageMeter } from './deps.js';
+export type {
+  IntentHandlers,
+  InvoiceMoneyMoved,
+  ResumeIntent,
+  ServiceDeps,
+  UsageMeter,
+} from './deps.js';
 export {
   beginIntent,
   effectKey,

@@ -15,6 +15,12 @@ import type { Tx } from '../db/client.js';
 export interface CommitHooks<T> {
   begin?: (tx: Tx) => Promise<void>;
   beforeCommit?: (result: T, tx: Tx | null) => Promise<void>;
+  /**
+   * The operation's result moved on after its commit through a later step of the operation
+   * itself (credit applied on issue after an order's commit pays the order): the response is made
+   * again from it and stored for retries, so the answer and its replay say the same.
+   */
+  afterCommit?: (result: T) => Promise<void>;
 }
 
 /**

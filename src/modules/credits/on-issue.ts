@@ -65,22 +65,27 @@ export async function reserveCreditOnIssue(
   }
 }
 
-/** After the issuing commit: the reserved credit applied. A failure is logged; a pending one is the reconciler's. */
+/**
+ * After the issuing commit: the reserved credit applied, and the invoice as it is then; null when
+ * none was reserved or it was not applied now (a failure is logged; a pending one is the
+ * reconciler's).
+ */
 export async function applyReservedCredit(
   deps: ServiceDeps,
   ctx: OperationContext,
   adapter: BillingAdapter,
   reserved: ReservedCredit,
-): Promise<void> {
-  if (!reserved) return;
+): Promise<Invoice | null> {
+  if (!reserved) return null;
   const key = { id: reserved.intent.row.operationId };
   try {
-    await executeApplication(deps, ctx, key, reserved.intent, adapter);
+    return (await executeApplication(deps, ctx, key, reserved.intent, adapter)).invoice;
   } catch (err) {
     deps.logger.warn(
       { err, tenantId: ctx.tenantId, invoiceId: reserved.invoice.id },
       'credit not applied on issue',
     );
+    return null;
   }
 }
 

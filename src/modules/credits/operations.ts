@@ -237,6 +237,8 @@ export async function executeApplication(
       await u.emit('credit.applied', { ...application, invoice });
       if (applied.value.status === 'paid')
         await u.emit('invoice.paid', { resourceType: 'invoice', resourceId: invoice.id, invoice });
+      // The invoice's order (if any) follows in this unit: paid by credit is paid.
+      await deps.invoiceMoneyMoved(u, applied.value);
       await intent.complete(u, resolvedBy);
       return { application, invoice: applied.value };
     });

@@ -19,7 +19,7 @@ import { commitCreate, type Provisioned, provision, provisionSteps } from '../su
 import { getTenant } from '../tenants/index.js';
 import { noBilling, type OrderPlan, planOrder, type RulesApplied } from './plan.js';
 import type { CreateOrderBody } from './schemas.js';
-import { type OrderApi, orderInsert, presentOrder } from './service.js';
+import { getOrder, type OrderApi, orderInsert, presentOrder } from './service.js';
 
 export interface CreatedOrder {
   order: OrderApi;
@@ -149,12 +149,37 @@ async function createBilledOrder(
         credits.push(await reserveCreditOnIssue(u, deps, adapter, invoice, key));
       return made;
     });
-    for (const credit of credits) await applyReservedCredit(deps, ctx, adapter, credit);
-    return created;
+    // The first reservation is the order's own invoice's; the others are its journey's.
+    const [own, ...journey] = credits;
+    const credited = await applyReservedCredit(deps, ctx, adapter, own ?? null);
+    for (const credit of journey) await applyReservedCredit(deps, ctx, adapter, credit);
+    return credited ? await creditedOrder(deps, ctx, key, created, credited) : created;
   } catch (err) {
     await abandonIntent(deps, intent, adapter, err);
     throw err;
   }
+}
+
+/**
+ * The new order as credit on issue left it (its application moved the order's `paymentStatus` in
+ * its own unit of work): the answer is told again, and stored again for retries.
+ */
+async function creditedOrder(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  key: OperationKey<CreatedOrder>,
+  created: CreatedOrder,
+  invoice: Invoice,
+): Promise<CreatedOrder> {
+  const row = await getOrder(deps.db, ctx.tenantId, created.order.id);
+  if (!row) return created;
+  const result: CreatedOrder = {
+    ...created,
+    order: presentOrder(row),
+    invoice: { status: invoice.status, balanceCents: invoice.balanceCents },
+  };
+  await key.hooks?.afterCommit?.(result);
+  return result;
 }
 
 /**

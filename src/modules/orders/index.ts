@@ -3,6 +3,7 @@ export {
   lockOrderForPayment,
   moveOrderMoney,
   orderAlreadyPaid,
+  orderFollowsInvoice,
   orderOfInvoice,
   paymentStatusOf,
 } from './payment-state.js';

@@ -4,7 +4,7 @@ import { action } from '../../core/actions.js';
 import { AppError, validationFailed } from '../../core/errors.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { UnitOfWork } from '../../unit-of-work/index.js';
+import type { InvoiceMoneyMoved, UnitOfWork } from '../../unit-of-work/index.js';
 import { getOrder, type OrderRow, presentOrder } from './service.js';
 import { type OrderPaymentStatus, orders } from './tables.js';
 
@@ -85,3 +85,12 @@ export async function moveOrderMoney(u: UnitOfWork, orderId: string, money: Orde
   if (status === 'paid' && row.paymentStatus !== 'paid') await u.emit('order.paid', order);
   if ((money.refundedCents ?? 0) > 0) await u.emit('order.refunded', order);
 }
+
+/**
+ * In the unit of work that applied credit to an invoice: the invoice's order (if any) is paid as
+ * the invoice now says. Handed to credits as `ServiceDeps.invoiceMoneyMoved` by src/deps.ts.
+ */
+export const orderFollowsInvoice: InvoiceMoneyMoved = async (u, invoice) => {
+  const orderId = await orderOfInvoice(u.tx, u.ctx.tenantId, invoice.id);
+  if (orderId) await moveOrderMoney(u, orderId, { invoice });
+};
