@@ -375,7 +375,6 @@ const roundTwoCommands = [
           { lines: [{ description: 'after expiry', unitAmountCents: 500 }] },
           undefined,
           w.tenant.keys.admin,
-          f,
         );
         if (issued.status === 201) w.invoices.push(issued.json().data.id);
         const grant = (await w.state()).credits.find((e) => e.id === grantId);
