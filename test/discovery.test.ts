@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPE_NAMES } from '../src/events/event-types.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
 
+/** SPEC.md's event types and ours (refunds, credits, entitlements, orders that know they are paid). */
 const SPEC_EVENT_TYPES = [
   'account.created',
   'account.updated',
@@ -11,6 +12,8 @@ const SPEC_EVENT_TYPES = [
   'subscription.renewed',
   'order.created',
   'order.updated',
+  'order.paid',
+  'order.refunded',
   'payment.session_created',
   'payment.succeeded',
   'payment.failed',

@@ -195,7 +195,7 @@ describe('policies', () => {
         // Operators reached through Object.prototype are not operators.
         [{ ...valid, condition: { constructor: [1] } }, 'condition', 'enum'],
         [{ ...valid, condition: { toString: [] } }, 'condition', 'enum'],
-        [{ ...valid, condition: deeplyNested(40) }, 'condition', 'jsonlogic'],
+        [{ ...valid, condition: deeplyNested(40) }, 'condition', 'maxDepth'],
         // Input-independent parts are evaluated when the condition is built.
         [{ ...valid, condition: { '/': [1, 0] } }, 'condition', 'jsonlogic'],
       ];
@@ -215,7 +215,7 @@ describe('policies', () => {
         payload: `{"name":"p","type":"order_create","effect":"block","condition":{"!":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`,
       });
       expect(deep.statusCode).toBe(400);
-      expect(errorBody(deep).details?.[0]).toMatchObject({ field: 'condition', rule: 'jsonlogic' });
+      expect(errorBody(deep).details?.[0]).toMatchObject({ field: 'condition', rule: 'maxDepth' });
       const unknownOp = errorBody(await call('POST', '', { ...valid, condition: { frobnicate: [1] } }));
       expect(unknownOp.error).toContain('condition key "frobnicate" must be one of: ');
       const nestedUnknown = { and: [OVER_A_MILLION, { frobnicate: [1] }] };

@@ -114,7 +114,8 @@ export const LIST_PAGING: SharedRule = {
   text:
     'Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with ' +
     '`meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same ' +
-    'filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.',
+    'filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is ' +
+    '400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.',
 };
 
 /** The rules tool descriptions share, in the order the MCP instructions list them. */

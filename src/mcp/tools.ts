@@ -43,7 +43,7 @@ export interface ToolDefinition {
   name: string;
   /**
    * Not set: it would only repeat the operation's summary, which the name and the description
-   * already say, and tools/list must stay under 60 KB for the commerce key.
+   * already say, and tools/list must stay under 61 KB for the commerce key.
    */
   title?: string;
   description: string;
@@ -204,7 +204,7 @@ function toolArguments(op: OpenApiOperation, doc: OpenApiDocumentLike, write: bo
  * The shape of a result, outlined: the envelope's members and their types (which are present is
  * the envelope rule, stated once in the instructions). The fields of `data` are described in the
  * OpenAPI document; naming them here would make the listing of every tool longer than an agent's
- * budget for it (tools/list stays under 60 KB for the commerce key).
+ * budget for it (tools/list stays under 61 KB for the commerce key).
  */
 function outline(schema: JsonSchema, depth: number): JsonSchema {
   if (Array.isArray(schema.anyOf))

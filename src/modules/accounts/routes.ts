@@ -151,9 +151,8 @@ export function registerAccountRoutes(app: TypedApp, deps: Deps) {
         summary: 'Create an account',
         description:
           'Creates a tenant-owned account (organization) with a UUID `id`. Only `name` is required; optional ' +
-          'fields may be null. `externalId` cannot be changed later, and one account per `externalId`: when ' +
-          'another account has it, 409 `conflict` naming that account (details `externalId`/`unique`, nextActions ' +
-          '`getAccount`). Unknown fields are rejected (400 naming the field). Emits `account.created`.',
+          'fields may be null. `externalId` cannot change later; one already held by another account is 409 ' +
+          '`conflict` naming it (nextActions `getAccount`). Emits `account.created`.',
         tags: TAGS,
         body: AccountCreate,
         response: {

@@ -23,8 +23,8 @@ const Name = Type.String({ minLength: 1, maxLength: 255, description: 'Display n
 const fields = {
   externalId: NullableText(
     255,
-    'Your own id, unique among the tenant’s accounts (a second account with it is 409). A billing-system ' +
-      'account id (e.g. `ba_...`) links the account to its invoices, subscriptions, payment methods and credit.',
+    'Your own id, one account per value. A billing-system account id (e.g. `ba_...`) links the account to ' +
+      'its invoices, subscriptions, payment methods and credit.',
   ),
   email: NullableText(255, 'Primary email address.', 'email'),
   phone: NullableText(50, 'Phone number, free form.'),

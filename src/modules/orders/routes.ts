@@ -153,13 +153,12 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         operationId: 'createOrder',
         summary: 'Create an order',
         description:
-          'Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically; ' +
-          'the cart decides lines, context and currency, so `items` or `customerContext` beside it, or another ' +
-          '`currency`, is 400 rule `cart`). ' +
+          'Creates an order from `items` or an active cart (`cartId`: it becomes `checked_out` atomically and ' +
+          'decides lines, context and currency: 400 rule `cart` if sent beside it). ' +
           'Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` ' +
           'policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 ' +
-          '`quote_unavailable`). Resolved prices win over the `priceCents`/`totalCents` hints, differing hints ' +
-          'listed in `rulesApplied` (create only). Starts `pending` with an owner, else `draft`. With a billing ' +
+          '`quote_unavailable`). Resolved prices win over `priceCents`/`totalCents` hints (see `rulesApplied`). ' +
+          'Starts `pending` with an owner, else `draft`. With a billing ' +
           'account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once ' +
           '(`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to ' +
           'retry safely.',
@@ -241,11 +240,9 @@ export function registerOrderRoutes(app: TypedApp, deps: Deps) {
         operationId: 'updateOrder',
         summary: 'Update an order',
         description:
-          'Changes `status`, `items` (re-priced like create) and/or `totalCents`. `order_update` policies run ' +
-          'first (403 `policy_blocked`). A `totalCents` the order does not take is refused, never dropped: with ' +
-          'priced lines (or other than the total of the `items` sent) 400 rule `priced`; once invoiced 400 rule ' +
-          '`invoiced`. Audit `order.update` (before/after diff); event `order.updated`. Invoices and ' +
-          'subscriptions made from the order are not changed.',
+          'Changes `status`, `items` (re-priced like create) and/or `totalCents` (refused, never dropped, where ' +
+          'it does not apply). `order_update` policies run first (403 `policy_blocked`). Audit `order.update`; ' +
+          'event `order.updated`. Invoices and subscriptions made from the order are not changed.',
         tags: TAGS,
         params: OrderParams,
         body: PatchOrderBody,

@@ -45,7 +45,7 @@ export const CreateOrderBody = Type.Object(
     items: Type.Optional(
       Type.Array(OrderItemInput, {
         maxItems: 100,
-        description: "Default []. Not with cartId (the cart's lines): 400 rule `cart`.",
+        description: 'Default []. Not with cartId.',
       }),
     ),
     totalCents: Type.Optional(
@@ -60,7 +60,7 @@ export const CreateOrderBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 10,
-        description: "Default USD (with cartId: the cart's; another is 400 rule `cart`).",
+        description: "Default USD (with cartId: the cart's).",
       }),
     ),
     customerContext: Type.Optional(CustomerContextSchema),
@@ -110,8 +110,7 @@ export const PatchOrderBody = Type.Object(
         minimum: 0,
         maximum: MAX_TOTAL_CENTS,
         description:
-          'Only for orders without items (an order with lines has the total of its lines: 400 naming ' +
-          '`totalCents`, rule `priced`), and not once invoiced (400, rule `invoiced`).',
+          'Only for orders without lines (else 400 rule `priced`), not once invoiced (400 rule `invoiced`).',
       }),
     ),
   },

@@ -82,9 +82,8 @@ export function registerPaymentRoutes(app: TypedApp, deps: Deps) {
         summary: 'Create a payment session',
         description:
           'Records the intent to pay `amountCents`; money moves at the payment provider. With `invoiceId` it pays ' +
-          'that invoice: unknown to the billing system 400 naming `invoiceId`; not open or another currency 409. ' +
-          'With `orderId` it pays that order (see `orderId`): a paid order is 409 `order_already_paid` with ' +
-          'nothing created; open sessions covering the rest are 409 `conflict`. ' +
+          'that invoice (unknown: 400 naming `invoiceId`; not open or another currency: 409). ' +
+          'With `orderId` it pays that order; open sessions covering the rest are 409 `conflict`. ' +
           'Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or let the provider ' +
           'report the outcome.',
         tags: TAGS,

@@ -38,9 +38,8 @@ export const CreatePaymentBody = Type.Object(
       Type.String({
         format: 'uuid',
         description:
-          "Order to pay (this tenant's, else 400 naming `orderId`): the session appears on it and its " +
-          '`paymentStatus` follows. An invoiced order is paid through its invoice (`invoiceId` is filled). ' +
-          'At most what is left to pay (400); paid already: 409 `order_already_paid`.',
+          'Order to pay: its `paymentStatus` follows; an invoiced one through its invoice. At most what is ' +
+          'left (400); paid already: 409 `order_already_paid`, nothing created.',
       }),
     ),
   },

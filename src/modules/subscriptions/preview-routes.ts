@@ -78,9 +78,8 @@ export function registerPreviewRoutes(app: TypedApp, deps: Deps) {
         operationId: 'previewCancellation',
         summary: 'Preview a cancellation',
         description:
-          'What POST /subscriptions/{id}/cancel would do now: the effective date (`end_of_period`: the ' +
-          'subscription’s `billedThrough`, or `currentPeriodEnd` when `refund` gives a period billed early back), ' +
-          'the financial impact ' +
+          'What POST /subscriptions/{id}/cancel would do now: the effective date (see the ' +
+          'cancel’s `timing`), the financial impact ' +
           '(`unusedDays`; `creditCents` or `refundCents` per `refund`), the entitlements lost and the add-ons ' +
           'cancelled with it. Its `previewId` (15 minutes) cancels at exactly this date and figure. 404 for a ' +
           'missing subscription; 409 when already cancelled.',

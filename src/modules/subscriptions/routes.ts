@@ -275,12 +275,10 @@ export function registerSubscriptionRoutes(app: TypedApp, deps: Deps) {
         operationId: 'cancelSubscription',
         summary: 'Cancel a subscription',
         description:
-          '`end_of_period` (default): `pending_cancellation`, cancelled by the scheduler at `billedThrough`: the ' +
-          'period end, or after an early renewal the end of the period it billed (the subscription runs it, ' +
-          'entitlements included), unless `refund` (`credit`/`refund`) gives that billed period back: then it ends ' +
-          'at `currentPeriodEnd` (without one, 400 refund/timing). `immediate`: `cancelled` now, giving back the ' +
-          'unused time per `refund` (`credit.granted`, or `refund.succeeded`; nothing to refund: 409 ' +
-          '`payment_not_refundable`). The amounts and date equal POST /preview/cancellation. A pending change is dropped; live ' +
+          '`end_of_period` (default): `pending_cancellation`, cancelled by the scheduler (see `timing`). ' +
+          '`immediate`: `cancelled` now, giving back the unused time per `refund` (`credit.granted` or ' +
+          '`refund.succeeded`; nothing to refund: 409 `payment_not_refundable`). The amounts and date equal POST ' +
+          '/preview/cancellation. A pending change is dropped; live ' +
           'add-ons are cancelled too. 409 when already cancelled (or pending cancellation, for `end_of_period`). ' +
           'Event `subscription.cancelled` (status tells which); audit `subscription.cancel`.',
         tags: TAGS,

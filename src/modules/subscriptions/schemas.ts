@@ -18,8 +18,7 @@ export const SUBSCRIPTION_STATUSES = [
 const Status = StringEnum(SUBSCRIPTION_STATUSES, {
   description:
     '`pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at ' +
-    '`billedThrough` (the period end, or the end of a next period billed early); `cancelled` is final. Accept ' +
-    'other values too.',
+    '`billedThrough`; `cancelled` is final. Accept other values too.',
 });
 export const Timing = StringEnum(['immediate', 'end_of_period']);
 export const Interval = StringEnum(['month', 'year']);
@@ -207,9 +206,9 @@ export const ChangeQuantityBody = Type.Object(
 
 export const GiveBackField = StringEnum(GIVE_BACK, {
   description:
-    'The unused time (the preview’s figure) as account `credit` or a `refund` of the last payments; default ' +
-    '`none`. `immediate`: the rest of the period and a next period billed early. `end_of_period`: only that ' +
-    'billed next period, which is then not run (it ends at `currentPeriodEnd`); without one, 400.',
+    'Unused time (the preview’s figure) as account `credit` or a `refund` of the last payments; default ' +
+    '`none`. `immediate`: the rest of the period and any period billed early; `end_of_period`: only a period ' +
+    'billed early, then not run (else 400).',
 });
 
 export const CancelBody = Type.Object(
@@ -217,8 +216,8 @@ export const CancelBody = Type.Object(
     timing: Type.Optional({
       ...Timing,
       description:
-        'Default `end_of_period`: at `billedThrough` (the end of what was billed), or at `currentPeriodEnd` ' +
-        'when `refund` gives a next period billed early back.',
+        'Default `end_of_period`: at `billedThrough` (what was billed, entitlements until then), or at ' +
+        '`currentPeriodEnd` when `refund` gives a period billed early back.',
     }),
     refund: Type.Optional(GiveBackField),
     previewId: Type.Optional(PREVIEW_ID),

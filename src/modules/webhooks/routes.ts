@@ -116,8 +116,7 @@ export function registerWebhookRoutes(app: TypedApp, deps: Deps) {
         summary: 'Subscribe a URL to events',
         description:
           'Creates an active subscription delivering the given event types to an HTTPS URL, and returns its ' +
-          `signing secret, shown only here. ${SIGNING} Only events emitted after creation are delivered. 400 ` +
-          '`validation_failed` naming `url` or `events` when either breaks its rules.',
+          `signing secret, shown only here. ${SIGNING} Only events emitted after creation are delivered.`,
         tags: TAGS,
         body: CreateWebhookBody,
         response: { 201: Envelope(CreatedWebhookSchema, 'The new subscription, with its secret.') },

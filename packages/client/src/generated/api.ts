@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description All keys of this tenant, active and revoked, newest first. Secrets are never shown. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description All keys of this tenant, active and revoked, newest first. Secrets are never shown. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -177,7 +177,7 @@ export interface paths {
         };
         /**
          * List products
-         * @description All products of this tenant, newest first. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description All products of this tenant, newest first. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listProducts"];
         put?: never;
@@ -229,7 +229,7 @@ export interface paths {
         };
         /**
          * List price rules
-         * @description All price rules of this tenant, newest first. A price rule replaces the tiers (and optionally the model) of one modeled charge for customers matching its segment, locale and/or partner. When several match, the one setting the most of these wins; ties go to partner, then segment, then locale, then the newest rule. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description All price rules of this tenant, newest first. A price rule replaces the tiers (and optionally the model) of one modeled charge for customers matching its segment, locale and/or partner. When several match, the one setting the most of these wins; ties go to partner, then segment, then locale, then the newest rule. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPriceRules"];
         put?: never;
@@ -281,7 +281,7 @@ export interface paths {
         };
         /**
          * List offers
-         * @description All offers of this tenant, newest first. An offer is a time-windowed discount (percent or amount) on one product, optionally only for a segment or partner; it is active while now is in [startsAt, endsAt). Percent offers apply before amount offers. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description All offers of this tenant, newest first. An offer is a time-windowed discount (percent or amount) on one product, optionally only for a segment or partner; it is active while now is in [startsAt, endsAt). Percent offers apply before amount offers. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listOffers"];
         put?: never;
@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * List promotions
-         * @description All promotions of this tenant, newest first. A promotion is a cart promo code (case-insensitive): percent or amount off the cart subtotal after offers, with an optional minimum subtotal, validity window and usage limit; it never takes a total below zero. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description All promotions of this tenant, newest first. A promotion is a cart promo code (case-insensitive): percent or amount off the cart subtotal after offers, with an optional minimum subtotal, validity window and usage limit; it never takes a total below zero. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPromotions"];
         put?: never;
@@ -385,7 +385,7 @@ export interface paths {
         };
         /**
          * List plan links
-         * @description All plan links of this tenant, newest first. A plan link says that, on a change from the source plan to the target plan, a field of the target charge follows the source charge (e.g. seats carry over); plan-change previews list the links that apply. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description All plan links of this tenant, newest first. A plan link says that, on a change from the source plan to the target plan, a field of the target charge follows the source charge (e.g. seats carry over); plan-change previews list the links that apply. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPlanLinks"];
         put?: never;
@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * List plan change rules
-         * @description All plan change rules of this tenant, newest first. A plan-change rule sets when a plan change takes effect (`immediate` or `end_of_period`) and how it is prorated (`prorated`, `none`, `full_credit`), for one product pair or for a family (optionally one direction). Without a matching rule: upgrades are immediate and prorated, downgrades wait for the period end without proration, lateral changes are immediate and prorated. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description All plan change rules of this tenant, newest first. A plan-change rule sets when a plan change takes effect (`immediate` or `end_of_period`) and how it is prorated (`prorated`, `none`, `full_credit`), for one product pair or for a family (optionally one direction). Without a matching rule: upgrades are immediate and prorated, downgrades wait for the period end without proration, lateral changes are immediate and prorated. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPlanChangeRules"];
         put?: never;
@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * Product catalog
-         * @description The active products of this tenant with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The active products of this tenant with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["getCatalog"];
         put?: never;
@@ -633,13 +633,13 @@ export interface paths {
         };
         /**
          * List orders
-         * @description The orders of the tenant, newest first (by order number); filters match exactly. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The orders of the tenant, newest first (by order number); filters match exactly. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listOrders"];
         put?: never;
         /**
          * Create an order
-         * @description Creates an order from `items` or an active cart (`cartId`; the cart becomes `checked_out` atomically; the cart decides lines, context and currency, so `items` or `customerContext` beside it, or another `currency`, is 400 rule `cart`). Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 `quote_unavailable`). Resolved prices win over the `priceCents`/`totalCents` hints, differing hints listed in `rulesApplied` (create only). Starts `pending` with an owner, else `draft`. With a billing account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once (`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to retry safely.
+         * @description Creates an order from `items` or an active cart (`cartId`: it becomes `checked_out` atomically and decides lines, context and currency: 400 rule `cart` if sent beside it). Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 `quote_unavailable`). Resolved prices win over `priceCents`/`totalCents` hints (see `rulesApplied`). Starts `pending` with an owner, else `draft`. With a billing account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once (`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to retry safely.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -667,7 +667,7 @@ export interface paths {
         head?: never;
         /**
          * Update an order
-         * @description Changes `status`, `items` (re-priced like create) and/or `totalCents`. `order_update` policies run first (403 `policy_blocked`). A `totalCents` the order does not take is refused, never dropped: with priced lines (or other than the total of the `items` sent) 400 rule `priced`; once invoiced 400 rule `invoiced`. Audit `order.update` (before/after diff); event `order.updated`. Invoices and subscriptions made from the order are not changed.
+         * @description Changes `status`, `items` (re-priced like create) and/or `totalCents` (refused, never dropped, where it does not apply). `order_update` policies run first (403 `policy_blocked`). Audit `order.update`; event `order.updated`. Invoices and subscriptions made from the order are not changed.
          */
         patch: operations["updateOrder"];
         trace?: never;
@@ -865,7 +865,7 @@ export interface paths {
         };
         /**
          * List webhook event types
-         * @description Every event type a webhook subscription can name in `events`, with when it is emitted (as `capabilities.eventTypes` in GET /manifest). `*` (not listed) means all. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description Every event type a webhook subscription can name in `events`, with when it is emitted (as `capabilities.eventTypes` in GET /manifest). `*` (not listed) means all. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listWebhookEventTypes"];
         put?: never;
@@ -885,13 +885,13 @@ export interface paths {
         };
         /**
          * List webhook subscriptions
-         * @description Every webhook subscription of this tenant, active or not, newest first, with delivery stats (`recentFailureCount` over 24 h), never the secret. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description Every webhook subscription of this tenant, active or not, newest first, with delivery stats (`recentFailureCount` over 24 h), never the secret. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Subscribe a URL to events
-         * @description Creates an active subscription delivering the given event types to an HTTPS URL, and returns its signing secret, shown only here. Each delivery is a POST of `{ id, event, timestamp, tenantId, data }` signed in `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` and in the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), so their libraries verify it as well. A 2xx within 10 s is success; otherwise it is retried (5 attempts, 2/4/8/16 s apart) and then dead-lettered. Only events emitted after creation are delivered. 400 `validation_failed` naming `url` or `events` when either breaks its rules.
+         * @description Creates an active subscription delivering the given event types to an HTTPS URL, and returns its signing secret, shown only here. Each delivery is a POST of `{ id, event, timestamp, tenantId, data }` signed in `X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` and in the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), so their libraries verify it as well. A 2xx within 10 s is success; otherwise it is retried (5 attempts, 2/4/8/16 s apart) and then dead-lettered. Only events emitted after creation are delivered.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -957,13 +957,13 @@ export interface paths {
         };
         /**
          * List payment sessions
-         * @description The payment sessions of the tenant, newest first; filters `accountId`, `status`, `tag`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The payment sessions of the tenant, newest first; filters `accountId`, `status`, `tag`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPaymentSessions"];
         put?: never;
         /**
          * Create a payment session
-         * @description Records the intent to pay `amountCents`; money moves at the payment provider. With `invoiceId` it pays that invoice: unknown to the billing system 400 naming `invoiceId`; not open or another currency 409. With `orderId` it pays that order (see `orderId`): a paid order is 409 `order_already_paid` with nothing created; open sessions covering the rest are 409 `conflict`. Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or let the provider report the outcome.
+         * @description Records the intent to pay `amountCents`; money moves at the payment provider. With `invoiceId` it pays that invoice (unknown: 400 naming `invoiceId`; not open or another currency: 409). With `orderId` it pays that order; open sessions covering the rest are 409 `conflict`. Emits `payment.session_created`. Complete it with POST /payments/{id}/complete, or let the provider report the outcome.
          */
         post: operations["createPaymentSession"];
         delete?: never;
@@ -1061,7 +1061,7 @@ export interface paths {
         };
         /**
          * List refunds
-         * @description Refunds of the tenant, newest first; filters `paymentId`, `accountId`, `status`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description Refunds of the tenant, newest first; filters `paymentId`, `accountId`, `status`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listRefunds"];
         put?: never;
@@ -1169,13 +1169,13 @@ export interface paths {
         };
         /**
          * List accounts
-         * @description The tenant-owned accounts, newest first (a billing-system account is read with GET /accounts/{id}). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The tenant-owned accounts, newest first (a billing-system account is read with GET /accounts/{id}). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccounts"];
         put?: never;
         /**
          * Create an account
-         * @description Creates a tenant-owned account (organization) with a UUID `id`. Only `name` is required; optional fields may be null. `externalId` cannot be changed later, and one account per `externalId`: when another account has it, 409 `conflict` naming that account (details `externalId`/`unique`, nextActions `getAccount`). Unknown fields are rejected (400 naming the field). Emits `account.created`.
+         * @description Creates a tenant-owned account (organization) with a UUID `id`. Only `name` is required; optional fields may be null. `externalId` cannot change later; one already held by another account is 409 `conflict` naming it (nextActions `getAccount`). Emits `account.created`.
          */
         post: operations["createAccount"];
         delete?: never;
@@ -1217,7 +1217,7 @@ export interface paths {
         };
         /**
          * List an account’s invoices
-         * @description The invoices of the account’s billing-system account, newest first. `amount` and `balance` (still to pay) are decimals in major units (`amountCents`/`balanceCents` in minor units). Pay an open invoice with the `createPaymentSession` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The invoices of the account’s billing-system account, newest first. `amount` and `balance` (still to pay) are decimals in major units (`amountCents`/`balanceCents` in minor units). Pay an open invoice with the `createPaymentSession` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccountInvoices"];
         put?: never;
@@ -1237,7 +1237,7 @@ export interface paths {
         };
         /**
          * List an account’s subscriptions
-         * @description The subscriptions of the account’s billing-system account, newest first. Start a new one with the `createSubscription` action; `catalog` lists what can be subscribed to. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The subscriptions of the account’s billing-system account, newest first. Start a new one with the `createSubscription` action; `catalog` lists what can be subscribed to. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccountSubscriptions"];
         put?: never;
@@ -1257,7 +1257,7 @@ export interface paths {
         };
         /**
          * List an account’s payment methods
-         * @description The payment methods of the account’s billing-system account (`source: "billing"`), then the local references (`source: "local"`) held under its id or the path’s id; each newest first. `isDefault` holds per source and `accountId`, so two defaults may be listed. Add one with the `addPaymentMethod` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The payment methods of the account’s billing-system account (`source: "billing"`), then the local references (`source: "local"`) held under its id or the path’s id; each newest first. `isDefault` holds per source and `accountId`, so two defaults may be listed. Add one with the `addPaymentMethod` action. The billing-system account is resolved in this order: no active billing integration for the tenant -> 404 (whatever the id); an account id (UUID) of this tenant -> the billing account named by its `externalId`, or 404 when the account has no `externalId` or it is not a billing account id (a local account without a billing id has no billing data); a billing-system account id -> that account (404 if the billing system does not know it); any other UUID -> 404; any other value -> 400 `validation_failed` naming `path.id` (invalid billing account id format). Data is read live from the billing system, never stored here; an outage of the billing system is 502 `billing_unavailable` (retry later). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccountPaymentMethods"];
         put?: never;
@@ -1305,7 +1305,7 @@ export interface paths {
         };
         /**
          * List built-in billing accounts
-         * @description Every account of the built-in billing engine for this tenant, newest first, with open balances. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description Every account of the built-in billing engine for this tenant, newest first, with open balances. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listBillingAccounts"];
         put?: never;
@@ -1449,7 +1449,7 @@ export interface paths {
         };
         /**
          * List policies
-         * @description All policies of this tenant, newest first. A policy is a tenant rule guarding an operation (order creation, order update, plan change): a JSONLogic `condition` over the operation’s input and an `effect`. Every active policy of the type is evaluated; a `block` policy whose condition holds blocks the operation (403 `policy_blocked` naming it) unless an `allow` policy’s condition also holds: `allow` policies are exceptions that override blocks. A condition that fails at run time counts as `block` (fail closed). Each type sees its own input: `order_create`: `{ order: { items: [{ productId, quantity, priceCents }], totalCents, currency, contactId, organizationId, journeyId }, customerContext: { segment, locale, partner } }`; `order_update`: `{ order: <the order as it is now>, changes: <the PATCH body> }`; `plan_change`: `{ subscription: { id, productId, quantity, status }, currentProduct: { id, name, family, rank, priceCents }, targetProduct: { id, name, family, rank, priceCents }, direction }` with direction `upgrade` | `downgrade` | `lateral`. Example: `{"and": [{"==": [{"var": "direction"}, "downgrade"]}, {"==": [{"var": "subscription.status"}, "active"]}]}`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description All policies of this tenant, newest first. A policy is a tenant rule guarding an operation (order creation, order update, plan change): a JSONLogic `condition` over the operation’s input and an `effect`. Every active policy of the type is evaluated; a `block` policy whose condition holds blocks the operation (403 `policy_blocked` naming it) unless an `allow` policy’s condition also holds: `allow` policies are exceptions that override blocks. A condition that fails at run time counts as `block` (fail closed). Each type sees its own input: `order_create`: `{ order: { items: [{ productId, quantity, priceCents }], totalCents, currency, contactId, organizationId, journeyId }, customerContext: { segment, locale, partner } }`; `order_update`: `{ order: <the order as it is now>, changes: <the PATCH body> }`; `plan_change`: `{ subscription: { id, productId, quantity, status }, currentProduct: { id, name, family, rank, priceCents }, targetProduct: { id, name, family, rank, priceCents }, direction }` with direction `upgrade` | `downgrade` | `lateral`. Example: `{"and": [{"==": [{"var": "direction"}, "downgrade"]}, {"==": [{"var": "subscription.status"}, "active"]}]}`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listPolicies"];
         put?: never;
@@ -1501,7 +1501,7 @@ export interface paths {
         };
         /**
          * List shipping options
-         * @description All shipping options of this tenant, newest first. A shipping option is a way to deliver an order: a name, a flat price in one currency, the countries it ships to (empty = every country) and a delivery estimate of minDays to maxDays. Inactive options stay stored but are not offered to buyers. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description All shipping options of this tenant, newest first. A shipping option is a way to deliver an order: a name, a flat price in one currency, the countries it ships to (empty = every country) and a delivery estimate of minDays to maxDays. Inactive options stay stored but are not offered to buyers. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAllShippingOptions"];
         put?: never;
@@ -1553,7 +1553,7 @@ export interface paths {
         };
         /**
          * List available shipping options
-         * @description The active shipping options, cheapest first (then by name), filtered by `country` and `currency`. `amountCents` is the price in minor units; `minDays`-`maxDays` the delivery estimate. Unknown query parameters are rejected with 400. Cacheable for 60 seconds. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The active shipping options, cheapest first (then by name), filtered by `country` and `currency`. `amountCents` is the price in minor units; `minDays`-`maxDays` the delivery estimate. Unknown query parameters are rejected with 400. Cacheable for 60 seconds. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listShippingOptions"];
         put?: never;
@@ -1573,7 +1573,7 @@ export interface paths {
         };
         /**
          * List subscriptions
-         * @description The subscriptions of the tenant, add-ons included (they have `parentSubscriptionId`), newest first. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque, belong to the tenant and stay valid while rows are added.
+         * @description The subscriptions of the tenant, add-ons included (they have `parentSubscriptionId`), newest first. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listSubscriptions"];
         put?: never;
@@ -1659,7 +1659,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a subscription
-         * @description `end_of_period` (default): `pending_cancellation`, cancelled by the scheduler at `billedThrough`: the period end, or after an early renewal the end of the period it billed (the subscription runs it, entitlements included), unless `refund` (`credit`/`refund`) gives that billed period back: then it ends at `currentPeriodEnd` (without one, 400 refund/timing). `immediate`: `cancelled` now, giving back the unused time per `refund` (`credit.granted`, or `refund.succeeded`; nothing to refund: 409 `payment_not_refundable`). The amounts and date equal POST /preview/cancellation. A pending change is dropped; live add-ons are cancelled too. 409 when already cancelled (or pending cancellation, for `end_of_period`). Event `subscription.cancelled` (status tells which); audit `subscription.cancel`.
+         * @description `end_of_period` (default): `pending_cancellation`, cancelled by the scheduler (see `timing`). `immediate`: `cancelled` now, giving back the unused time per `refund` (`credit.granted` or `refund.succeeded`; nothing to refund: 409 `payment_not_refundable`). The amounts and date equal POST /preview/cancellation. A pending change is dropped; live add-ons are cancelled too. 409 when already cancelled (or pending cancellation, for `end_of_period`). Event `subscription.cancelled` (status tells which); audit `subscription.cancel`.
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -1763,7 +1763,7 @@ export interface paths {
         put?: never;
         /**
          * Preview a cancellation
-         * @description What POST /subscriptions/{id}/cancel would do now: the effective date (`end_of_period`: the subscription’s `billedThrough`, or `currentPeriodEnd` when `refund` gives a period billed early back), the financial impact (`unusedDays`; `creditCents` or `refundCents` per `refund`), the entitlements lost and the add-ons cancelled with it. Its `previewId` (15 minutes) cancels at exactly this date and figure. 404 for a missing subscription; 409 when already cancelled.
+         * @description What POST /subscriptions/{id}/cancel would do now: the effective date (see the cancel’s `timing`), the financial impact (`unusedDays`; `creditCents` or `refundCents` per `refund`), the entitlements lost and the add-ons cancelled with it. Its `previewId` (15 minutes) cancels at exactly this date and figure. 404 for a missing subscription; 409 when already cancelled.
          */
         post: operations["previewCancellation"];
         delete?: never;
@@ -1899,7 +1899,7 @@ export interface components {
             /** @enum {string} */
             billingInterval: "month" | "year";
             /**
-             * @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `billedThrough` (the period end, or the end of a next period billed early); `cancelled` is final. Accept other values too.
+             * @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `billedThrough`; `cancelled` is final. Accept other values too.
              * @enum {string}
              */
             status: "active" | "pending_change" | "pending_cancellation" | "cancelled";
@@ -10400,7 +10400,7 @@ export interface operations {
                      * @description B2B account (an account id).
                      */
                     organizationId?: string;
-                    /** @description Default []. Not with cartId (the cart's lines): 400 rule `cart`. */
+                    /** @description Default []. Not with cartId. */
                     items?: {
                         /** Format: uuid */
                         productId: string;
@@ -10411,7 +10411,7 @@ export interface operations {
                     }[];
                     /** @description A hint; kept only for orders without items (a differing hint is listed in `rulesApplied.hints`). */
                     totalCents?: number;
-                    /** @description Default USD (with cartId: the cart's; another is 400 rule `cart`). */
+                    /** @description Default USD (with cartId: the cart's). */
                     currency?: string;
                     /** @description Who is buying, for price rules and offers. */
                     customerContext?: {
@@ -11027,7 +11027,7 @@ export interface operations {
                         /** @description A hint; the resolved price wins. */
                         priceCents?: number;
                     }[];
-                    /** @description Only for orders without items (an order with lines has the total of its lines: 400 naming `totalCents`, rule `priced`), and not once invoiced (400, rule `invoiced`). */
+                    /** @description Only for orders without lines (else 400 rule `priced`), not once invoiced (400 rule `invoiced`). */
                     totalCents?: number;
                 };
             };
@@ -14104,7 +14104,7 @@ export interface operations {
                     invoiceId?: string;
                     /**
                      * Format: uuid
-                     * @description Order to pay (this tenant's, else 400 naming `orderId`): the session appears on it and its `paymentStatus` follows. An invoiced order is paid through its invoice (`invoiceId` is filled). At most what is left to pay (400); paid already: 409 `order_already_paid`.
+                     * @description Order to pay: its `paymentStatus` follows; an invoiced one through its invoice. At most what is left (400); paid already: 409 `order_already_paid`, nothing created.
                      */
                     orderId?: string;
                 };
@@ -16569,7 +16569,7 @@ export interface operations {
                 "application/json": {
                     /** @description Display name. */
                     name: string;
-                    /** @description Your own id, unique among the tenant’s accounts (a second account with it is 409). A billing-system account id (e.g. `ba_...`) links the account to its invoices, subscriptions, payment methods and credit. */
+                    /** @description Your own id, one account per value. A billing-system account id (e.g. `ba_...`) links the account to its invoices, subscriptions, payment methods and credit. */
                     externalId?: string | null;
                     /**
                      * Format: email
@@ -21227,7 +21227,7 @@ export interface operations {
     listSubscriptions: {
         parameters: {
             query?: {
-                /** @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `billedThrough` (the period end, or the end of a next period billed early); `cancelled` is final. Accept other values too. */
+                /** @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `billedThrough`; `cancelled` is final. Accept other values too. */
                 status?: "active" | "pending_change" | "pending_cancellation" | "cancelled";
                 /** @description An organization id or a billing-system account id. */
                 accountId?: string;
@@ -22128,12 +22128,12 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Default `end_of_period`: at `billedThrough` (the end of what was billed), or at `currentPeriodEnd` when `refund` gives a next period billed early back.
+                     * @description Default `end_of_period`: at `billedThrough` (what was billed, entitlements until then), or at `currentPeriodEnd` when `refund` gives a period billed early back.
                      * @enum {string}
                      */
                     timing?: "immediate" | "end_of_period";
                     /**
-                     * @description The unused time (the preview’s figure) as account `credit` or a `refund` of the last payments; default `none`. `immediate`: the rest of the period and a next period billed early. `end_of_period`: only that billed next period, which is then not run (it ends at `currentPeriodEnd`); without one, 400.
+                     * @description Unused time (the preview’s figure) as account `credit` or a `refund` of the last payments; default `none`. `immediate`: the rest of the period and any period billed early; `end_of_period`: only a period billed early, then not run (else 400).
                      * @enum {string}
                      */
                     refund?: "none" | "credit" | "refund";
@@ -22402,7 +22402,7 @@ export interface operations {
                             /** @enum {string} */
                             billingInterval: "month" | "year";
                             /**
-                             * @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `billedThrough` (the period end, or the end of a next period billed early); `cancelled` is final. Accept other values too.
+                             * @description `pending_change`: a change waits for the period end (`pendingChange`); `pending_cancellation`: ends at `billedThrough`; `cancelled` is final. Accept other values too.
                              * @enum {string}
                              */
                             status: "active" | "pending_change" | "pending_cancellation" | "cancelled";
@@ -23720,7 +23720,7 @@ export interface operations {
                      */
                     timing?: "immediate" | "end_of_period";
                     /**
-                     * @description The unused time (the preview’s figure) as account `credit` or a `refund` of the last payments; default `none`. `immediate`: the rest of the period and a next period billed early. `end_of_period`: only that billed next period, which is then not run (it ends at `currentPeriodEnd`); without one, 400.
+                     * @description Unused time (the preview’s figure) as account `credit` or a `refund` of the last payments; default `none`. `immediate`: the rest of the period and any period billed early; `end_of_period`: only a period billed early, then not run (else 400).
                      * @enum {string}
                      */
                     refund?: "none" | "credit" | "refund";
