@@ -68,29 +68,7 @@ describe('an Idempotency-Key is claimed with its body before any effect', () => 
     return { winner, answer: (won[0] as (typeof answers)[number]).json().data };
   }
 
-  /** A fresh invoice of `cents` on the billing account, paid by a successful session. */
-  async function paidSession(cents: number) {
-    const invoice = (
-      await w.send(
-        'POST',
-        `/admin/billing/accounts/${w.billingId}/invoices`,
-        { lines: [{ description: 'x', unitAmountCents: cents }] },
-        undefined,
-        w.tenant.keys.admin,
-      )
-    ).json().data;
-    w.invoices.push(invoice.id);
-    const session = (
-      await w.send('POST', `/invoices/${invoice.id}/pay`, {
-        accountId: w.billingId,
-        amountCents: cents,
-        currency: 'USD',
-      })
-    ).json().data;
-    expect((await w.send('POST', `/payments/${session.id}/complete`)).status).toBe(200);
-    return { sessionId: session.id as string, invoiceId: invoice.id as string };
-  }
-
+  /** A fresh open invoice of `cents` on the billing account, known to the world. */
   async function openInvoice(cents: number) {
     const id = (
       await w.send(
@@ -103,6 +81,15 @@ describe('an Idempotency-Key is claimed with its body before any effect', () => 
     ).json().data.id as string;
     w.invoices.push(id);
     return id;
+  }
+
+  /** A fresh invoice of `cents`, paid by a successful session. */
+  async function paidSession(cents: number) {
+    const invoiceId = await openInvoice(cents);
+    const body = { accountId: w.billingId, amountCents: cents, currency: 'USD' };
+    const session = (await w.send('POST', `/invoices/${invoiceId}/pay`, body)).json().data;
+    expect((await w.send('POST', `/payments/${session.id}/complete`)).status).toBe(200);
+    return { sessionId: session.id as string, invoiceId };
   }
 
   it('refunds: three amounts under one key refund only the one answered 201', async () => {
