@@ -16,8 +16,8 @@ import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
 import { resumeOperatorCommand } from './modules/billing/index.js';
 import { resumeApplication } from './modules/credits/index.js';
-import { orderFollowsInvoice, recordOrderUsage } from './modules/orders/index.js';
-import { resumeRefund, resumeReversal, resumeSettlement } from './modules/payments/index.js';
+import { getOrder, orderFollowsInvoice, recordOrderUsage } from './modules/orders/index.js';
+import { orderSessions, resumeRefund, resumeReversal, resumeSettlement } from './modules/payments/index.js';
 import { resumeCancel, resumeChange, resumeEnd, resumeRenewal } from './modules/subscriptions/index.js';
 import type { IntentHandlers } from './unit-of-work/index.js';
 
@@ -86,6 +86,10 @@ export function createDeps(
     // Credit applied to an order's invoice moves the order in the same unit of work. Injected here,
     // not imported by credits: orders import credits (credit on issue), so the reverse is a cycle.
     invoiceMoneyMoved: orderFollowsInvoice,
+    lookups: {
+      orderSessions,
+      orderExists: async (db, tenantId, orderId) => Boolean(await getOrder(db, tenantId, orderId)),
+    },
     intentHandlers: INTENT_HANDLERS,
     keyRing: overrides.keyRing ?? loadKeyRing(config),
   };

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ManualClock } from '../src/clock.js';
 import { createSender, DeliveryWorker, type Sender } from '../src/modules/webhooks/index.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
+import { waitFor } from './support/wait.js';
 import { type Receiver, startReceiver, TEST_CA_FILE } from './support/webhook-receiver.js';
 
 const logger = pino({ level: 'silent' });
@@ -362,12 +363,3 @@ describe('webhook delivery: one receiver never holds back another tenant', () =>
     });
   });
 });
-
-/** Polls a condition the worker reaches on its own (not a wall-clock bound on how fast). */
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

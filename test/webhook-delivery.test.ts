@@ -22,6 +22,7 @@ import {
   type TestTenant,
   usingPostgres,
 } from './harness.js';
+import { waitFor } from './support/wait.js';
 import { type Receipt, type Receiver, startReceiver, TEST_CA_FILE } from './support/webhook-receiver.js';
 
 const logger = pino({ level: 'silent' });
@@ -712,11 +713,3 @@ describe('webhook delivery', () => {
     });
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

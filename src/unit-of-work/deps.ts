@@ -4,7 +4,7 @@ import type { BillingRegistry } from '../billing/registry.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { KeyRing } from '../core/key-ring.js';
-import type { Database, Db } from '../db/client.js';
+import type { Database, Db, Queryable } from '../db/client.js';
 import type { DeliverySignal } from '../events/delivery-signal.js';
 import type { Intent } from './intents.js';
 import type { UnitOfWork } from './unit-of-work.js';
@@ -21,6 +21,28 @@ export interface UsageMeter {
  * (src/deps.ts) hands it in, as it hands in the usage meter.
  */
 export type InvoiceMoneyMoved = (u: UnitOfWork, invoice: Invoice) => Promise<void>;
+
+/** A payment session paying an order, as the order's responses show it. */
+export interface OrderSessionView {
+  id: string;
+  amountCents: number;
+  status: string;
+  refundedCents: number;
+  reversal: unknown;
+  createdAt: Date;
+}
+
+/**
+ * What one module asks of another that sits above it (the other imports it, so the reverse import
+ * would be a cycle): orders import payments and subscriptions, yet an order shows its sessions and
+ * a subscription may name its order. The composition root (src/deps.ts) hands them in.
+ */
+export interface ModuleLookups {
+  /** The payment sessions paying an order (payments). */
+  orderSessions(db: Queryable, tenantId: string, orderId: string): Promise<readonly OrderSessionView[]>;
+  /** Whether the order is the tenant's (orders). */
+  orderExists(db: Queryable, tenantId: string, orderId: string): Promise<boolean>;
+}
 
 /**
  * Finishes an operation left pending: when one of its calls took effect, re-runs the remaining
@@ -46,6 +68,7 @@ export interface ServiceDeps {
   usage: UsageMeter;
   /** Run in each unit of work that applies credit to an invoice (see InvoiceMoneyMoved). */
   invoiceMoneyMoved: InvoiceMoneyMoved;
+  lookups: ModuleLookups;
   /** Tells webhook delivery workers that a committed write queued deliveries. */
   deliveries: DeliverySignal;
   /** The reconciler's handlers of roll-forward operations, by operation name. */

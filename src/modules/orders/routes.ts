@@ -11,7 +11,6 @@ import { type Presented, respond } from '../../http/operation.js';
 import { ListEnvelope, listEnvelope, streamList } from '../../http/paging.js';
 import type { TagTarget } from '../../http/tag-routes.js';
 import type { TypedApp } from '../../http/types.js';
-import { orderSessions } from '../payments/index.js';
 import { type CreatedOrder, createOrder, type InvoiceState } from './create.js';
 import {
   CreatedOrderSchema,
@@ -117,7 +116,7 @@ async function invoiceStateOf(
 
 /** The payment sessions paying the order (single-order responses). */
 async function paymentsOf(deps: Deps, tenantId: string, orderId: string): Promise<OrderPayment[]> {
-  const sessions = await orderSessions(deps.db, tenantId, orderId);
+  const sessions = await deps.lookups.orderSessions(deps.db, tenantId, orderId);
   return sessions.map((p) => ({
     id: p.id,
     amountCents: p.amountCents,

@@ -5,7 +5,6 @@ import { checkedTotal } from '../../core/money.js';
 import type { ServiceDeps } from '../../unit-of-work/index.js';
 import { resolveAccount } from '../accounts/index.js';
 import { pricingDataFor } from '../catalog/index.js';
-import { getOrder } from '../orders/index.js';
 import { resolvePrice } from '../price-engine/index.js';
 import { periodEnd } from './periods.js';
 import { addOnDigestInput, missingFor, quoteAddOn } from './quotes.js';
@@ -220,7 +219,7 @@ export async function planCreate(
 ): Promise<CreatePlan> {
   const now = deps.clock.now();
   if (input.orderId) {
-    if (!(await getOrder(deps.db, tenantId, input.orderId)))
+    if (!(await deps.lookups.orderExists(deps.db, tenantId, input.orderId)))
       throw validationFailed('orderId', 'exists', 'orderId is not an order of this tenant');
     if (await subscriptionForOrder(deps.db, tenantId, input.orderId, input.productId))
       throw new AppError('conflict', 'This order already has a subscription to this product');
