@@ -16,7 +16,13 @@ import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
 import { resumeOperatorCommand } from './modules/billing/index.js';
 import { resumeApplication } from './modules/credits/index.js';
-import { getOrder, orderFollowsInvoice, recordOrderUsage } from './modules/orders/index.js';
+import {
+  getOrder,
+  moveOrderMoney,
+  orderFollowsInvoice,
+  orderOfInvoice,
+  recordOrderUsage,
+} from './modules/orders/index.js';
 import { orderSessions, resumeRefund, resumeReversal, resumeSettlement } from './modules/payments/index.js';
 import { resumeCancel, resumeChange, resumeEnd, resumeRenewal } from './modules/subscriptions/index.js';
 import type { IntentHandlers } from './unit-of-work/index.js';
@@ -88,7 +94,9 @@ export function createDeps(
     invoiceMoneyMoved: orderFollowsInvoice,
     lookups: {
       orderSessions,
-      orderExists: async (db, tenantId, orderId) => Boolean(await getOrder(db, tenantId, orderId)),
+      order: getOrder,
+      orderOfInvoice,
+      moveOrderMoney,
     },
     intentHandlers: INTENT_HANDLERS,
     keyRing: overrides.keyRing ?? loadKeyRing(config),

@@ -32,16 +32,41 @@ export interface OrderSessionView {
   createdAt: Date;
 }
 
+/** What moves an order's money (its `paymentStatus` follows). */
+export interface OrderMoney {
+  /** Added to what is paid (negative: a reversal). */
+  paidCents?: number;
+  /** Added to what was given back. */
+  refundedCents?: number;
+  /** Paid as the order's invoice says now (amount less balance): replaces `paidCents`. */
+  invoice?: Invoice;
+}
+
+/** An order as a payment for it sees it. */
+export interface PayableOrder {
+  id: string;
+  currency: string;
+  invoiceId: string | null;
+  paymentStatus: string;
+  dueCents: number;
+  paidCents: number;
+}
+
 /**
  * What one module asks of another that sits above it (the other imports it, so the reverse import
- * would be a cycle): orders import payments and subscriptions, yet an order shows its sessions and
- * a subscription may name its order. The composition root (src/deps.ts) hands them in.
+ * would be a cycle): orders import subscriptions and payments, yet a payment moves its order's
+ * money, an order shows its sessions and a subscription may name its order. The composition root
+ * (src/deps.ts) hands them in.
  */
 export interface ModuleLookups {
   /** The payment sessions paying an order (payments). */
   orderSessions(db: Queryable, tenantId: string, orderId: string): Promise<readonly OrderSessionView[]>;
-  /** Whether the order is the tenant's (orders). */
-  orderExists(db: Queryable, tenantId: string, orderId: string): Promise<boolean>;
+  /** The tenant's order (`lock`: under its row lock, in a transaction), or undefined (orders). */
+  order(db: Queryable, tenantId: string, orderId: string, lock?: boolean): Promise<PayableOrder | undefined>;
+  /** The order whose invoice this is (orders). */
+  orderOfInvoice(db: Queryable, tenantId: string, invoiceId: string): Promise<string | undefined>;
+  /** In the unit of work: moves the order's money and status, emitting what changed (orders). */
+  moveOrderMoney(u: UnitOfWork, orderId: string, money: OrderMoney): Promise<void>;
 }
 
 /**

@@ -21,6 +21,9 @@ export {
 export type {
   IntentHandlers,
   InvoiceMoneyMoved,
+  ModuleLookups,
+  OrderMoney,
+  PayableOrder,
   ResumeIntent,
   ServiceDeps,
   UsageMeter,

@@ -1,8 +1,5 @@
 export {
-  leftToPay,
-  lockOrderForPayment,
   moveOrderMoney,
-  orderAlreadyPaid,
   orderFollowsInvoice,
   orderOfInvoice,
   paymentStatusOf,

@@ -1,11 +1,8 @@
 import { and, eq } from 'drizzle-orm';
-import type { Invoice } from '../../billing/index.js';
-import { action } from '../../core/actions.js';
-import { AppError, validationFailed } from '../../core/errors.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { InvoiceMoneyMoved, UnitOfWork } from '../../unit-of-work/index.js';
-import { getOrder, type OrderRow, presentOrder } from './service.js';
+import type { InvoiceMoneyMoved, OrderMoney, UnitOfWork } from '../../unit-of-work/index.js';
+import { getOrder, presentOrder } from './service.js';
 import { type OrderPaymentStatus, orders } from './tables.js';
 
 // An order knows whether it is paid. Its money (`paidCents`, `refundedCents`) moves in the unit
@@ -20,17 +17,6 @@ export function paymentStatusOf(due: number, paid: number, refunded: number): Or
   return paid > 0 ? 'partially_paid' : 'unpaid';
 }
 
-/** The order of this tenant under its row lock, or 400 naming `orderId`. */
-export async function lockOrderForPayment(
-  tx: Queryable,
-  tenantId: string,
-  orderId: string,
-): Promise<OrderRow> {
-  const row = await getOrder(tx, tenantId, orderId, true);
-  if (!row) throw validationFailed('orderId', 'exists', 'orderId is not an order of this tenant');
-  return row;
-}
-
 /** The order whose invoice is `invoiceId` (one per invoice: orders are invoiced at creation). */
 export async function orderOfInvoice(db: Queryable, tenantId: string, invoiceId: string) {
   const [row] = await db
@@ -39,28 +25,6 @@ export async function orderOfInvoice(db: Queryable, tenantId: string, invoiceId:
     .where(tenantWhere(orders, tenantId, eq(orders.invoiceId, invoiceId)))
     .limit(1);
   return row?.id;
-}
-
-/** What is left to pay on the order, given what its open sessions already ask for. */
-export const leftToPay = (row: OrderRow, pendingCents: number) =>
-  Math.max(0, row.dueCents - row.paidCents - pendingCents);
-
-export const orderAlreadyPaid = (orderId: string) =>
-  new AppError(
-    'order_already_paid',
-    `Order ${orderId} is paid: it takes no further payment session`,
-    [{ field: 'orderId', rule: 'unpaid', message: 'the order is paid in full' }],
-    undefined,
-    [action('order', 'GET', `/orders/${orderId}`, 'read')],
-  );
-
-export interface OrderMoney {
-  /** Added to what is paid (negative: a reversal). */
-  paidCents?: number;
-  /** Added to what was given back. */
-  refundedCents?: number;
-  /** Paid as the order's invoice says now (amount less balance): replaces `paidCents`. */
-  invoice?: Invoice;
 }
 
 /**

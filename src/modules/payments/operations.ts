@@ -2,16 +2,14 @@ import { action } from '../../core/actions.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError, validationFailed } from '../../core/errors.js';
 import type { Queryable } from '../../db/client.js';
-import { type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
-import { isOrganizationId, resolveAccount } from '../accounts/index.js';
 import {
-  getOrder,
-  leftToPay,
-  lockOrderForPayment,
-  type OrderRow,
-  orderAlreadyPaid,
-  orderOfInvoice,
-} from '../orders/index.js';
+  type ModuleLookups,
+  type OperationKey,
+  type PayableOrder,
+  runUnitOfWork,
+  type ServiceDeps,
+} from '../../unit-of-work/index.js';
+import { isOrganizationId, resolveAccount } from '../accounts/index.js';
 import {
   insertSession,
   type NewSession,
@@ -74,7 +72,22 @@ async function checkInvoice(
   return invoice.accountId;
 }
 
-const PAID: readonly OrderRow['paymentStatus'][] = ['paid', 'partially_refunded', 'refunded'];
+const notAnOrder = () => validationFailed('orderId', 'exists', 'orderId is not an order of this tenant');
+
+const PAID: readonly string[] = ['paid', 'partially_refunded', 'refunded'];
+
+const orderAlreadyPaid = (orderId: string) =>
+  new AppError(
+    'order_already_paid',
+    `Order ${orderId} is paid: it takes no further payment session`,
+    [{ field: 'orderId', rule: 'unpaid', message: 'the order is paid in full' }],
+    undefined,
+    [action('order', 'GET', `/orders/${orderId}`, 'read')],
+  );
+
+/** What is left to pay on the order, given what its open sessions already ask for. */
+const leftToPay = (order: PayableOrder, pendingCents: number) =>
+  Math.max(0, order.dueCents - order.paidCents - pendingCents);
 
 /**
  * The order a session pays, before any billing call: named (`orderId`: this tenant's, in the
@@ -83,10 +96,11 @@ const PAID: readonly OrderRow['paymentStatus'][] = ['paid', 'partially_refunded'
  */
 async function linkOrder(deps: ServiceDeps, tenantId: string, input: NewSession): Promise<NewSession> {
   const orderId =
-    input.orderId ?? (input.invoiceId ? await orderOfInvoice(deps.db, tenantId, input.invoiceId) : null);
+    input.orderId ??
+    (input.invoiceId ? await deps.lookups.orderOfInvoice(deps.db, tenantId, input.invoiceId) : null);
   if (!orderId) return input;
-  const order = await getOrder(deps.db, tenantId, orderId);
-  if (!order) throw validationFailed('orderId', 'exists', 'orderId is not an order of this tenant');
+  const order = await deps.lookups.order(deps.db, tenantId, orderId);
+  if (!order) throw notAnOrder();
   if (input.invoiceId && order.invoiceId !== input.invoiceId)
     throw validationFailed(
       'orderId',
@@ -104,8 +118,15 @@ async function linkOrder(deps: ServiceDeps, tenantId: string, input: NewSession)
  * for what is left once its payments and open sessions are counted, so two concurrent sessions
  * never ask more than it is due.
  */
-async function reserveOnOrder(tx: Queryable, tenantId: string, orderId: string, amountCents: number) {
-  const order = await lockOrderForPayment(tx, tenantId, orderId);
+async function reserveOnOrder(
+  lookups: ModuleLookups,
+  tx: Queryable,
+  tenantId: string,
+  orderId: string,
+  amountCents: number,
+) {
+  const order = await lookups.order(tx, tenantId, orderId, true);
+  if (!order) throw notAnOrder();
   if (PAID.includes(order.paymentStatus)) throw orderAlreadyPaid(order.id);
   const open = await openSessionsCents(tx, tenantId, orderId);
   const left = leftToPay(order, open);
@@ -140,7 +161,8 @@ export async function createSession(
     ? { ...linked, accountId: await checkInvoice(deps, ctx.tenantId, linked) }
     : linked;
   return runUnitOfWork(deps, ctx, key, async (u) => {
-    if (values.orderId) await reserveOnOrder(u.tx, ctx.tenantId, values.orderId, values.amountCents);
+    if (values.orderId)
+      await reserveOnOrder(deps.lookups, u.tx, ctx.tenantId, values.orderId, values.amountCents);
     const session = presentSession(await insertSession(u.tx, ctx.tenantId, values, u.now));
     await u.audit({ action: 'payment.create', resourceType: 'payment_session', resourceId: session.id });
     await u.emit('payment.session_created', session);

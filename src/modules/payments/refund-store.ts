@@ -7,8 +7,7 @@ import type { PageRequest } from '../../core/paging.js';
 import type { Queryable, Tx } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { Intent, UnitOfWork } from '../../unit-of-work/index.js';
-import { moveOrderMoney } from '../orders/index.js';
+import type { Intent, ModuleLookups, UnitOfWork } from '../../unit-of-work/index.js';
 import { lockSession, sessionBusy } from './service.js';
 import { paymentSessions, type RefundReason, type RefundStatus, refunds } from './tables.js';
 
@@ -256,21 +255,25 @@ export function refundCall(intent: Intent, step: string, adapter: BillingAdapter
 }
 
 /** In the unit of work recording the billing call's success: the refund `succeeded`, its events. */
-export async function commitRefund(u: UnitOfWork, plan: RefundPlan): Promise<RefundApi> {
+export async function commitRefund(
+  lookups: ModuleLookups,
+  u: UnitOfWork,
+  plan: RefundPlan,
+): Promise<RefundApi> {
   const done = await setStatus(u, plan, 'succeeded', null);
   await emitCreated(u, done);
   await u.emit('refund.succeeded', done);
-  await refundOnOrder(u, plan.sessionId, plan.amountCents);
+  await refundOnOrder(lookups, u, plan.sessionId, plan.amountCents);
   return done;
 }
 
 /** In the refund's unit of work: the order the session paid, if any, has the money back counted. */
-export async function refundOnOrder(u: UnitOfWork, sessionId: string, amountCents: number) {
+async function refundOnOrder(lookups: ModuleLookups, u: UnitOfWork, sessionId: string, amountCents: number) {
   const [row] = await u.tx
     .select({ orderId: paymentSessions.orderId })
     .from(paymentSessions)
     .where(tenantWhere(paymentSessions, u.ctx.tenantId, eq(paymentSessions.id, sessionId)));
-  if (row?.orderId) await moveOrderMoney(u, row.orderId, { refundedCents: amountCents });
+  if (row?.orderId) await lookups.moveOrderMoney(u, row.orderId, { refundedCents: amountCents });
 }
 
 /**

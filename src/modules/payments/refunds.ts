@@ -12,7 +12,6 @@ import {
   runUnitOfWork,
   type ServiceDeps,
 } from '../../unit-of-work/index.js';
-import { moveOrderMoney } from '../orders/index.js';
 import {
   commitRefund,
   dropRefund,
@@ -58,7 +57,7 @@ function refundLocally(
     const presented = presentRefund(refund);
     await emitCreated(u, presented);
     await u.emit('refund.succeeded', presented);
-    if (row.orderId) await moveOrderMoney(u, row.orderId, { refundedCents: amount });
+    if (row.orderId) await deps.lookups.moveOrderMoney(u, row.orderId, { refundedCents: amount });
     return presented;
   });
 }
@@ -123,7 +122,7 @@ async function executeRefund(
       });
     }
     return await runUnitOfWork(deps, ctx, key, async (u) => {
-      const done = await commitRefund(u, plan);
+      const done = await commitRefund(deps.lookups, u, plan);
       await intent.complete(u, resolvedBy);
       return done;
     });

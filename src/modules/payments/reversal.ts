@@ -7,13 +7,13 @@ import {
   anyCallTookEffect,
   beginIntent,
   type Intent,
+  type ModuleLookups,
   type OperationKey,
   type ResumeIntent,
   runUnitOfWork,
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
-import { moveOrderMoney } from '../orders/index.js';
 import {
   claimSession,
   lockSession,
@@ -75,6 +75,7 @@ async function emitFailure(u: UnitOfWork, session: PaymentSessionApi) {
 
 /** In the unit of work: a successful session's reversal recorded, its invoice and order following. */
 async function commitReversal(
+  lookups: ModuleLookups,
   u: UnitOfWork,
   row: PaymentSessionRow,
   input: FailRequest,
@@ -100,12 +101,17 @@ async function commitReversal(
       paymentSessionId: session.id,
     });
   if (row.orderId)
-    await moveOrderMoney(u, row.orderId, reopened ? { invoice: reopened } : { paidCents: -row.amountCents });
+    await lookups.moveOrderMoney(
+      u,
+      row.orderId,
+      reopened ? { invoice: reopened } : { paidCents: -row.amountCents },
+    );
   return { kind: 'reversed', session };
 }
 
 /** In the unit of work: the locked session `failed` when pending, reversed when it had succeeded. */
 async function commitFailure(
+  lookups: ModuleLookups,
   u: UnitOfWork,
   input: FailRequest,
   claim: string | null,
@@ -120,7 +126,7 @@ async function commitFailure(
     if (row.refundedCents > 0) return { kind: 'refunded', session: presentSession(row) };
     // A settlement that committed after this failure was decided is reversed by the retry.
     if (row.invoiceId && claim === null) throw sessionBusy();
-    return commitReversal(u, row, input, reopened);
+    return commitReversal(lookups, u, row, input, reopened);
   }
   const session = await resolveSessionRow(u.tx, u.ctx.tenantId, row.id, 'failed', input.resolvedBy, u.now);
   await emitFailure(u, session);
@@ -187,7 +193,7 @@ async function executeReversal(
         `The billing system refused to reverse the payment: ${reversed.failure.message}`,
       );
     return await runUnitOfWork(deps, ctx, key, async (u) => {
-      const outcome = await commitFailure(u, plan, key.id, reversed.value);
+      const outcome = await commitFailure(deps.lookups, u, plan, key.id, reversed.value);
       await also?.(u, outcome);
       await intent.complete(u, resolvedBy);
       return outcome;
@@ -213,7 +219,7 @@ export async function failSession(
   const decided = await decide(deps, ctx, key, input);
   if (decided.intent) return executeReversal(deps, ctx, key, decided.intent, also);
   return runUnitOfWork(deps, ctx, key, async (u) => {
-    const outcome = await commitFailure(u, input, null, null);
+    const outcome = await commitFailure(deps.lookups, u, input, null, null);
     await also?.(u, outcome);
     return outcome;
   });

@@ -7,13 +7,13 @@ import {
   anyCallTookEffect,
   beginIntent,
   type Intent,
+  type ModuleLookups,
   type OperationKey,
   type ResumeIntent,
   runUnitOfWork,
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
-import { moveOrderMoney } from '../orders/index.js';
 import {
   claimSession,
   getSession,
@@ -77,6 +77,7 @@ async function recordOnly(
 
 /** In the unit of work: the session `success` and its events; the claim, if any, must be `claim`. */
 async function commitSuccess(
+  lookups: ModuleLookups,
   u: UnitOfWork,
   plan: { sessionId: string; resolvedBy: string; audit?: AuditInput | null },
   claim: string | null,
@@ -91,7 +92,11 @@ async function commitSuccess(
   await u.emit('payment.succeeded', session);
   // The order follows in this unit: by its invoice as settled, or by the session's amount.
   if (row.orderId)
-    await moveOrderMoney(u, row.orderId, settled ? { invoice: settled } : { paidCents: row.amountCents });
+    await lookups.moveOrderMoney(
+      u,
+      row.orderId,
+      settled ? { invoice: settled } : { paidCents: row.amountCents },
+    );
   if (settled?.status === 'paid')
     await u.emit('invoice.paid', {
       resourceType: 'invoice',
@@ -182,7 +187,7 @@ async function executeSettlement(
       );
     }
     return await runUnitOfWork(deps, ctx, key, async (u) => {
-      const outcome = await commitSuccess(u, plan, key.id, settled.value);
+      const outcome = await commitSuccess(deps.lookups, u, plan, key.id, settled.value);
       await also?.(u, outcome);
       await intent.complete(u, resolvedBy);
       return outcome;
@@ -211,7 +216,7 @@ export async function settleSession(
   if (claimed.terminal)
     return recordOnly(deps, ctx, key, { kind: 'terminal', session: claimed.session }, also);
   return runUnitOfWork(deps, ctx, key, async (u) => {
-    const outcome = await commitSuccess(u, input, null, null);
+    const outcome = await commitSuccess(deps.lookups, u, input, null, null);
     await also?.(u, outcome);
     return outcome;
   });

@@ -4,6 +4,7 @@ import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import type { Tx } from '../../db/client.js';
 import {
   type Intent,
+  type ModuleLookups,
   type OperationKey,
   type ResumeIntent,
   runUnitOfWork,
@@ -203,7 +204,12 @@ async function cancelInBilling(intent: Intent<CancelPlan>, adapter: BillingAdapt
     unwrapBilling(await refundCall(intent, refundStep(i), adapter, refund), 'Payment');
 }
 
-async function commitCancel(u: UnitOfWork, plan: CancelPlan, claim: string | null): Promise<SubscriptionRow> {
+async function commitCancel(
+  lookups: ModuleLookups,
+  u: UnitOfWork,
+  plan: CancelPlan,
+  claim: string | null,
+): Promise<SubscriptionRow> {
   const before = await lockForChange(u.tx, u.ctx.tenantId, plan.subscriptionId, plan.version, claim);
   const immediate = plan.timing === 'immediate';
   const patch = (v: number) =>
@@ -250,7 +256,7 @@ async function commitCancel(u: UnitOfWork, plan: CancelPlan, claim: string | nul
       sourceType: 'subscription',
       sourceId: plan.subscriptionId,
     });
-  for (const refund of refundsOf(plan)) await commitRefund(u, refund);
+  for (const refund of refundsOf(plan)) await commitRefund(lookups, u, refund);
   return after;
 }
 
@@ -261,7 +267,8 @@ async function executeCancel(
   plan: CancelPlan,
   resumed?: Intent,
 ): Promise<SubscriptionRow> {
-  if (plan.linked.length === 0) return runUnitOfWork(deps, ctx, key, (u) => commitCancel(u, plan, null));
+  if (plan.linked.length === 0)
+    return runUnitOfWork(deps, ctx, key, (u) => commitCancel(deps.lookups, u, plan, null));
   const intent =
     (resumed as Intent<CancelPlan> | undefined) ??
     (await claimAndBegin(
@@ -289,7 +296,7 @@ async function executeCancel(
     async (adapter) => {
       await cancelInBilling(intent, adapter, stored);
       return runUnitOfWork(deps, ctx, key, async (u) => {
-        const row = await commitCancel(u, stored, key.id);
+        const row = await commitCancel(deps.lookups, u, stored, key.id);
         await intent.complete(u, resumed ? 'reconciler' : 'operation');
         return row;
       });

@@ -219,7 +219,7 @@ export async function planCreate(
 ): Promise<CreatePlan> {
   const now = deps.clock.now();
   if (input.orderId) {
-    if (!(await deps.lookups.orderExists(deps.db, tenantId, input.orderId)))
+    if (!(await deps.lookups.order(deps.db, tenantId, input.orderId)))
       throw validationFailed('orderId', 'exists', 'orderId is not an order of this tenant');
     if (await subscriptionForOrder(deps.db, tenantId, input.orderId, input.productId))
       throw new AppError('conflict', 'This order already has a subscription to this product');
