@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { InvoiceMoneyMoved, OrderMoney, UnitOfWork } from '../../unit-of-work/index.js';
@@ -42,7 +42,7 @@ export async function moveOrderMoney(u: UnitOfWork, orderId: string, money: Orde
   const [after] = await u.tx
     .update(orders)
     .set({ paidCents: paid, refundedCents: refunded, paymentStatus: status, updatedAt: u.now })
-    .where(and(eq(orders.tenantId, u.ctx.tenantId), eq(orders.id, orderId)))
+    .where(tenantWhere(orders, u.ctx.tenantId, eq(orders.id, orderId)))
     .returning();
   if (!after) return;
   const order = presentOrder(after);
