@@ -24,7 +24,12 @@ import {
   recordOrderUsage,
 } from './modules/orders/index.js';
 import { orderSessions, resumeRefund, resumeReversal, resumeSettlement } from './modules/payments/index.js';
-import { resumeCancel, resumeChange, resumeEnd, resumeRenewal } from './modules/subscriptions/index.js';
+import {
+  cancelOperation,
+  changeOperation,
+  endOperation,
+  renewOperation,
+} from './modules/subscriptions/index.js';
 import type { IntentHandlers } from './unit-of-work/index.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -43,17 +48,17 @@ export async function openConfiguredDatabase(config: Config, logger: Logger): Pr
 }
 
 /** How the reconciler finishes each roll-forward operation left pending, by operation name. */
-const INTENT_HANDLERS: IntentHandlers = {
-  'subscriptions.change': resumeChange,
-  'subscriptions.cancel': resumeCancel,
-  'subscriptions.renew': resumeRenewal,
-  'subscriptions.end': resumeEnd,
+const INTENT_HANDLERS = {
+  'subscriptions.change': changeOperation.resume,
+  'subscriptions.cancel': cancelOperation.resume,
+  'subscriptions.renew': renewOperation.resume,
+  'subscriptions.end': endOperation.resume,
   'payments.settle': resumeSettlement,
   'payments.reverse': resumeReversal,
   'payments.refund': resumeRefund,
   'credits.apply': resumeApplication,
   'billing.operator': resumeOperatorCommand,
-};
+} as IntentHandlers;
 
 /** The key resolver; with Redis, connected to the other instances for revocations. */
 function keyResolver(config: Config, database: Database, clock: Clock, logger: Logger): ApiKeyResolver {

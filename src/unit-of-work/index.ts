@@ -18,6 +18,21 @@ export {
   resourceName,
   updateResource,
 } from './crud.js';
+export {
+  type ClaimOf,
+  type Declared,
+  type DeclaredOperation,
+  Declined,
+  type Definition,
+  declareOperation,
+  declined,
+  Local,
+  local,
+  type OperationDefinition,
+  type OperationShape,
+  operationRegistry,
+  type Run,
+} from './declared-operation.js';
 export type {
   IntentHandlers,
   InvoiceMoneyMoved,
@@ -40,6 +55,8 @@ export {
   pendingPlanOf,
 } from './intents.js';
 export { type CommitHooks, derivedKey, mintedKey, type OperationKey } from './operation-key.js';
+export { OPERATION_NAMES, type OperationName } from './operation-names.js';
 export { type ReconcileReport, reconcileIntents, startReconciler } from './reconciler.js';
+export type { ResourceClaim } from './resource-claim.js';
 export { auditLogs, type EffectKind, type EffectRecord, type IntentStatus, intents } from './tables.js';
 export { runUnitOfWork, type UnitDeps, type UnitOfWork, type WriteSet } from './unit-of-work.js';

@@ -130,7 +130,7 @@ export async function reserveApplication(
   onIssue = false,
 ): Promise<{ intent: Intent<ApplyPlan>; resumed: boolean }> {
   const spec = (plan: ApplyPlan) => ({
-    operation: 'credits.apply',
+    operation: 'credits.apply' as const,
     recovery: 'roll_forward' as const,
     subject: { type: 'credit_entry', id: plan.entryId },
     plan,

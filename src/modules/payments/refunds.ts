@@ -76,7 +76,7 @@ function decide(
     const row = await lockSession(tx, ctx.tenantId, input.sessionId);
     if (!row) throw notFound('Payment session');
     const spec = (plan: RefundPlan) => ({
-      operation: 'payments.refund',
+      operation: 'payments.refund' as const,
       recovery: 'roll_forward' as const,
       subject: { type: 'refund', id: plan.refundId },
       plan,

@@ -1,5 +1,5 @@
-export { resumeCancel } from './cancel.js';
-export { resumeChange } from './change.js';
+export { cancelOperation } from './cancel.js';
+export { changeOperation } from './change.js';
 export {
   type CreatedSubscription,
   commitCreate,
@@ -8,13 +8,13 @@ export {
   provisionSteps,
 } from './create.js';
 export { type CreateInput, type CreatePlan, planCreate } from './create-plan.js';
-export { resumeEnd } from './end.js';
+export { endOperation } from './end.js';
 export {
   type AccountEntitlements,
   type EntitlementValue,
   emitProductEntitlementsChanged,
   readAccountEntitlements,
 } from './entitlements.js';
-export { resumeRenewal } from './renew.js';
+export { renewOperation } from './renew.js';
 export { type DueWorkResult, runDueSubscriptionWork, startSubscriptionScheduler } from './scheduler.js';
 export { SubscriptionSchema } from './schemas.js';
