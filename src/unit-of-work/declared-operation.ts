@@ -114,7 +114,7 @@ export interface OperationDefinition<I, D, P, C, T, A extends BillingAdapter = B
   /** Nothing took effect: what `reserve` took is given back (the claim is given back too). */
   release?(tx: Tx, tenantId: string, plan: P): Promise<void>;
   /** After the commit (credit applied on issue): the result told. */
-  afterCommit?(run: Run<I, T>, result: T, called: C, adapter: A): Promise<T>;
+  afterCommit?(run: Run<I, T>, plan: P, result: T, called: C, adapter: A): Promise<T>;
   /** The reconciler finishes it even when no call took effect (credit promised with an invoice). */
   resumeAlways?(plan: P): boolean;
 }
@@ -192,7 +192,7 @@ function declare<I, D, P, C, T, A extends BillingAdapter>(
         await intent.complete(u, byReconciler ? 'reconciler' : 'operation');
         return committed;
       });
-      return def.afterCommit ? await def.afterCommit(held, result, called, adapter) : result;
+      return def.afterCommit ? await def.afterCommit(held, plan, result, called, adapter) : result;
     } catch (err) {
       await abandonIntent(deps, intent, adapter, err, release);
       throw err;

@@ -3,6 +3,7 @@ export { changeOperation } from './change.js';
 export {
   type CreatedSubscription,
   commitCreate,
+  createOperation,
   type Provisioned,
   provision,
   provisionSteps,

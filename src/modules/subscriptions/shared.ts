@@ -15,7 +15,7 @@ import { baseOf, resolveEntitlements, type SubscriptionRow, subscriptionClaim } 
 // What the subscription operations share: the billing adapter, presenting billing results,
 // event data, audit snapshots, preview checks and the payment session of a period billed.
 
-const noIntegration = () =>
+export const noIntegration = () =>
   new AppError(
     'conflict',
     'The subscription is billing-linked but the tenant has no active billing integration',
