@@ -23,7 +23,7 @@ import {
   orderOfInvoice,
   recordOrderUsage,
 } from './modules/orders/index.js';
-import { orderSessions, resumeRefund, resumeReversal, resumeSettlement } from './modules/payments/index.js';
+import { orderSessions, resumeRefund, reverseOperation, settleOperation } from './modules/payments/index.js';
 import {
   cancelOperation,
   changeOperation,
@@ -53,8 +53,8 @@ const INTENT_HANDLERS = {
   'subscriptions.cancel': cancelOperation.resume,
   'subscriptions.renew': renewOperation.resume,
   'subscriptions.end': endOperation.resume,
-  'payments.settle': resumeSettlement,
-  'payments.reverse': resumeReversal,
+  'payments.settle': settleOperation.resume,
+  'payments.reverse': reverseOperation.resume,
   'payments.refund': resumeRefund,
   'credits.apply': resumeApplication,
   'billing.operator': resumeOperatorCommand,
