@@ -23,7 +23,12 @@ import {
   orderOfInvoice,
   recordOrderUsage,
 } from './modules/orders/index.js';
-import { orderSessions, resumeRefund, reverseOperation, settleOperation } from './modules/payments/index.js';
+import {
+  orderSessions,
+  refundOperation,
+  reverseOperation,
+  settleOperation,
+} from './modules/payments/index.js';
 import {
   cancelOperation,
   changeOperation,
@@ -55,7 +60,7 @@ const INTENT_HANDLERS = {
   'subscriptions.end': endOperation.resume,
   'payments.settle': settleOperation.resume,
   'payments.reverse': reverseOperation.resume,
-  'payments.refund': resumeRefund,
+  'payments.refund': refundOperation.resume,
   'credits.apply': resumeApplication,
   'billing.operator': resumeOperatorCommand,
 } as IntentHandlers;

@@ -7,7 +7,7 @@ export {
   refundCall,
   reserveRefund,
 } from './refund-store.js';
-export { resumeRefund } from './refunds.js';
+export { refundOperation } from './refunds.js';
 export { type FailOutcome, failSession, reverseOperation } from './reversal.js';
 export { InvoiceParams } from './schemas.js';
 export {
