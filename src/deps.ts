@@ -15,7 +15,7 @@ import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
 import { resumeOperatorCommand } from './modules/billing/index.js';
-import { resumeApplication } from './modules/credits/index.js';
+import { applyOperation } from './modules/credits/index.js';
 import {
   getOrder,
   moveOrderMoney,
@@ -61,7 +61,7 @@ const INTENT_HANDLERS = {
   'payments.settle': settleOperation.resume,
   'payments.reverse': reverseOperation.resume,
   'payments.refund': refundOperation.resume,
-  'credits.apply': resumeApplication,
+  'credits.apply': applyOperation.resume,
   'billing.operator': resumeOperatorCommand,
 } as IntentHandlers;
 
