@@ -14,13 +14,14 @@ export type { Deps } from './http/deps.js';
 import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
-import { resumeOperatorCommand } from './modules/billing/index.js';
+import { operatorOperation } from './modules/billing/index.js';
 import { applyOperation } from './modules/credits/index.js';
 import {
   getOrder,
   moveOrderMoney,
   orderFollowsInvoice,
   orderOfInvoice,
+  orderOperation,
   recordOrderUsage,
 } from './modules/orders/index.js';
 import {
@@ -32,10 +33,11 @@ import {
 import {
   cancelOperation,
   changeOperation,
+  createOperation,
   endOperation,
   renewOperation,
 } from './modules/subscriptions/index.js';
-import type { IntentHandlers } from './unit-of-work/index.js';
+import { operationRegistry } from './unit-of-work/index.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
@@ -52,18 +54,24 @@ export async function openConfiguredDatabase(config: Config, logger: Logger): Pr
     : openPglite(config.dataDir);
 }
 
-/** How the reconciler finishes each roll-forward operation left pending, by operation name. */
-const INTENT_HANDLERS = {
-  'subscriptions.change': changeOperation.resume,
-  'subscriptions.cancel': cancelOperation.resume,
-  'subscriptions.renew': renewOperation.resume,
-  'subscriptions.end': endOperation.resume,
-  'payments.settle': settleOperation.resume,
-  'payments.reverse': reverseOperation.resume,
-  'payments.refund': refundOperation.resume,
-  'credits.apply': applyOperation.resume,
-  'billing.operator': resumeOperatorCommand,
-} as IntentHandlers;
+/**
+ * Every declared operation (src/unit-of-work/declared-operation.ts): the reconciler resumes each
+ * roll-forward intent left pending by its operation's name. One left out, or listed twice, stops
+ * the start-up.
+ */
+const OPERATIONS = operationRegistry([
+  createOperation,
+  changeOperation,
+  cancelOperation,
+  renewOperation,
+  endOperation,
+  settleOperation,
+  reverseOperation,
+  refundOperation,
+  applyOperation,
+  operatorOperation,
+  orderOperation,
+]);
 
 /** The key resolver; with Redis, connected to the other instances for revocations. */
 function keyResolver(config: Config, database: Database, clock: Clock, logger: Logger): ApiKeyResolver {
@@ -108,7 +116,7 @@ export function createDeps(
       orderOfInvoice,
       moveOrderMoney,
     },
-    intentHandlers: INTENT_HANDLERS,
+    intentHandlers: OPERATIONS,
     keyRing: overrides.keyRing ?? loadKeyRing(config),
   };
 }

@@ -221,6 +221,8 @@ function declare<I, D, P, C, T, A extends BillingAdapter>(
       return proceed({ ...run, resumed: begun.resumed }, begun.intent, adapter);
     },
     async resume(deps, intent) {
+      // A compensate intent is undone by the reconciler itself (compensation.ts), never resumed.
+      if (def.recovery !== 'roll_forward') throw new Error(`${def.name} is compensated, not resumed`);
       const ctx = intent.context;
       const key = { id: intent.row.operationId };
       const adapter = await adapterOf(deps, ctx.tenantId);
@@ -236,14 +238,13 @@ function declare<I, D, P, C, T, A extends BillingAdapter>(
 }
 
 type AnyDeclared = { readonly name: OperationName; readonly resume: ResumeIntent };
-type Missing<L extends readonly AnyDeclared[]> = Exclude<OperationName, L[number]['name']>;
 
 /**
- * The reconciler's registry, from the list of every declared operation (the composition root):
- * a name left out is a compile error, a name listed twice a start-up error.
+ * The reconciler's registry, from the list of every declared operation (the composition root): a
+ * name left out or listed twice is an error at start-up.
  */
-export function operationRegistry<const L extends readonly AnyDeclared[]>(
-  operations: L & (Missing<L> extends never ? unknown : { missing: Missing<L> }),
+export function operationRegistry(
+  operations: readonly AnyDeclared[],
 ): Readonly<Record<OperationName, ResumeIntent>> {
   const registry: Partial<Record<OperationName, ResumeIntent>> = {};
   for (const op of operations) {
