@@ -136,102 +136,125 @@ export function declareOperation<S extends OperationShape>(def: Definition<S>): 
   return declare(def);
 }
 
-function declare<I, D, P, C, T, A extends BillingAdapter>(
-  def: OperationDefinition<I, D, P, C, T, A>,
-): DeclaredOperation<I, D, P, T, A> {
-  /** Gives back the claim and what was reserved with it. */
-  const releaseAll = (tenantId: string, plan: P, operationId: string) => async (tx: Tx) => {
+type Def<I, D, P, C, T, A extends BillingAdapter> = OperationDefinition<I, D, P, C, T, A>;
+
+/** Gives back the claim and what was reserved with it (the intent closed without effect). */
+function releaseAll<I, D, P, C, T, A extends BillingAdapter>(
+  def: Def<I, D, P, C, T, A>,
+  tenantId: string,
+  plan: P,
+  operationId: string,
+) {
+  return async (tx: Tx) => {
     if (def.claims)
       await def.claims.resource.release(tx, tenantId, def.claims.id(plan as D & P), operationId);
     await def.release?.(tx, tenantId, plan);
   };
+}
 
-  async function begin(q: Queryable, run: Run<I, T>, decided: D) {
-    const { deps, ctx, key } = run;
-    const claimed = def.claims ? def.claims.id(decided as D & P) : null;
-    if (def.claims && claimed)
-      await def.claims.resource.claim(
-        q as Tx,
-        ctx.tenantId,
-        claimed,
-        key.id,
-        def.claims.expected(decided as D & P),
-        deps.clock.now(),
-      );
-    // What the operation reserves with its claim, unless a retry resumes an earlier plan.
-    const earlier = def.reserve ? await pendingPlanOf<P>(q, ctx.tenantId, key.id) : null;
-    const plan =
-      earlier ?? (def.reserve ? await def.reserve(q as Tx, run, decided) : (decided as unknown as P));
-    const subject =
-      def.subject?.(plan) ??
-      (def.claims && claimed ? { type: def.claims.resource.subjectType, id: claimed } : undefined);
-    const intent = await beginIntent(q, deps, ctx, key, {
-      operation: def.name,
-      recovery: def.recovery,
-      ...(subject ? { subject } : {}),
-      plan,
-      steps: def.steps(decided),
-    });
-    return { intent, resumed: earlier !== null };
+/** In `q`: the claim, what is reserved with it (unless a retry resumes a stored plan) and the intent. */
+async function begin<I, D, P, C, T, A extends BillingAdapter>(
+  def: Def<I, D, P, C, T, A>,
+  q: Queryable,
+  run: Run<I, T>,
+  decided: D,
+): Promise<{ intent: Intent<P>; resumed: boolean }> {
+  const { deps, ctx, key } = run;
+  const claimed = def.claims ? def.claims.id(decided as D & P) : null;
+  if (def.claims && claimed) {
+    const expected = def.claims.expected(decided as D & P);
+    await def.claims.resource.claim(q as Tx, ctx.tenantId, claimed, key.id, expected, deps.clock.now());
   }
+  const earlier = def.reserve ? await pendingPlanOf<P>(q, ctx.tenantId, key.id) : null;
+  const plan =
+    earlier ?? (def.reserve ? await def.reserve(q as Tx, run, decided) : (decided as unknown as P));
+  const subject =
+    def.subject?.(plan) ??
+    (def.claims && claimed ? { type: def.claims.resource.subjectType, id: claimed } : undefined);
+  const intent = await beginIntent(q, deps, ctx, key, {
+    operation: def.name,
+    recovery: def.recovery,
+    ...(subject ? { subject } : {}),
+    plan,
+    steps: def.steps(decided),
+  });
+  return { intent, resumed: earlier !== null };
+}
 
-  async function proceed(run: Run<I, T>, intent: Intent<P>, adapter: A, byReconciler = false): Promise<T> {
-    const { deps, ctx, key } = run;
-    // A retry (or the reconciler) that took the intent over continues its stored plan.
-    const plan = intent.plan;
-    const held: Run<I, T> = { ...run, claim: key.id };
-    const release = releaseAll(ctx.tenantId, plan, key.id);
-    try {
-      const called = await def.call(held, intent, adapter);
-      if (called instanceof Declined) {
-        await abandonIntent(deps, intent, adapter, new Error(called.reason), release);
-        return await called.answer();
-      }
-      const result = await runUnitOfWork(deps, ctx, key, async (u) => {
-        const committed = await def.commit(u, held, plan, called);
-        await intent.complete(u, byReconciler ? 'reconciler' : 'operation');
-        return committed;
-      });
-      return def.afterCommit ? await def.afterCommit(held, plan, result, called, adapter) : result;
-    } catch (err) {
-      await abandonIntent(deps, intent, adapter, err, release);
-      throw err;
+/**
+ * The calls and the commit of a begun intent (a first run, a retry or the reconciler). A failure
+ * closes, compensates or leaves the intent pending as its effects require (abandonIntent).
+ */
+async function proceed<I, D, P, C, T, A extends BillingAdapter>(
+  def: Def<I, D, P, C, T, A>,
+  run: Run<I, T>,
+  intent: Intent<P>,
+  adapter: A,
+  byReconciler = false,
+): Promise<T> {
+  const { deps, ctx, key } = run;
+  // A retry (or the reconciler) that took the intent over continues its stored plan.
+  const plan = intent.plan;
+  const held: Run<I, T> = { ...run, claim: key.id };
+  const release = releaseAll(def, ctx.tenantId, plan, key.id);
+  try {
+    const called = await def.call(held, intent, adapter);
+    if (called instanceof Declined) {
+      await abandonIntent(deps, intent, adapter, new Error(called.reason), release);
+      return await called.answer();
     }
+    const result = await runUnitOfWork(deps, ctx, key, async (u) => {
+      const committed = await def.commit(u, held, plan, called);
+      await intent.complete(u, byReconciler ? 'reconciler' : 'operation');
+      return committed;
+    });
+    return def.afterCommit ? await def.afterCommit(held, plan, result, called, adapter) : result;
+  } catch (err) {
+    await abandonIntent(deps, intent, adapter, err, release);
+    throw err;
   }
+}
 
-  const adapterOf = async (deps: ServiceDeps, tenantId: string): Promise<A> => {
-    const adapter = await def.adapter(deps, tenantId);
-    if (!adapter) throw def.noAdapter();
-    return adapter;
-  };
+async function adapterOf<A extends BillingAdapter>(
+  def: { adapter(deps: ServiceDeps, tenantId: string): Promise<A | null>; noAdapter(): Error },
+  deps: ServiceDeps,
+  tenantId: string,
+): Promise<A> {
+  const adapter = await def.adapter(deps, tenantId);
+  if (!adapter) throw def.noAdapter();
+  return adapter;
+}
 
+function declare<I, D, P, C, T, A extends BillingAdapter>(
+  def: Def<I, D, P, C, T, A>,
+): DeclaredOperation<I, D, P, T, A> {
   return {
     name: def.name,
-    begin,
-    proceed,
+    begin: (tx, run, decided) => begin(def, tx, run, decided),
+    proceed: (run, intent, adapter, byReconciler) => proceed(def, run, intent, adapter, byReconciler),
     async run(deps, ctx, input, key) {
       const run: Run<I, T> = { deps, ctx, key, input, claim: null, resumed: false };
       const decided = await def.plan(run, input);
       if (decided instanceof Local) return decided.answer();
-      const adapter = await adapterOf(deps, ctx.tenantId);
-      const transact = def.claims || def.reserve;
-      const begun = transact
-        ? await deps.db.transaction((tx) => begin(tx, run, decided))
-        : await begin(deps.db, run, decided);
-      return proceed({ ...run, resumed: begun.resumed }, begun.intent, adapter);
+      const adapter = await adapterOf(def, deps, ctx.tenantId);
+      const begun =
+        def.claims || def.reserve
+          ? await deps.db.transaction((tx) => begin(def, tx, run, decided))
+          : await begin(def, deps.db, run, decided);
+      return proceed(def, { ...run, resumed: begun.resumed }, begun.intent, adapter);
     },
     async resume(deps, intent) {
       // A compensate intent is undone by the reconciler itself (compensation.ts), never resumed.
       if (def.recovery !== 'roll_forward') throw new Error(`${def.name} is compensated, not resumed`);
       const ctx = intent.context;
       const key = { id: intent.row.operationId };
-      const adapter = await adapterOf(deps, ctx.tenantId);
+      const adapter = await adapterOf(def, deps, ctx.tenantId);
       const plan = intent.plan as P;
-      const release = releaseAll(ctx.tenantId, plan, key.id);
+      const release = releaseAll(def, ctx.tenantId, plan, key.id);
       if (!def.resumeAlways?.(plan) && !(await anyCallTookEffect(deps, intent, adapter, release)))
         return 'abandoned';
       const run: Run<I, T> = { deps, ctx, key, input: null, claim: key.id, resumed: true };
-      await proceed(run, intent as Intent<P>, adapter, true);
+      await proceed(def, run, intent as Intent<P>, adapter, true);
       return 'completed';
     },
   };

@@ -12,7 +12,6 @@ import {
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
 import {
-  getSession,
   lockSession,
   type PaymentSessionApi,
   type PaymentSessionRow,
@@ -20,8 +19,8 @@ import {
   recordReversal,
   resolveSessionRow,
   sessionBusy,
-  sessionClaim,
 } from './service.js';
+import { andRecord, onSessionPayment, sessionToDecide } from './session-operation.js';
 
 // A provider's failure event decides `failed` for a pending session. After `success` (terminal,
 // SPEC.md) it is a dispute: the session stays `success`, what the provider said is recorded as its
@@ -146,18 +145,15 @@ export const reverseOperation = declareOperation<{
   result: FailOutcome;
 }>({
   name: 'payments.reverse',
-  recovery: 'roll_forward',
-  async plan({ deps, ctx, key }, input) {
-    const row = await getSession(deps.db, ctx.tenantId, input.sessionId);
-    if (!row) throw notFound('Payment session');
-    if (row.operationKey !== null && row.operationKey !== key.id) throw sessionBusy();
+  ...onSessionPayment(reversible),
+  async plan(run, input) {
+    const { deps, ctx, key } = run;
+    const row = await sessionToDecide(run, input.sessionId);
     if (!reversible(row))
       return local(() =>
-        runUnitOfWork(deps, ctx, key, async (u) => {
-          const outcome = await commitFailure(deps.lookups, u, input, null, null);
-          await input.also?.(u, outcome);
-          return outcome;
-        }),
+        runUnitOfWork(deps, ctx, key, (u) =>
+          andRecord(u, commitFailure(deps.lookups, u, input, null, null), input.also),
+        ),
       );
     return {
       sessionId: row.id,
@@ -166,9 +162,7 @@ export const reverseOperation = declareOperation<{
       ...(input.reason ? { reason: input.reason } : {}),
     };
   },
-  claims: { resource: sessionClaim, id: (plan) => plan.sessionId, expected: () => reversible },
   steps: () => [{ step: 'reverse', kind: 'reverse_payment' }],
-  adapter: (deps, tenantId) => deps.billing.forTenant(deps.db, tenantId),
   noAdapter: () =>
     new AppError('conflict', 'The tenant has no active billing integration to reverse the payment in'),
   async call(_run, intent, adapter) {
@@ -186,11 +180,8 @@ export const reverseOperation = declareOperation<{
       );
     return reversed.value;
   },
-  async commit(u, run, plan, reopened) {
-    const outcome = await commitFailure(run.deps.lookups, u, plan, run.claim, reopened);
-    await run.input?.also?.(u, outcome);
-    return outcome;
-  },
+  commit: (u, run, plan, reopened) =>
+    andRecord(u, commitFailure(run.deps.lookups, u, plan, run.claim, reopened), run.input?.also),
 });
 
 export function failSession(

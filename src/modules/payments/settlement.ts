@@ -17,12 +17,11 @@ import {
   isTerminal,
   lockSession,
   type PaymentSessionApi,
-  type PaymentSessionRow,
   presentSession,
   resolveSessionRow,
   sessionBusy,
-  sessionClaim,
 } from './service.js';
+import { andRecord, onSessionPayment, sessionToDecide } from './session-operation.js';
 
 // A session's terminal state and its invoice's settlement are decided here, in one place, under
 // the session: `complete` and a provider's success event both come through `settleSession`, which
@@ -118,21 +117,18 @@ export const settleOperation = declareOperation<{
   result: SettleOutcome;
 }>({
   name: 'payments.settle',
-  recovery: 'roll_forward',
-  async plan({ deps, ctx, key }, input) {
-    const row = await getSession(deps.db, ctx.tenantId, input.sessionId);
-    if (!row) throw notFound('Payment session');
+  ...onSessionPayment((row) => !isTerminal(row.status)),
+  async plan(run, input) {
+    const { deps, ctx, key } = run;
+    const row = await sessionToDecide(run, input.sessionId);
     const session = presentSession(row);
     if (isTerminal(row.status))
       return local(() => recordOnly(deps, ctx, key, { kind: 'terminal', session }, input.also));
-    if (row.operationKey !== null && row.operationKey !== key.id) throw sessionBusy();
     if (!row.invoiceId)
       return local(() =>
-        runUnitOfWork(deps, ctx, key, async (u) => {
-          const outcome = await commitSuccess(deps.lookups, u, input, null, null);
-          await input.also?.(u, outcome);
-          return outcome;
-        }),
+        runUnitOfWork(deps, ctx, key, (u) =>
+          andRecord(u, commitSuccess(deps.lookups, u, input, null, null), input.also),
+        ),
       );
     return {
       sessionId: row.id,
@@ -143,13 +139,7 @@ export const settleOperation = declareOperation<{
       audit: input.audit ?? null,
     };
   },
-  claims: {
-    resource: sessionClaim,
-    id: (plan) => plan.sessionId,
-    expected: () => (row: PaymentSessionRow) => !isTerminal(row.status),
-  },
   steps: () => [{ step: 'settle', kind: 'settle_invoice' }],
-  adapter: (deps, tenantId) => deps.billing.forTenant(deps.db, tenantId),
   noAdapter: () =>
     new AppError('conflict', 'The session pays an invoice but the tenant has no active billing integration'),
   async call({ deps, ctx, key, input }, intent, adapter) {
@@ -173,11 +163,8 @@ export const settleOperation = declareOperation<{
       return recordOnly(deps, ctx, key, outcome as SettleOutcome, input?.also);
     });
   },
-  async commit(u, run, plan, settled) {
-    const outcome = await commitSuccess(run.deps.lookups, u, plan, run.claim, settled);
-    await run.input?.also?.(u, outcome);
-    return outcome;
-  },
+  commit: (u, run, plan, settled) =>
+    andRecord(u, commitSuccess(run.deps.lookups, u, plan, run.claim, settled), run.input?.also),
 });
 
 export function settleSession(
