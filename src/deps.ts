@@ -14,7 +14,7 @@ export type { Deps } from './http/deps.js';
 import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
-import { resumeOperatorCommand } from './modules/billing/index.js';
+import { resumeOperatorCommand } from './modules/billing-admin/index.js';
 import { resumeApplication } from './modules/credits/index.js';
 import {
   getOrder,

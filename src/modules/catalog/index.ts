@@ -9,3 +9,4 @@ export {
 } from './products.js';
 export { promotionByCode, redeemPromotion } from './rules.js';
 export { ProductSchema } from './schemas.js';
+export * from './price-engine/index.js';

@@ -11,7 +11,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import type { Charge, ChargeModel, PriceTier } from '../price-engine/index.js';
+import type { Charge, ChargeModel, PriceTier } from './price-engine/index.js';
 
 const timestamps = {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull(),

@@ -20,7 +20,7 @@ import {
   refundCall,
   reserveRefund,
 } from '../payments/index.js';
-import type { ChangeTiming } from '../price-engine/index.js';
+import type { ChangeTiming } from '../catalog/index.js';
 import { cancellationChanges, emitEntitlementsChanged } from './entitlements.js';
 import { billedAheadUntil, type CancellationFigures, type GiveBack, givesBack } from './figures.js';
 import { quoteCancellation } from './quotes.js';

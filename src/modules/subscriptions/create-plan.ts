@@ -5,7 +5,7 @@ import { checkedTotal } from '../../core/money.js';
 import type { ServiceDeps } from '../../unit-of-work/index.js';
 import { resolveAccount } from '../accounts/index.js';
 import { pricingDataFor } from '../catalog/index.js';
-import { resolvePrice } from '../price-engine/index.js';
+import { resolvePrice } from '../catalog/index.js';
 import { periodEnd } from './periods.js';
 import { addOnDigestInput, missingFor, quoteAddOn } from './quotes.js';
 import { getSubscription, subscriptionForOrder } from './service.js';

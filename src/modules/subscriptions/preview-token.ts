@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { validationFailed } from '../../core/errors.js';
-import type { ChangeTiming } from '../price-engine/index.js';
+import type { ChangeTiming } from '../catalog/index.js';
 import type { GiveBack } from './figures.js';
 
 /**

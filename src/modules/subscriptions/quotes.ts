@@ -15,7 +15,7 @@ import {
   resolvePrice,
   type SelectedPlanChangeRule,
   selectPlanChangeRule,
-} from '../price-engine/index.js';
+} from '../catalog/index.js';
 import {
   type AddOnFigures,
   addOnFigures,
