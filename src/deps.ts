@@ -25,6 +25,7 @@ import {
 } from './modules/orders/index.js';
 import { orderSessions, resumeRefund, resumeReversal, resumeSettlement } from './modules/payments/index.js';
 import { resumeCancel, resumeChange, resumeEnd, resumeRenewal } from './modules/subscriptions/index.js';
+import { fanOutFromEvents } from './modules/webhooks/index.js';
 import type { IntentHandlers } from './unit-of-work/index.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -85,6 +86,7 @@ export function createDeps(
       (config.redisUrl ? new RedisRateLimiter(config.redisUrl, logger) : new MemoryRateLimiter()),
     billing: new BillingRegistry([builtinFactory({ db: database.db, clock })], overrides.wrapBilling),
     deliveries: deliverySignalFor(database),
+    fanOut: fanOutFromEvents,
     usage: overrides.usage ?? {
       recordOrder: (tenantId, orderId, quantity) =>
         recordOrderUsage(database.db, tenantId, orderId, quantity, clock.now()),

@@ -1,5 +1,6 @@
 export { catalogCrudSpecs, productCrud } from './crud.js';
 export { planChangeRulesOf, planLinksBetween } from './plans.js';
+export * from './price-engine/index.js';
 export { type PricingData, pricingDataFor, pricingDataRead } from './pricing-data.js';
 export {
   activeProducts,
@@ -9,4 +10,3 @@ export {
 } from './products.js';
 export { promotionByCode, redeemPromotion } from './rules.js';
 export { ProductSchema } from './schemas.js';
-export * from './price-engine/index.js';

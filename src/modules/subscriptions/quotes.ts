@@ -7,15 +7,18 @@ import { checkedTotal } from '../../core/money.js';
 import { AppError, validationFailed } from '../../core/errors.js';
 import { toDecimal } from '../../core/money.js';
 import type { Queryable } from '../../db/client.js';
-import { type ProductRow, planChangeRulesOf, planLinksBetween, pricingDataFor } from '../catalog/index.js';
-import { evaluatePolicies, type PlanChangePolicyInput, type PolicyEvaluation } from '../policies/index.js';
 import {
   type ChangeTiming,
   type PriceResolution,
+  type ProductRow,
+  planChangeRulesOf,
+  planLinksBetween,
+  pricingDataFor,
   resolvePrice,
   type SelectedPlanChangeRule,
   selectPlanChangeRule,
 } from '../catalog/index.js';
+import { evaluatePolicies, type PlanChangePolicyInput, type PolicyEvaluation } from '../policies/index.js';
 import {
   type AddOnFigures,
   addOnFigures,

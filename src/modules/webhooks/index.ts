@@ -5,6 +5,7 @@ export {
   claimDueDeliveries,
   recordAttempts,
 } from './delivery-queue.js';
+export { fanOutFromEvents } from './fan-out.js';
 export { WebhookSchema } from './schemas.js';
 export { generateWebhookSecret } from './secrets.js';
 export { activeSigningSecrets, getWebhook, insertWebhook, listWebhooks, type WebhookApi } from './service.js';
