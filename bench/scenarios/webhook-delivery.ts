@@ -13,11 +13,10 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openPostgres, rowsOf } from '../../src/db/client.js';
 import { createDeps } from '../../src/deps.js';
-import { fanOutFromEvents } from '../../src/modules/webhooks/index.js';
 import { MemoryRateLimiter } from '../../src/http/rate-limit/memory-limiter.js';
 import { issueApiKey } from '../../src/modules/api-keys/index.js';
 import { createTenant } from '../../src/modules/tenants/index.js';
-import { startDeliveryWorker } from '../../src/modules/webhooks/index.js';
+import { fanOutFromEvents, startDeliveryWorker } from '../../src/modules/webhooks/index.js';
 
 export interface WebhookResult {
   backlog: number;

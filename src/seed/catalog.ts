@@ -5,8 +5,8 @@ import { systemContext } from '../core/context.js';
 import { AppError } from '../core/errors.js';
 import type { Queryable } from '../db/client.js';
 import { compileBodyValidator, validationDetails } from '../http/validation.js';
-import type { AnyCrudSpec } from '../unit-of-work/index.js';
 import { fanOutFromEvents } from '../modules/webhooks/index.js';
+import type { AnyCrudSpec } from '../unit-of-work/index.js';
 import { mintedKey, runUnitOfWork } from '../unit-of-work/index.js';
 import { SEED_SPECS } from './specs.js';
 
