@@ -33,6 +33,7 @@ import { getOrder } from '../src/modules/orders/service.js';
 import { orders } from '../src/modules/orders/tables.js';
 import { createTenant } from '../src/modules/tenants/index.js';
 import { insertWebhook } from '../src/modules/webhooks/index.js';
+import { TABLE_LAYOUT } from '../src/schema.js';
 import type { Fixture } from './harness.js';
 
 /** A plan with a per-unit and a graduated charge: resolve runs the whole engine. */
@@ -100,7 +101,7 @@ const config = {
   redisUrl: process.env.REDIS_URL || undefined,
 };
 const database = openPostgres({ url, poolSize: 10, logger });
-await database.migrate();
+await database.migrate(TABLE_LAYOUT);
 const rateLimiter = config.redisUrl
   ? new RedisRateLimiter(config.redisUrl, logger, `cak:bench:${randomUUID()}:`)
   : new MemoryRateLimiter();

@@ -17,6 +17,7 @@ import { MemoryRateLimiter } from '../../src/http/rate-limit/memory-limiter.js';
 import { issueApiKey } from '../../src/modules/api-keys/index.js';
 import { createTenant } from '../../src/modules/tenants/index.js';
 import { fanOutFromEvents, startDeliveryWorker } from '../../src/modules/webhooks/index.js';
+import { TABLE_LAYOUT } from '../../src/schema.js';
 
 export interface WebhookResult {
   backlog: number;
@@ -79,7 +80,7 @@ export async function webhookDelivery(url: string, smoke: boolean): Promise<Webh
 
   // --- the API, worker not yet started -----------------------------------------------------------
   const database = openPostgres({ url, logger });
-  await database.migrate();
+  await database.migrate(TABLE_LAYOUT);
   const deps = createDeps(config, database, logger, { rateLimiter: new MemoryRateLimiter() });
   const app = await buildApp(deps);
   const tenant = await createTenant(deps.db, `webhook bench ${Date.now()}`);
