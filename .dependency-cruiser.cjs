@@ -11,7 +11,8 @@
 // A module is reached only through its index.ts (app.ts alone imports route files).
 
 const TOP = '^src/(app|deps|main|worker|background|server|schema|tables)\\.ts$|^src/(cli|seed)/';
-const ROUTES = '^src/modules/[^/]+/[a-z-]*routes[.]ts$|^src/mcp/';
+const ROUTES =
+  '^src/modules/[^/]+/[a-z-]*routes[.]ts$|^src/modules/[^/]+/[a-z-]+/[a-z-]*routes[.]ts$|^src/modules/[^/]+/routes/|^src/mcp/';
 const layer = (name, from, fromNot, forbidden) => ({
   name,
   severity: 'error',

@@ -21,9 +21,9 @@ import {
   refundCall,
   reserveRefund,
 } from '../payments/index.js';
-import { cancellationChanges, emitEntitlementsChanged } from './entitlements.js';
-import { billedAheadUntil, type CancellationFigures, type GiveBack, givesBack } from './figures.js';
-import { quoteCancellation } from './quotes.js';
+import { billedAheadUntil, type CancellationFigures, type GiveBack, givesBack } from './amounts/figures.js';
+import { quoteCancellation } from './amounts/quotes.js';
+import { cancellationChanges, emitEntitlementsChanged } from './entitlements/grants.js';
 import {
   getSubscription,
   liveAddOns,

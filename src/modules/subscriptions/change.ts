@@ -13,8 +13,8 @@ import {
 import type { ChangeTiming, ProrationType } from '../catalog/index.js';
 import { applyCreditOnIssue, creditHolder, grant } from '../credits/index.js';
 import { assertAllowed } from '../policies/index.js';
-import { emitEntitlementsChanged } from './entitlements.js';
-import { missingFor, planChangeDigestInput, quotePlanChange } from './quotes.js';
+import { missingFor, planChangeDigestInput, quotePlanChange } from './amounts/quotes.js';
+import { emitEntitlementsChanged } from './entitlements/grants.js';
 import { getSubscription, lockForChange, type SubscriptionRow, updateSubscription } from './service.js';
 import {
   assertSameFigures,
