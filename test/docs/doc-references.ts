@@ -23,11 +23,18 @@ const TOP_FOLDERS = new Set([
   '.ci',
 ]);
 
+/** A path under a top-level folder written in running text or a code block. */
+const REPO_PATH_IN_TEXT = new RegExp(
+  `(?<![\\w/.$-])(?:${[...TOP_FOLDERS].map((f) => f.replace('.', '\\.')).join('|')})/[\\w./<>*{}-]*`,
+  'g',
+);
+
 /** Root files named bare (`package.json`, `vitest.config.ts`, ...): checked against the root. */
 const ROOT_FILE =
   /^(?:package(?:-lock)?\.json|tsconfig[\w.-]*\.json|biome\.json|redocly\.yaml|README\.md|drizzle\.schema\.ts|[\w-]+\.config\.[cm]?[jt]s|vitest\.[\w.-]+\.[cm]?[jt]s|\.dependency-cruiser\.cjs|\.gitignore)$/;
 
-/** Source files named relative to some folder (`http/money.ts`): resolved against the root, then src/. */
+/** Source files named relative to some folder (`http/money.ts`, `orders/create.ts`): resolved
+ * against the root, then src/, then src/modules/ (no module is named like a layer). */
 const SOURCE_FILE = /\.(?:ts|tsx|js|cjs|mjs)$/;
 
 export interface Problem {
@@ -73,16 +80,26 @@ export function repoPathExists(repoPath: string): boolean {
   return cut === -1 && segments[0] === 'test' && testBasename(base);
 }
 
+/** A fenced code block. */
+const FENCE = /^(\s*)(```|~~~)[^\n]*\n[\s\S]*?^\s*\2[^\n]*$/gm;
+
+const blank = (s: string) => s.replace(/[^\n]/g, ' ');
+
 /** Fenced code blocks blanked out (newlines kept, so offsets still give lines). */
 function withoutFences(text: string): string {
-  return text.replace(/^(\s*)(```|~~~)[^\n]*\n[\s\S]*?^\s*\2[^\n]*$/gm, (block) =>
-    block.replace(/[^\n]/g, ' '),
-  );
+  return text.replace(FENCE, blank);
+}
+
+/** Everything but fenced code blocks blanked out. */
+function onlyFences(text: string): string {
+  let out = blank(text);
+  for (const m of text.matchAll(FENCE)) out = out.slice(0, m.index) + m[0] + out.slice(m.index + m[0].length);
+  return out;
 }
 
 /** Inline code blanked out. */
 function withoutInlineCode(text: string): string {
-  return text.replace(/`[^`]+`/g, (span) => span.replace(/[^\n]/g, ' '));
+  return text.replace(/`[^`]+`/g, blank);
 }
 
 /** GitHub's anchor for each heading of a markdown text. */
@@ -177,6 +194,20 @@ export function problemsIn(
     }
   }
 
+  // (b') Repository paths outside inline code: in prose (a file or a folder) and in code blocks.
+  const plain = withoutInlineCode(prose).replace(/\]\([^)]*\)/g, blank);
+  const fences = onlyFences(text);
+  for (const [source, where] of [
+    [plain, 'in prose'],
+    [fences, 'in a code block'],
+  ] as const) {
+    for (const m of source.matchAll(REPO_PATH_IN_TEXT)) {
+      const bare = (m[0] as string).replace(/[.,;:]+$/, '');
+      if (where === 'in prose' && !/\.\w+$|\/$/.test(bare)) continue;
+      if (!repoPathExists(bare)) report(m.index, `${bare} (${where}) does not exist`);
+    }
+  }
+
   // (c) Documents outside the repository: absolute paths, paths leaving the repository, the contract
   // named without a link to its copy, and issue numbers of a tracker outside the repository.
   for (const m of text.matchAll(/(?<![\w.:/])\/work\/[^\s`)\]]*/g))
@@ -194,7 +225,6 @@ export function problemsIn(
         `${m[0]}: link it to its copy, [${m[1]}.md](${path.posix.relative(dir, CONTRACT_DIR) || '.'}/${m[1]}.md)`,
       );
   }
-  const plain = withoutInlineCode(prose).replace(/\]\([^)]*\)/g, (s) => s.replace(/[^\n]/g, ' '));
   for (const m of plain.matchAll(/\b(?:issues?|PRs?|pull requests?)\s+#?\d+\b|(?<![\w&/#])#\d+\b(?![-\w])/gi))
     report(m.index, `"${m[0]}": an issue of a tracker outside the repository; say what it was instead`);
 
@@ -204,8 +234,7 @@ export function problemsIn(
 /** Why an inline-code token naming a path is wrong, or undefined when it is fine or not a path. */
 function pathProblem(token: string, alone: boolean): string | undefined {
   if (token === '' || token.includes('://') || /^[@<$~]/.test(token)) return undefined;
-  if (token.startsWith('/work/')) return `\`${token}\`: outside the repository`;
-  if (token.startsWith('/')) return undefined; // a route or a system path, not a document
+  if (token.startsWith('/')) return undefined; // a route or a system path; /work/ is reported below
   const bare = token.replace(/^\.\//, '').replace(/[#:].*$/, '');
   const [first = ''] = bare.split('/');
   if (bare.includes('/') && TOP_FOLDERS.has(first)) {
@@ -216,8 +245,8 @@ function pathProblem(token: string, alone: boolean): string | undefined {
     return undefined;
   }
   if (alone && SOURCE_FILE.test(bare) && !bare.split('/').some(isGlob) && !bare.startsWith('../')) {
-    if (exists(bare) || exists(`src/${bare}`)) return undefined;
-    return `\`${token}\`: neither ${bare} nor src/${bare} exists`;
+    if (exists(bare) || exists(`src/${bare}`) || exists(`src/modules/${bare}`)) return undefined;
+    return `\`${token}\`: none of ${bare}, src/${bare}, src/modules/${bare} exists`;
   }
   return undefined;
 }

@@ -27,8 +27,13 @@ describe('documentation references', () => {
       'Outside: /work/shared/spec/SPEC.md and ../../elsewhere.md.', // 5: /work/, ../, SPEC
       'Per SPEC.md, and [SPEC.md](contract/SPEC.md) is fine; see issue 27 and #12.', // 6: SPEC, issue, #12
       'Root `package.json` exists, `nope.config.ts` does not.', // 7: one
+      'Module-relative `orders/create.ts` is fine; prose src/gone.ts is not, src/main.ts is.', // 8: one
+      '```sh',
+      'npx vitest run test/gone/nothing.test.ts src/nowhere/', // 10: two
+      'see issue 12 # a code block may say anything but paths', // 11: none
+      '```',
     ].join('\n');
     const lines = problemsIn('docs/example.md', text).map((p) => p.line);
-    expect(lines).toEqual([2, 2, 3, 3, 5, 5, 5, 6, 6, 6, 7]);
+    expect(lines).toEqual([2, 2, 3, 3, 5, 5, 5, 6, 6, 6, 7, 8, 10, 10]);
   });
 });
