@@ -14,7 +14,7 @@ export type { Deps } from './http/deps.js';
 import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
-import { operatorOperation } from './modules/billing/index.js';
+import { operatorOperation } from './modules/billing-admin/index.js';
 import { applyOperation } from './modules/credits/index.js';
 import {
   getOrder,
@@ -37,6 +37,7 @@ import {
   endOperation,
   renewOperation,
 } from './modules/subscriptions/index.js';
+import { fanOutFromEvents } from './modules/webhooks/index.js';
 import { operationRegistry } from './unit-of-work/index.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -103,6 +104,7 @@ export function createDeps(
       (config.redisUrl ? new RedisRateLimiter(config.redisUrl, logger) : new MemoryRateLimiter()),
     billing: new BillingRegistry([builtinFactory({ db: database.db, clock })], overrides.wrapBilling),
     deliveries: deliverySignalFor(database),
+    fanOut: fanOutFromEvents,
     usage: overrides.usage ?? {
       recordOrder: (tenantId, orderId, quantity) =>
         recordOrderUsage(database.db, tenantId, orderId, quantity, clock.now()),

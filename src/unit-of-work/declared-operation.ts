@@ -6,7 +6,6 @@ import type { ResumeIntent, ServiceDeps } from './deps.js';
 import { beginIntent, type Intent, type IntentStep, pendingPlanOf } from './intents.js';
 import type { OperationKey } from './operation-key.js';
 import { OPERATION_NAMES, type OperationName } from './operation-names.js';
-import type { ResourceClaim } from './resource-claim.js';
 import type { IntentRecovery } from './tables.js';
 import { runUnitOfWork, type UnitOfWork } from './unit-of-work.js';
 
@@ -16,6 +15,25 @@ import { runUnitOfWork, type UnitOfWork } from './unit-of-work.js';
  * intent in the same unit of work) → release (nothing took effect). `run` and the reconciler's
  * `resume` both come from the definition, so a retry, a takeover and a resumption follow it alike.
  */
+
+/**
+ * What an operation holds while its billing calls run: a resource marked with the operation's id
+ * (a subscription's `operation_key` at its version, a payment session's `operation_key`), so no
+ * other operation changes it meanwhile. Claimed in the transaction that begins the intent; given
+ * back (`release`) when the intent closes without anything taking effect; cleared by the
+ * operation's commit otherwise.
+ */
+export interface ResourceClaim<E = undefined> {
+  /** The intent's subject type (`subscription`, `payment_session`). */
+  readonly subjectType: string;
+  /**
+   * Claims resource `id` for `operationId` (claimed by it already: held again), when it is as the
+   * operation planned on (`expected`: a version, a state); otherwise throws the resource's 404/409.
+   */
+  claim(tx: Tx, tenantId: string, id: string, operationId: string, expected: E, now: Date): Promise<void>;
+  /** Gives the claim of `operationId` back; nothing when another holds it. */
+  release(q: Queryable, tenantId: string, id: string, operationId: string): Promise<void>;
+}
 
 /** What each phase of one run sees. */
 export interface Run<I, T> {

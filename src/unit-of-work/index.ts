@@ -18,7 +18,14 @@ export {
   resourceName,
   updateResource,
 } from './crud.js';
-export { declareOperation, declined, local, operationRegistry, type Run } from './declared-operation.js';
+export {
+  declareOperation,
+  declined,
+  local,
+  operationRegistry,
+  type ResourceClaim,
+  type Run,
+} from './declared-operation.js';
 export type {
   InvoiceMoneyMoved,
   ModuleLookups,
@@ -38,6 +45,11 @@ export {
 export { type CommitHooks, derivedKey, mintedKey, type OperationKey } from './operation-key.js';
 export type { OperationName } from './operation-names.js';
 export { type ReconcileReport, reconcileIntents, startReconciler } from './reconciler.js';
-export type { ResourceClaim } from './resource-claim.js';
 export { auditLogs, type EffectKind, type EffectRecord, type IntentStatus, intents } from './tables.js';
-export { runUnitOfWork, type UnitDeps, type UnitOfWork, type WriteSet } from './unit-of-work.js';
+export {
+  type EventFanOut,
+  runUnitOfWork,
+  type UnitDeps,
+  type UnitOfWork,
+  type WriteSet,
+} from './unit-of-work.js';

@@ -10,8 +10,8 @@ import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { ResourceClaim } from '../../unit-of-work/index.js';
 import { pricingDataFor } from '../catalog/index.js';
-import { type Entitlements, mergeEntitlements, type ResolvedEntitlements } from './entitlements.js';
-import { billedAheadUntil } from './figures.js';
+import { billedAheadUntil } from './amounts/figures.js';
+import { type Entitlements, mergeEntitlements, type ResolvedEntitlements } from './entitlements/grants.js';
 import type { SubscriptionSchema } from './schemas.js';
 import { type SubscriptionStatus, subscriptions } from './tables.js';
 

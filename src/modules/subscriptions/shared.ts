@@ -8,8 +8,8 @@ import {
 import { AppError } from '../../core/errors.js';
 import type { ServiceDeps, UnitOfWork } from '../../unit-of-work/index.js';
 import { insertSession, presentSession } from '../payments/index.js';
-import { subscriptionEventData } from './entitlements.js';
-import { figuresDigest, readPreviewId } from './preview-token.js';
+import { subscriptionEventData } from './entitlements/grants.js';
+import { figuresDigest, readPreviewId } from './previews/preview-token.js';
 import { baseOf, resolveEntitlements, type SubscriptionRow, subscriptionClaim } from './service.js';
 
 // What the subscription operations share: the billing adapter, presenting billing results,
