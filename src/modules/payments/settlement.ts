@@ -159,8 +159,9 @@ export const settleOperation = declareOperation<{
     return declined(settled.failure.message, async () => {
       const session = await getSession(deps.db, ctx.tenantId, plan.sessionId);
       if (!session) throw notFound('Payment session');
-      const outcome = { kind: 'refused', session: presentSession(session), message: settled.failure.message };
-      return recordOnly(deps, ctx, key, outcome as SettleOutcome, input?.also);
+      const message = settled.failure.message;
+      const outcome: SettleOutcome = { kind: 'refused', session: presentSession(session), message };
+      return recordOnly(deps, ctx, key, outcome, input?.also);
     });
   },
   commit: (u, run, plan, settled) =>
