@@ -4,6 +4,7 @@
 // worktree under /tmp, see baseline-tree.ts) on its own fresh database; both servers are started
 // once and kept up, and only the side being measured gets load. Prints, per scenario, each
 // round's req/s and p50/p99 of both sides, the medians, and current/baseline per round pair.
+import os from 'node:os';
 import { baselineTree } from './baseline-tree.js';
 import {
   type BenchServer,
@@ -103,6 +104,7 @@ export async function compareWith(opts: CompareOptions): Promise<string> {
   const keys = (Object.keys(SCENARIOS) as ScenarioKey[]).filter(
     (k) => opts.only.length === 0 || opts.only.includes(k),
   );
+  const loadBefore = os.loadavg()[0] ?? 0;
   const current = await startSide('current', opts);
   let baseline: Side | undefined;
   const tables: string[] = [];
@@ -127,7 +129,7 @@ export async function compareWith(opts: CompareOptions): Promise<string> {
   } finally {
     await Promise.all([current.server.stop(), baseline?.server.stop()]);
   }
-  const header = `Current tree vs ${opts.ref} (${sha.slice(0, 12)}): ${opts.rounds} alternating rounds (current, baseline, ...) of ${opts.seconds} s after a ${opts.warmupSeconds} s warm-up per side, ${opts.connections} connections, Redis rate limiter, both servers kept up, each on its own fresh database. Ratio = current req/s / baseline req/s of the same round.`;
+  const header = `Current tree vs ${opts.ref} (${sha.slice(0, 12)}): ${opts.rounds} alternating rounds (current, baseline, ...) of ${opts.seconds} s after a ${opts.warmupSeconds} s warm-up per side, ${opts.connections} connections, Redis rate limiter, both servers kept up, each on its own fresh database, ${process.env.BENCH_TENANTS ?? 200} tenants. Ratio = current req/s / baseline req/s of the same round. Load average (1 min) before ${loadBefore.toFixed(2)}, after ${os.loadavg()[0]?.toFixed(2)} on ${os.cpus().length} cores.`;
   const text = [header, ...tables].join('\n\n');
   console.log(`\n${text}\n`);
   if (tables.some((t) => t.includes('failed requests'))) process.exitCode = 1;

@@ -34,21 +34,26 @@ export interface CpuProfile {
 
 /** The package, src/ file, or runtime part a frame's script belongs to. */
 export function groupOf(url: string, functionName: string): string {
-  if (!url) return functionName.startsWith('(') ? functionName : '(native)';
+  // V8's own entries, or code without a script: native functions, code made by `new Function`.
+  if (!url) return functionName.startsWith('(') ? functionName : '(native or generated code)';
   if (url.startsWith('node:')) return 'node internals';
   const modules = url.lastIndexOf('/node_modules/');
   if (modules >= 0) {
     const [first, second] = url.slice(modules + '/node_modules/'.length).split('/');
     return first?.startsWith('@') ? `${first}/${second}` : (first ?? url);
   }
-  const ours = /\/((?:src|bench)\/.*)$/.exec(url);
+  // The last src/ or bench/ of the path: the tree itself may sit in a folder named bench.
+  const ours = /^.*\/((?:src|bench)\/.*)$/.exec(url);
   return ours?.[1] ?? url;
 }
+
+/** Groups that are no package or file of ours: their time belongs to whoever called them. */
+const isRuntime = (group: string) => group === 'node internals' || group.startsWith('(');
 
 const functionKey = ({ functionName, url, lineNumber }: ProfileNode['callFrame']) =>
   url
     ? `${functionName || '(anonymous)'} (${groupOf(url, functionName)}${url.includes('/node_modules/') ? `/${path.basename(url)}` : ''}:${lineNumber + 1})`
-    : functionName;
+    : functionName || '(anonymous, no script)';
 
 type Totals = Map<string, number>;
 const add = (totals: Totals, key: string, us: number) => totals.set(key, (totals.get(key) ?? 0) + us);
@@ -58,7 +63,7 @@ export function costs(profile: CpuProfile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const stacks = new Map<number, { functions: Set<string>; groups: Set<string> }>();
+  const stacks = new Map<number, { functions: Set<string>; groups: Set<string>; owner?: string }>();
   const stackOf = (id: number) => {
     let stack = stacks.get(id);
     if (stack) return stack;
@@ -66,8 +71,13 @@ export function costs(profile: CpuProfile) {
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)?.callFrame;
       if (!frame || frame.functionName === '(root)') continue;
-      stack.functions.add(functionKey(frame));
-      stack.groups.add(groupOf(frame.url, frame.functionName));
+      const group = groupOf(frame.url, frame.functionName);
+      // Inclusive time of node's internals and natives says little: everything runs under them.
+      if (!isRuntime(group)) {
+        stack.owner ??= group;
+        stack.functions.add(functionKey(frame));
+      }
+      stack.groups.add(group);
     }
     stacks.set(id, stack);
     return stack;
@@ -79,6 +89,8 @@ export function costs(profile: CpuProfile) {
     selfGroup: new Map() as Totals,
     inclFn: new Map() as Totals,
     inclGroup: new Map() as Totals,
+    /** Self time charged to the innermost package or src/ file on the stack (writev: pg's). */
+    owner: new Map() as Totals,
   };
   profile.samples.forEach((id, k) => {
     // A sample lasts until the next one.
@@ -93,6 +105,11 @@ export function costs(profile: CpuProfile) {
     add(result.selfFn, functionKey(frame), us);
     add(result.selfGroup, groupOf(frame.url, frame.functionName), us);
     const stack = stackOf(id);
+    add(
+      result.owner,
+      stack.owner ?? `${groupOf(frame.url, frame.functionName)} (no package on the stack)`,
+      us,
+    );
     for (const key of stack.functions) add(result.inclFn, key, us);
     for (const key of stack.groups) add(result.inclGroup, key, us);
   });
@@ -129,10 +146,11 @@ export function report(profile: CpuProfile, requests?: number, cpuMicros?: numbe
   }
   const per = requests;
   lines.push(
+    top('self time charged to the innermost package or src/ file on the stack', c.owner, c.busyUs, per),
     top('self time, by package or src/ file', c.selfGroup, c.busyUs, per),
     top('inclusive time, by package or src/ file', c.inclGroup, c.busyUs, per),
     top('self time, by function', c.selfFn, c.busyUs, per),
-    top('inclusive time, by function', c.inclFn, c.busyUs, per),
+    top('inclusive time, by function (packages and src/ only)', c.inclFn, c.busyUs, per),
   );
   return lines.join('\n\n');
 }
