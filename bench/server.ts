@@ -12,6 +12,7 @@
 //   GET  /read/orders/:tenantId       the rows GET /orders reads, with raw node-postgres
 //   POST /raw-tx                      BEGIN; three INSERTs; COMMIT, with raw node-postgres
 //   GET  /rss                         this process's resident set size (sampled by the runner)
+//   GET  /cpu                         this process's CPU time so far (process.cpuUsage)
 //   POST /profile/start, /profile/stop  a V8 CPU profile of this process between the two, with
 //                                     its CPU time (process.cpuUsage) (`--cpu-profile`)
 // PostgreSQL only (DATABASE_URL); Redis for the rate limiter when REDIS_URL is set. Prints one
@@ -249,6 +250,7 @@ await rawPool.query(
 );
 bare.get('/bare', async () => ({ ok: true }));
 bare.get('/rss', async () => ({ rss: process.memoryUsage().rss }));
+bare.get('/cpu', async () => process.cpuUsage());
 // The profiler samples only between start and stop: the seeding above stays out of the profile.
 const profiler = new Session();
 let cpuAtStart = process.cpuUsage();
