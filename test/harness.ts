@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pino from 'pino';
+import { inject } from 'vitest';
 import { type App, type BuildOptions, buildApp } from '../src/app.js';
 import type { BillingAdapter } from '../src/billing/adapter.js';
 import type { Clock } from '../src/clock.js';
@@ -14,17 +15,25 @@ import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { createTenant } from '../src/modules/tenants/index.js';
+import { loadTemplate } from './support/pglite-template.js';
 
 /** Real PostgreSQL when DATABASE_URL is set (CI's second pass), in-memory PGlite otherwise. */
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
 
 let shared: Promise<Database> | undefined;
 
-/** One migrated database per test file (PGlite takes seconds to start). */
+/**
+ * One migrated database per test file (PGlite takes seconds to start). On PGlite it starts from
+ * the template the global setup migrated (test/support/pglite-template.ts), when there is one;
+ * migrate() then finds nothing left to apply.
+ */
 export function testDatabase(): Promise<Database> {
   shared ??= (async () => {
     const url = process.env.DATABASE_URL;
-    const database = url ? openPostgres({ url, poolSize: 5 }) : await openPglite(undefined);
+    const template = url ? undefined : inject('pgliteTemplate');
+    const database = url
+      ? openPostgres({ url, poolSize: 5 })
+      : await openPglite(undefined, template ? { loadDataDir: loadTemplate(template) } : {});
     await database.migrate();
     return database;
   })();

@@ -1,15 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type Database, rowsOf } from '../src/db/client.js';
 import { testDatabase, usingPostgres } from './harness.js';
 
 // PostgreSQL only: PGlite has no connection pool to wrap.
 describe.skipIf(!usingPostgres)('named (prepared) statements on PostgreSQL', () => {
   let database: Database;
+  // The worker's shared database (test files share a worker process): not closed here.
   beforeAll(async () => {
     database = await testDatabase();
   });
-  afterAll(() => database.close());
 
   const preparedOnThisConnection = sql`select statement from pg_prepared_statements where not from_sql`;
 
