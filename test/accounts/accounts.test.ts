@@ -7,6 +7,7 @@ import { tenantWhere } from '../../src/db/tenant-scope.js';
 import { listEvents } from '../../src/events/outbox.js';
 import { organizations } from '../../src/modules/accounts/tables.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api, type Method } from '../support/api.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -36,12 +37,7 @@ describe('accounts', () => {
   afterAll(() => t.app.close());
 
   const call = (method: string, path: string, key: string | null, payload?: object) =>
-    t.app.inject({
-      method: method as 'GET',
-      url: `/api/v1${path}`,
-      headers: key ? bearer(key) : {},
-      ...(payload ? { payload } : {}),
-    });
+    api(t, key).send(method as Method, path, payload);
 
   const create = async (body: Json, who: TestTenant = tenant) => {
     const res = await call('POST', '/accounts', who.keys.commerce, body);

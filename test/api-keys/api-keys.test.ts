@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 
 describe('admin API keys', () => {
   let t: TestApp;
@@ -12,12 +13,7 @@ describe('admin API keys', () => {
   afterAll(() => t.app.close());
 
   const admin = (method: 'GET' | 'POST', url: string, payload?: object, key = tenant.keys.admin) =>
-    t.app.inject({
-      method,
-      url: `/api/v1/admin/api-keys${url}`,
-      headers: bearer(key),
-      ...(payload ? { payload } : {}),
-    });
+    api(t, key).send(method, `/admin/api-keys${url}`, payload);
 
   it('issues a key once, which then authenticates with its scopes and tier', async () => {
     const res = await admin('POST', '', {

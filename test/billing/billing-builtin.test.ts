@@ -8,6 +8,7 @@ import { respond } from '../../src/http/operation.js';
 import { runUnitOfWork } from '../../src/unit-of-work/index.js';
 import { intents } from '../../src/unit-of-work/tables.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api, type Method } from '../support/api.js';
 
 const value = <T>(r: { ok: true; value: T } | { ok: false; failure: unknown }): T => {
   if (!r.ok) throw new Error(`expected ok, got ${JSON.stringify(r.failure)}`);
@@ -553,13 +554,7 @@ describe('billing admin endpoints', () => {
     payload?: object,
     key = tenant.keys.admin,
     headers: Record<string, string> = {},
-  ) =>
-    t.app.inject({
-      method: method as 'GET',
-      url: `/api/v1/admin${url}`,
-      headers: { ...bearer(key), ...headers },
-      ...(payload ? { payload } : {}),
-    });
+  ) => api(t, key).send(method as Method, `/admin${url}`, payload, { headers });
 
   it('manages the one billing integration, validating its config', async () => {
     const none = await call('GET', '/billing-integration');

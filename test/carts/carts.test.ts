@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { checkOutCart, readCartForCheckout } from '../../src/modules/carts/index.js';
 import { redeemPromotion } from '../../src/modules/catalog/index.js';
-import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 import { adminPost, seatPlan } from '../support/catalog-fixtures.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -117,12 +118,7 @@ describe('carts', () => {
   afterAll(() => t.app.close());
 
   const call = (method: Method, path: string, key: string, payload?: object, headers: Json = {}) =>
-    t.app.inject({
-      method,
-      url: `/api/v1${path}`,
-      headers: { ...bearer(key), ...(headers as Record<string, string>) },
-      ...(payload ? { payload } : {}),
-    });
+    api(t, key).send(method, path, payload, { headers: headers as Record<string, string> });
 
   const newCart = async (body: object = {}, who: TestTenant = tenant): Promise<Cart> => {
     const res = await call('POST', '/carts', who.keys.commerce, body);

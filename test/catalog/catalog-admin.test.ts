@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api, type Method } from '../support/api.js';
 import { adminPost, seatPlan } from '../support/catalog-fixtures.js';
 
 describe('catalog admin endpoints', () => {
@@ -19,12 +20,7 @@ describe('catalog admin endpoints', () => {
   afterAll(() => t.app.close());
 
   const call = (method: string, path: string, key: string, payload?: object) =>
-    t.app.inject({
-      method: method as 'GET',
-      url: `/api/v1/admin/${path}`,
-      headers: bearer(key),
-      ...(payload ? { payload } : {}),
-    });
+    api(t, key).send(method as Method, `/admin/${path}`, payload);
 
   // One valid body per resource, and a patch that changes one field.
   const resources = () => [

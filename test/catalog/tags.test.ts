@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/events/outbox.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api, type Method } from '../support/api.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 // Key/value tags on accounts, orders, subscriptions and payment sessions: PUT/DELETE
@@ -56,13 +57,7 @@ describe('tags', () => {
     key: string,
     payload?: object,
     headers: Record<string, string> = {},
-  ) =>
-    t.app.inject({
-      method: method as 'GET',
-      url: `/api/v1${path}`,
-      headers: { ...bearer(key), ...headers },
-      ...(payload ? { payload } : {}),
-    });
+  ) => api(t, key).send(method as Method, path, payload, { headers });
 
   /** A new resource of `kind`, as its create answers it. */
   async function create(kind: Kind, who: TestTenant = tenant): Promise<Resource> {

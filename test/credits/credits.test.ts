@@ -9,6 +9,8 @@ import { expireCredits } from '../../src/modules/credits/index.js';
 import { creditEntries } from '../../src/modules/credits/tables.js';
 import { auditLogs, reconcileIntents } from '../../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
+import { linkedBillingAccount, noCreditOnIssue } from '../support/billing-fixtures.js';
 import { adminPost } from '../support/catalog-fixtures.js';
 
 // The credit ledger: grants, applications to invoices (explicit and on issue), expiry. The
@@ -41,15 +43,7 @@ describe('credits', () => {
     faults.reset();
     hidden.clear();
     shop = await createTestTenant(t.deps);
-    await t.app.inject({
-      method: 'PUT',
-      url: '/api/v1/admin/billing-integration',
-      headers: bearer(shop.keys.admin),
-      payload: { adapter: 'builtin' },
-    });
-    engine = new BuiltinBilling(t.deps.db, clock, shop.tenantId);
-    billingId = (await engine.createAccount({ name: 'Acme', currency: 'USD' })).id;
-    accountId = (await post('/accounts', { name: 'Acme', externalId: billingId })).json().data.id;
+    ({ engine, billingId, orgId: accountId } = await linkedBillingAccount(t, shop, 'Acme'));
   });
 
   const post = (
@@ -57,15 +51,8 @@ describe('credits', () => {
     payload?: object,
     key = shop.keys.commerce,
     headers: Record<string, string> = {},
-  ) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/api/v1${url}`,
-      headers: { ...bearer(key), ...headers },
-      ...(payload ? { payload } : {}),
-    });
-  const get = (url: string, key = shop.keys.read) =>
-    t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+  ) => api(t, key).post(url, payload, { headers });
+  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
   const grant = (amountCents: number, extra: object = {}) =>
     post(
       `/accounts/${accountId}/credits`,
@@ -234,12 +221,7 @@ describe('credits', () => {
     expect(await balance()).toBe(0);
 
     await grant(1000);
-    const off = await t.app.inject({
-      method: 'PATCH',
-      url: '/api/v1/admin/settings',
-      headers: bearer(shop.keys.admin),
-      payload: { autoApplyCredits: false },
-    });
+    const off = await noCreditOnIssue(t, shop);
     expect(off.json().data.autoApplyCredits).toBe(false);
     const untouched = await issue(4000);
     const untouchedId = untouched.json().data.id ?? untouched.json().data.invoice?.id;

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinBilling } from '../../src/billing/builtin/index.js';
 import { compileArgumentValidator } from '../../src/http/validation.js';
 import { type OpenApiDocumentLike, type ToolDefinition, toolsFromOpenApi } from '../../src/mcp/tools.js';
-import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api, type Method } from '../support/api.js';
 import { linkedBillingAccount } from '../support/billing-fixtures.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
@@ -30,12 +31,7 @@ describe('nextActions an agent can execute', () => {
   const seen: Action[] = [];
 
   const call = async (method: string, url: string, key: string, payload?: object) => {
-    const res = await t.app.inject({
-      method: method as 'POST',
-      url: `/api/v1${url}`,
-      headers: bearer(key),
-      ...(payload ? { payload } : {}),
-    });
+    const res = await api(t, key).send(method as Method, url, payload);
     const body = res.json();
     if (Array.isArray(body.nextActions)) seen.push(...body.nextActions);
     return { status: res.statusCode, body };

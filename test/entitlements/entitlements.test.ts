@@ -6,7 +6,8 @@ import { events } from '../../src/events/tables.js';
 import { issueApiKey } from '../../src/modules/api-keys/index.js';
 import { runDueSubscriptionWork } from '../../src/modules/subscriptions/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
-import { adminPost, perSeat } from '../support/catalog-fixtures.js';
+import { api } from '../support/api.js';
+import { addOnProduct, adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 const START = new Date('2024-03-01T00:00:00.000Z');
 const CONTACT = '01900000-0000-7000-8000-0000000000c1';
@@ -41,13 +42,7 @@ describe('entitlements of an account', () => {
     );
     basic = await adminPost(t, shop, 'products', perSeat('Basic', 500, { rank: 0, entitlements: {} }));
     const addOn = (name: string, cents: number, entitlements: object) =>
-      adminPost(t, shop, 'products', {
-        ...perSeat(name, cents, { entitlements }),
-        type: 'add_on',
-        family: null,
-        rank: null,
-        billingInterval: null,
-      });
+      addOnProduct(t, shop, name, cents, entitlements);
     seats = await addOn('Extra seats', 300, { seats: 5 });
     audit = await addOn('Audit log', 900, { audit_log: true, retention_days: null });
   });
@@ -55,9 +50,8 @@ describe('entitlements of an account', () => {
   beforeEach(() => clock.set(START));
 
   const post = (app: TestApp, url: string, payload: object, key = shop.keys.commerce) =>
-    app.app.inject({ method: 'POST', url: `/api/v1${url}`, headers: bearer(key), payload });
-  const get = (url: string, key = shop.keys.read, app = t) =>
-    app.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+    api(app, key).post(url, payload);
+  const get = (url: string, key = shop.keys.read, app = t) => api(app, key).get(url);
   const account = async (tenant = shop) => {
     const res = await post(t, '/accounts', { name: 'Initech' }, tenant.keys.commerce);
     expect(res.statusCode, res.body).toBe(201);
@@ -315,13 +309,7 @@ describe('entitlements of an account', () => {
     const before = new Map(
       await Promise.all([a, b, c, d].map(async (id) => [id, (await changedEvents(id)).length] as const)),
     );
-    const patch = (payload: object) =>
-      t.app.inject({
-        method: 'PATCH',
-        url: `/api/v1/admin/products/${scale.id}`,
-        headers: bearer(shop.keys.admin),
-        payload,
-      });
+    const patch = (payload: object) => api(t, shop.keys.admin).patch(`/admin/products/${scale.id}`, payload);
     const edited = await patch({ entitlements: { seats: 25, sso: true } });
     expect(edited.statusCode, edited.body).toBe(200);
     for (const id of [a, b]) {

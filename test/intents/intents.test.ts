@@ -3,7 +3,9 @@ import { BuiltinBilling } from '../../src/billing/builtin/index.js';
 import { FaultController, withFaults } from '../../src/billing/index.js';
 import { ManualClock } from '../../src/clock.js';
 import { reconcileIntents } from '../../src/unit-of-work/index.js';
-import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api, type Method } from '../support/api.js';
+import { linkedBillingAccount } from '../support/billing-fixtures.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 // Intents over HTTP: an operation whose billing call took effect but whose answer was lost stays
@@ -22,27 +24,13 @@ describe('billing intents', () => {
   let billingId: string;
 
   const call = (method: string, url: string, key: string, payload?: object, headers = {}) =>
-    t.app.inject({
-      method: method as 'POST',
-      url: `/api/v1${url}`,
-      headers: { ...bearer(key), ...headers },
-      ...(payload ? { payload } : {}),
-    });
+    api(t, key).send(method as Method, url, payload, { headers });
 
   beforeAll(async () => {
     t = await startApp({ clock, wrapBilling: (a) => withFaults(a, faults) });
     shop = await createTestTenant(t.deps);
     other = await createTestTenant(t.deps);
-    await call('PUT', '/admin/billing-integration', shop.keys.admin, { adapter: 'builtin' });
-    billingId = (
-      await new BuiltinBilling(t.deps.db, clock, shop.tenantId).createAccount({
-        name: 'Acme',
-        currency: 'USD',
-      })
-    ).id;
-    orgId = (
-      await call('POST', '/accounts', shop.keys.commerce, { name: 'Acme', externalId: billingId })
-    ).json().data.id;
+    ({ billingId, orgId } = await linkedBillingAccount(t, shop, 'Acme'));
     plan = await adminPost(t, shop, 'products', perSeat('Seats', 1000));
   });
   afterAll(() => t.app.close());

@@ -4,7 +4,8 @@ import type { Invoice } from '../../src/billing/adapter.js';
 import type { BuiltinBilling } from '../../src/billing/builtin/index.js';
 import { FaultController, withFaults } from '../../src/billing/index.js';
 import { intents, reconcileIntents } from '../../src/unit-of-work/index.js';
-import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api, type Method } from '../support/api.js';
 import { linkedBillingAccount } from '../support/billing-fixtures.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
@@ -23,12 +24,7 @@ describe('one write path: money agrees across the billing boundary', () => {
   const faults = new FaultController();
 
   const call = (method: string, url: string, key: string, payload?: object, headers = {}) =>
-    t.app.inject({
-      method: method as 'POST',
-      url: `/api/v1${url}`,
-      headers: { ...bearer(key), ...headers },
-      ...(payload ? { payload } : {}),
-    });
+    api(t, key).send(method as Method, url, payload, { headers });
 
   beforeAll(async () => {
     t = await startApp({ wrapBilling: (a) => withFaults(a, faults) });

@@ -4,7 +4,8 @@ import { FaultController, withFaults } from '../../src/billing/index.js';
 import { ManualClock } from '../../src/clock.js';
 import { listEvents } from '../../src/events/outbox.js';
 import { reconcileIntents } from '../../src/unit-of-work/index.js';
-import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 import { adminPost } from '../support/catalog-fixtures.js';
 
 // Issue 27, "Orders that know they are paid": credit applied to an order's invoice pays the
@@ -51,13 +52,7 @@ describe('orders paid by credit', () => {
     key: string,
     payload?: object,
     headers: Record<string, string> = {},
-  ) =>
-    t.app.inject({
-      method,
-      url: `/api/v1${url}`,
-      headers: { ...bearer(key), ...headers },
-      ...(payload ? { payload } : {}),
-    });
+  ) => api(t, key).send(method, url, payload, { headers });
   const grant = async (amountCents: number) => {
     const res = await call('POST', `/accounts/${org.id}/credits`, shop.keys.admin, {
       amountCents,

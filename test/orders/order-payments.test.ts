@@ -4,7 +4,8 @@ import { BuiltinBilling } from '../../src/billing/builtin/index.js';
 import { ManualClock } from '../../src/clock.js';
 import { listEvents } from '../../src/events/outbox.js';
 import { paymentSessions } from '../../src/modules/payments/tables.js';
-import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 import { adminPost } from '../support/catalog-fixtures.js';
 
 // Issue 27, "Orders that know they are paid": an order paid through POST /payments (no billing
@@ -33,12 +34,7 @@ describe('orders that know they are paid', () => {
   afterAll(() => t.app.close());
 
   const call = (method: 'GET' | 'POST' | 'PATCH', url: string, key: string, payload?: object, headers = {}) =>
-    t.app.inject({
-      method,
-      url: `/api/v1${url}`,
-      headers: { ...bearer(key), ...headers },
-      ...(payload ? { payload } : {}),
-    });
+    api(t, key).send(method, url, payload, { headers });
   /** An order of `quantity` workshops (2,500 each) for a contact: no billing link, no invoice. */
   const newOrder = async (who = shop, quantity = 2, product = productId) => {
     const res = await call('POST', '/orders', who.keys.commerce, {

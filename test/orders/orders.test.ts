@@ -5,7 +5,9 @@ import { FaultController, withFaults } from '../../src/billing/index.js';
 import { listEvents } from '../../src/events/outbox.js';
 import { usageEvents } from '../../src/modules/orders/tables.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 import { adminPost, seatPlan } from '../support/catalog-fixtures.js';
+import { waitFor } from '../support/wait.js';
 
 const oneTime = (overrides: object = {}) => ({
   name: 'Workshop',
@@ -20,6 +22,7 @@ describe('orders', () => {
   let tenant: TestTenant;
   const faults = new FaultController();
   let meterFails = false;
+  let meterFailures = 0;
   let plan: { id: string };
   let workshop: { id: string };
   let volume: { id: string };
@@ -31,7 +34,10 @@ describe('orders', () => {
     const realUsage = t.deps.usage;
     t.deps.usage = {
       recordOrder: async (...args) => {
-        if (meterFails) throw new Error('metering is down');
+        if (meterFails) {
+          meterFailures++;
+          throw new Error('metering is down');
+        }
         return realUsage.recordOrder(...args);
       },
     };
@@ -60,9 +66,8 @@ describe('orders', () => {
   afterAll(() => t.app.close());
 
   const post = (payload: object, key = tenant.keys.commerce, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url: '/api/v1/orders', headers: { ...bearer(key), ...headers }, payload });
-  const get = (url: string, key = tenant.keys.read) =>
-    t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+    api(t, key).post('/orders', payload, { headers });
+  const get = (url: string, key = tenant.keys.read) => api(t, key).get(url);
   const resolve = async (productId: string, quantity: number, extra = '') =>
     (await get(`/pricing/resolve?productId=${productId}&quantity=${quantity}${extra}`)).json().data
       .totalCents as number;
@@ -272,13 +277,7 @@ describe('orders', () => {
         shop.keys.commerce,
       )
     ).json().data;
-    const patch = (id: string, payload: object) =>
-      t.app.inject({
-        method: 'PATCH',
-        url: `/api/v1/orders/${id}`,
-        headers: bearer(shop.keys.commerce),
-        payload,
-      });
+    const patch = (id: string, payload: object) => api(t, shop.keys.commerce).patch(`/orders/${id}`, payload);
     const refused = await patch(priced.id, { totalCents: 1 });
     expect(refused.statusCode).toBe(400);
     expect(errorBody(refused).details?.[0]).toMatchObject({ field: 'totalCents', rule: 'priced' });
@@ -425,7 +424,7 @@ describe('orders', () => {
       )
     ).json().data;
     const patch = (payload: object, key = shop.keys.commerce) =>
-      t.app.inject({ method: 'PATCH', url: `/api/v1/orders/${order.id}`, headers: bearer(key), payload });
+      api(t, key).patch(`/orders/${order.id}`, payload);
     const res = await patch({ status: 'confirmed' });
     expect(res.statusCode).toBe(200);
     expect(res.json().data.status).toBe('confirmed');
@@ -569,14 +568,15 @@ describe('orders', () => {
       const p = await adminPost(t, shop, 'products', oneTime());
       const order = (await post({ cartId: await newCart(shop, p.id, 3) }, shop.keys.commerce)).json().data;
       let rows: { orderId: string; quantity: number }[] = [];
-      for (let i = 0; i < 40 && rows.length === 0; i++) {
-        await new Promise((r) => setTimeout(r, 25));
+      await waitFor(async () => {
         rows = await t.deps.db.select().from(usageEvents).where(eq(usageEvents.tenantId, shop.tenantId));
-      }
+        return rows.length > 0;
+      }, 'the usage row written');
       expect(rows).toEqual([expect.objectContaining({ orderId: order.id, quantity: 3 })]);
       meterFails = true;
+      const failuresBefore = meterFailures;
       const failing = await post({ cartId: await newCart(shop, p.id) }, shop.keys.commerce);
-      await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => meterFailures > failuresBefore, 'the metering attempt failed');
       meterFails = false;
       expect(failing.statusCode).toBe(201);
       expect(await orderCount(shop)).toBe(2);

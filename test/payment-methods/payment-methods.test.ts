@@ -4,7 +4,8 @@ import { BuiltinBilling } from '../../src/billing/builtin/index.js';
 import { billingIntegrations } from '../../src/billing/tables.js';
 import { tenantWhere } from '../../src/db/tenant-scope.js';
 import { paymentMethods } from '../../src/modules/payment-methods/tables.js';
-import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api, type Method as HttpMethod } from '../support/api.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -52,13 +53,7 @@ describe('payment methods', () => {
     key: string | null,
     payload?: object,
     headers: Record<string, string> = {},
-  ) =>
-    t.app.inject({
-      method: method as 'GET',
-      url: `/api/v1${path}`,
-      headers: { ...(key ? bearer(key) : {}), ...headers },
-      ...(payload ? { payload } : {}),
-    });
+  ) => api(t, key).send(method as HttpMethod, path, payload, { headers });
 
   const create = async (body: Json, who: TestTenant = tenant) => {
     const res = await call('POST', '/payment-methods', who.keys.commerce, body);

@@ -8,7 +8,9 @@ import { ManualClock } from '../../src/clock.js';
 import { listEvents } from '../../src/events/outbox.js';
 import { creditEntries } from '../../src/modules/credits/tables.js';
 import { refunds } from '../../src/modules/payments/tables.js';
-import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
+import { linkedBillingAccount, noCreditOnIssue } from '../support/billing-fixtures.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 // What a cancellation (and a change that credits) gives back: exactly the preview's figure, as
@@ -33,33 +35,15 @@ describe('cancellation with credit or refund', () => {
     clock.set(START);
     faults.reset();
     shop = await createTestTenant(t.deps);
-    await t.app.inject({
-      method: 'PUT',
-      url: '/api/v1/admin/billing-integration',
-      headers: bearer(shop.keys.admin),
-      payload: { adapter: 'builtin' },
-    });
-    billingId = (
-      await new BuiltinBilling(t.deps.db, clock, shop.tenantId).createAccount({
-        name: 'Initech',
-        currency: 'USD',
-      })
-    ).id;
-    org = (await post('/accounts', { name: 'Initech', externalId: billingId })).json().data;
+    ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
     starter = await adminPost(t, shop, 'products', perSeat('Starter', 1000, { entitlements: { seats: 5 } }));
     // No credit on issue here: the first invoice is paid by a payment, to have something to refund.
-    await t.app.inject({
-      method: 'PATCH',
-      url: '/api/v1/admin/settings',
-      headers: bearer(shop.keys.admin),
-      payload: { autoApplyCredits: false },
-    });
+    await noCreditOnIssue(t, shop);
   });
 
   const post = (url: string, payload: object = {}, key = shop.keys.commerce) =>
-    t.app.inject({ method: 'POST', url: `/api/v1${url}`, headers: bearer(key), payload });
-  const get = (url: string, key = shop.keys.read) =>
-    t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+    api(t, key).post(url, payload);
+  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
 
   /** A billing-linked subscription whose first invoice is paid by a successful payment session. */
   const paidSubscription = async (quantity = 3, pay = true) => {

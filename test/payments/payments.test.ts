@@ -5,6 +5,7 @@ import { billingPayments } from '../../src/billing/builtin/tables.js';
 import { FaultController, withFaults } from '../../src/billing/index.js';
 import { listEvents } from '../../src/events/outbox.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 
 describe('payment sessions', () => {
   let t: TestApp;
@@ -44,15 +45,8 @@ describe('payment sessions', () => {
     payload?: object,
     headers: Record<string, string> = {},
     key = tenant.keys.commerce,
-  ) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/api/v1${url}`,
-      headers: { ...bearer(key), ...headers },
-      ...(payload ? { payload } : {}),
-    });
-  const get = (url: string, key = tenant.keys.read) =>
-    t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+  ) => api(t, key).post(url, payload, { headers });
+  const get = (url: string, key = tenant.keys.read) => api(t, key).get(url);
   const valid = { accountId: 'acct_123', amountCents: 500, currency: 'USD' };
 
   it('creates a pending session with exact fields and an event, and reads it back', async () => {

@@ -7,6 +7,7 @@ import { type BillingAdapter, FaultController, withFaults } from '../../src/bill
 import { listEvents } from '../../src/events/outbox.js';
 import { auditLogs, reconcileIntents } from '../../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 
 /** Hides the named optional capabilities of an adapter (an adapter that does not offer them). */
 const hiding = (hidden: Set<string>) => (adapter: BillingAdapter) =>
@@ -45,15 +46,8 @@ describe('refunds', () => {
     payload?: object,
     key = tenant.keys.commerce,
     headers: Record<string, string> = {},
-  ) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/api/v1${url}`,
-      headers: { ...bearer(key), ...headers },
-      ...(payload ? { payload } : {}),
-    });
-  const get = (url: string, key = tenant.keys.read) =>
-    t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+  ) => api(t, key).post(url, payload, { headers });
+  const get = (url: string, key = tenant.keys.read) => api(t, key).get(url);
 
   /** A successful session paying a fresh invoice of `cents`. */
   const paidSession = async (cents: number) => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyRing } from '../../src/core/key-ring.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 import { linkedBillingAccount } from '../support/billing-fixtures.js';
 
 // Issue 27, item 2: a genuine cursor with its timestamp set to year 0000, -000001 or +010000 was
@@ -72,7 +73,7 @@ describe('list cursors are ours: signed, checked, and refused with 400 otherwise
   let lists: ListRoute[] = [];
 
   const call = (method: 'GET' | 'POST', url: string, key: string, payload?: object) =>
-    t.app.inject({ method, url: `/api/v1${url}`, headers: bearer(key), ...(payload ? { payload } : {}) });
+    api(t, key).send(method, url, payload);
   const get = async (url: string): Promise<Page> => {
     const res = await call('GET', url, tenant.keys.admin);
     return { status: res.statusCode, body: res.json() };

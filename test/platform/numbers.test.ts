@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltinBilling } from '../../src/billing/builtin/index.js';
 import { MAX_TOTAL_CENTS } from '../../src/core/money.js';
-import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api, type Method } from '../support/api.js';
 import { linkedBillingAccount } from '../support/billing-fixtures.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
@@ -20,12 +21,7 @@ describe('numbers past 2^31, and past what we hold', () => {
   const contactId = '01900000-0000-7000-8000-0000000000c1';
 
   const call = (method: string, url: string, key: string, payload?: object) =>
-    t.app.inject({
-      method: method as 'POST',
-      url: `/api/v1${url}`,
-      headers: bearer(key),
-      ...(payload ? { payload } : {}),
-    });
+    api(t, key).send(method as Method, url, payload);
 
   beforeAll(async () => {
     t = await startApp();

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 // Cursor paging on every list: `limit` (1-200) and `cursor`; with `limit` a page, `meta` and a
@@ -20,7 +21,7 @@ describe('cursor paging', () => {
   let other: TestTenant;
 
   const get = async (url: string, key = tenant.keys.read) => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+    const res = await api(t, key).get(url);
     return { status: res.statusCode, body: res.json() as ListBody };
   };
   const createOrder = async (key = tenant.keys.commerce) => {

@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPE_NAMES } from '../../src/events/event-types.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 
 // Issue 27, item 14: the document states the conditional rules the server enforces (discount
 // types and their amounts, charge kinds and models, price rule contexts, plan-change rule forms,
@@ -45,8 +46,7 @@ describe('the document states the conditional rules the server enforces (issue 2
   });
   afterAll(() => t.app.close());
 
-  const post = (path: string, payload: object) =>
-    t.app.inject({ method: 'POST', url: `/api/v1${path}`, headers: bearer(tenant.keys.admin), payload });
+  const post = (path: string, payload: object) => api(t, tenant.keys.admin).post(path, payload);
 
   /** Whether the served document's request schema of POST `path` accepts `body`. */
   const documentAccepts = (path: string, body: object) => {

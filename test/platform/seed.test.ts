@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSeedFile, SeedError, seedCatalog } from '../../src/seed/catalog.js';
 import { DEMO_CATALOG } from '../../src/seed/demo.js';
 import { seedDemoBilling } from '../../src/seed/demo-billing.js';
-import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 
 const PRO = '0190a000-0000-7000-8000-000000000002';
 const PRO_SEATS = '0190a000-0000-7000-8000-0000000000a2';
@@ -20,8 +21,7 @@ describe('seed files', () => {
   });
   afterAll(() => t.app.close());
 
-  const get = (url: string, key = tenant.keys.admin) =>
-    t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+  const get = (url: string, key = tenant.keys.admin) => api(t, key).get(url);
 
   it('loads the demo catalog with everything the quick start promises', async () => {
     const report = await seedCatalog(t.deps.db, tenant.tenantId, readSeedFile(DEMO_CATALOG));

@@ -11,6 +11,7 @@ import { signatureHeader } from '../../src/modules/provider-events/index.js';
 import { providerEvents } from '../../src/modules/provider-events/tables.js';
 import { auditLogs, reconcileIntents } from '../../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 
 interface Integration {
   provider: string;
@@ -39,12 +40,7 @@ describe('provider events', () => {
   });
 
   const admin = (method: 'GET' | 'PUT' | 'POST', url: string, payload?: object, who = tenant) =>
-    t.app.inject({
-      method,
-      url: `/api/v1/admin${url}`,
-      headers: bearer(who.keys.admin),
-      ...(payload ? { payload } : {}),
-    });
+    api(t, who.keys.admin).send(method, `/admin${url}`, payload);
 
   async function configure(who: TestTenant): Promise<Integration> {
     const response = await admin('PUT', '/payment-provider', { provider: 'sandbox' }, who);

@@ -10,6 +10,7 @@ import {
   prorationDays,
 } from '../../src/modules/subscriptions/periods.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 const d = (s: string) => new Date(s);
@@ -109,8 +110,7 @@ describe('preview equals change (over HTTP)', () => {
   });
   afterAll(() => t.app.close());
 
-  const post = (url: string, payload: object, key = shop.keys.commerce) =>
-    t.app.inject({ method: 'POST', url: `/api/v1${url}`, headers: bearer(key), payload });
+  const post = (url: string, payload: object, key = shop.keys.commerce) => api(t, key).post(url, payload);
 
   it('annual <-> monthly: lateral (not an upgrade by price per day), new period, full charge', async () => {
     clock.set(d('2024-01-31T12:00:00Z'));

@@ -6,8 +6,9 @@ import { events } from '../../src/events/tables.js';
 import { runDueSubscriptionWork } from '../../src/modules/subscriptions/index.js';
 import { subscriptions } from '../../src/modules/subscriptions/tables.js';
 import { auditLogs } from '../../src/unit-of-work/index.js';
-import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
-import { adminPost, perSeat } from '../support/catalog-fixtures.js';
+import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
+import { addOnProduct, adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 const START = new Date('2024-03-01T00:00:00.000Z');
 const CONTACT = '01900000-0000-7000-8000-0000000000c1';
@@ -40,23 +41,15 @@ describe('subscription add-ons, journeys and previews', () => {
       perSeat('Business', 3000, { rank: 2, entitlements: { seats: 50, sso: true } }),
     );
     const addOn = (name: string, cents: number, entitlements: object) =>
-      adminPost(t, shop, 'products', {
-        ...perSeat(name, cents, { entitlements }),
-        type: 'add_on',
-        family: null,
-        rank: null,
-        billingInterval: null,
-      });
+      addOnProduct(t, shop, name, cents, entitlements);
     seats = await addOn('Extra seats', 300, { seats: 5 });
     audit = await addOn('Audit log', 900, { audit_log: true, retention_days: null });
   });
   afterAll(() => t.app.close());
   beforeEach(() => clock.set(START));
 
-  const post = (url: string, payload: object, key = shop.keys.commerce) =>
-    t.app.inject({ method: 'POST', url: `/api/v1${url}`, headers: bearer(key), payload });
-  const get = (url: string, key = shop.keys.read) =>
-    t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+  const post = (url: string, payload: object, key = shop.keys.commerce) => api(t, key).post(url, payload);
+  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
   const create = async (payload: object) => {
     const res = await post('/subscriptions', payload);
     expect(res.statusCode, res.body).toBe(201);

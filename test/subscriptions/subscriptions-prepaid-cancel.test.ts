@@ -1,10 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BuiltinBilling } from '../../src/billing/builtin/index.js';
 import { billingRefunds } from '../../src/billing/builtin/tables.js';
 import { ManualClock } from '../../src/clock.js';
 import { runDueSubscriptionWork } from '../../src/modules/subscriptions/index.js';
-import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
+import { linkedBillingAccount, noCreditOnIssue } from '../support/billing-fixtures.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 // Issue 27, item 5: a period paid by an early renewal is not forfeited by a cancellation at the
@@ -43,33 +44,15 @@ describe('cancellation at the period end after an early renewal', () => {
   beforeEach(async () => {
     clock.set(START);
     shop = await createTestTenant(t.deps);
-    await t.app.inject({
-      method: 'PUT',
-      url: '/api/v1/admin/billing-integration',
-      headers: bearer(shop.keys.admin),
-      payload: { adapter: 'builtin' },
-    });
-    billingId = (
-      await new BuiltinBilling(t.deps.db, clock, shop.tenantId).createAccount({
-        name: 'Initech',
-        currency: 'USD',
-      })
-    ).id;
-    org = (await post('/accounts', { name: 'Initech', externalId: billingId })).json().data;
+    ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
     starter = await adminPost(t, shop, 'products', perSeat('Starter', 1000, { entitlements: { seats: 5 } }));
     // Invoices are paid by payments here (to have something to refund), not by credit on issue.
-    await t.app.inject({
-      method: 'PATCH',
-      url: '/api/v1/admin/settings',
-      headers: bearer(shop.keys.admin),
-      payload: { autoApplyCredits: false },
-    });
+    await noCreditOnIssue(t, shop);
   });
 
   const post = (url: string, payload: object = {}, key = shop.keys.commerce) =>
-    t.app.inject({ method: 'POST', url: `/api/v1${url}`, headers: bearer(key), payload });
-  const get = (url: string, key = shop.keys.read) =>
-    t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+    api(t, key).post(url, payload);
+  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
   const read = async (id: string) => (await get(`/subscriptions/${id}`)).json();
   const runScheduler = () => runDueSubscriptionWork(t.deps, { tenantId: shop.tenantId });
   const pay = async (sessionId: string) =>

@@ -9,6 +9,8 @@ import { runDueSubscriptionWork } from '../../src/modules/subscriptions/index.js
 import { subscriptions } from '../../src/modules/subscriptions/tables.js';
 import { reconcileIntents } from '../../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
+import { linkedBillingAccount } from '../support/billing-fixtures.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 // Early renewal: POST /subscriptions/{id}/renew before the period ends bills the next period now;
@@ -43,33 +45,13 @@ describe('subscription renewal, early and due', () => {
     clock.set(START);
     faults.reset();
     shop = await createTestTenant(t.deps);
-    await t.app.inject({
-      method: 'PUT',
-      url: '/api/v1/admin/billing-integration',
-      headers: bearer(shop.keys.admin),
-      payload: { adapter: 'builtin' },
-    });
-    billingId = (
-      await new BuiltinBilling(t.deps.db, clock, shop.tenantId).createAccount({
-        name: 'Initech',
-        currency: 'USD',
-      })
-    ).id;
-    org = (
-      await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/accounts',
-        headers: bearer(shop.keys.commerce),
-        payload: { name: 'Initech', externalId: billingId },
-      })
-    ).json().data;
+    ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
     starter = await adminPost(t, shop, 'products', perSeat('Starter', 1000, { entitlements: { seats: 5 } }));
   });
 
   const post = (url: string, key = shop.keys.commerce, headers: Record<string, string> = {}, payload = {}) =>
-    t.app.inject({ method: 'POST', url: `/api/v1${url}`, headers: { ...bearer(key), ...headers }, payload });
-  const get = (url: string, key = shop.keys.read) =>
-    t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+    api(t, key).post(url, payload, { headers });
+  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
   const renew = (id: string, headers: Record<string, string> = {}) =>
     post(`/subscriptions/${id}/renew`, shop.keys.commerce, headers);
   const create = async (payload: object = {}) => {

@@ -1,6 +1,5 @@
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BuiltinBilling } from '../../src/billing/builtin/index.js';
 import { FaultController, withFaults } from '../../src/billing/index.js';
 import { ManualClock } from '../../src/clock.js';
 import { events } from '../../src/events/tables.js';
@@ -9,6 +8,8 @@ import { runDueSubscriptionWork } from '../../src/modules/subscriptions/index.js
 import { subscriptions } from '../../src/modules/subscriptions/tables.js';
 import { auditLogs } from '../../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
+import { linkedBillingAccount } from '../support/billing-fixtures.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 const DAY = 86_400_000;
@@ -37,26 +38,7 @@ describe('subscriptions', () => {
     t = await startApp({ clock, wrapBilling: (a) => withFaults(a, faults) });
     shop = await createTestTenant(t.deps);
     other = await createTestTenant(t.deps);
-    await t.app.inject({
-      method: 'PUT',
-      url: '/api/v1/admin/billing-integration',
-      headers: bearer(shop.keys.admin),
-      payload: { adapter: 'builtin' },
-    });
-    billingId = (
-      await new BuiltinBilling(t.deps.db, clock, shop.tenantId).createAccount({
-        name: 'Initech',
-        currency: 'USD',
-      })
-    ).id;
-    org = (
-      await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/accounts',
-        headers: bearer(shop.keys.commerce),
-        payload: { name: 'Initech', externalId: billingId },
-      })
-    ).json().data;
+    ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
     starter = await adminPost(
       t,
       shop,
@@ -109,10 +91,8 @@ describe('subscriptions', () => {
     payload: object,
     key = shop.keys.commerce,
     headers: Record<string, string> = {},
-  ) =>
-    t.app.inject({ method: 'POST', url: `/api/v1${url}`, headers: { ...bearer(key), ...headers }, payload });
-  const get = (url: string, key = shop.keys.read) =>
-    t.app.inject({ method: 'GET', url: `/api/v1${url}`, headers: bearer(key) });
+  ) => api(t, key).post(url, payload, { headers });
+  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
   const create = async (payload: object = {}) => {
     const res = await post('/subscriptions', {
       productId: starter.id,

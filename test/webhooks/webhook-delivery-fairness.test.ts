@@ -5,7 +5,8 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createSender, DeliveryWorker, type Sender } from '../../src/modules/webhooks/index.js';
-import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
 import { waitFor } from '../support/wait.js';
 import { type Receiver, startReceiver, TEST_CA_FILE } from '../support/webhook-receiver.js';
 
@@ -38,7 +39,7 @@ describe('webhook delivery: one receiver never holds back another tenant', () =>
   const receivers: Receiver[] = [];
 
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, key: string, payload?: unknown) =>
-    t.app.inject({ method, url: `/api/v1${url}`, headers: bearer(key), ...(payload ? { payload } : {}) });
+    api(t, key).send(method, url, payload);
 
   async function receiver(...args: Parameters<typeof startReceiver>) {
     const r = await startReceiver(...args);

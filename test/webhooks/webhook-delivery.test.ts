@@ -14,7 +14,6 @@ import {
   type Sender,
 } from '../../src/modules/webhooks/index.js';
 import {
-  bearer,
   createTestTenant,
   errorBody,
   startApp,
@@ -22,6 +21,7 @@ import {
   type TestTenant,
   usingPostgres,
 } from '../harness.js';
+import { api } from '../support/api.js';
 import { waitFor } from '../support/wait.js';
 import { type Receipt, type Receiver, startReceiver, TEST_CA_FILE } from '../support/webhook-receiver.js';
 
@@ -68,7 +68,7 @@ describe('webhook delivery', () => {
   let worker: DeliveryWorker;
 
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, key: string, payload?: unknown) =>
-    t.app.inject({ method, url: `/api/v1${url}`, headers: bearer(key), ...(payload ? { payload } : {}) });
+    api(t, key).send(method, url, payload);
 
   async function subscribe(events: string[] = ['*'], url = receiver.url) {
     const res = await call('POST', '/webhooks', tenant.keys.commerce, { url, events });
@@ -571,7 +571,8 @@ describe('webhook delivery', () => {
       try {
         await subscribe(['account.created']);
         await createAccount();
-        await waitFor(() => receiver.receipts.length === 1, 3_000);
+        // The worker polls once a minute, past the test's timeout: only the wake-up can send it.
+        await waitFor(() => receiver.receipts.length === 1);
       } finally {
         unsubscribe();
         await running.stop();
@@ -629,7 +630,7 @@ describe('webhook delivery', () => {
       running.start();
       running.wake();
       try {
-        await waitFor(() => receiver.receipts.length === 60, 10_000);
+        await waitFor(() => receiver.receipts.length === 60);
       } finally {
         await running.stop();
       }
@@ -650,13 +651,13 @@ describe('webhook delivery', () => {
       try {
         // No result is written yet, and still more than the 2 slots were sent: up to 8 waiting
         // results (4 per slot), then only what was already claimed (2 in flight, 2 ready).
-        await waitFor(() => receiver.receipts.length >= 8, 5_000);
+        await waitFor(() => receiver.receipts.length >= 8);
         await new Promise((r) => setTimeout(r, 300));
         expect(receiver.receipts.length).toBeGreaterThanOrEqual(8);
         expect(receiver.receipts.length).toBeLessThanOrEqual(12);
         expect((await deliveries(hook.id, '?status=succeeded&limit=1')).pagination.total).toBe(0);
         gate.open();
-        await waitFor(() => receiver.receipts.length === 30, 10_000);
+        await waitFor(() => receiver.receipts.length === 30);
       } finally {
         gate.open();
         await running.stop();
@@ -679,7 +680,7 @@ describe('webhook delivery', () => {
         await new Promise((r) => setTimeout(r, 300)); // LISTEN established
         await subscribe(['account.created']);
         await createAccount();
-        await waitFor(() => receiver.receipts.length === 1, 3_000);
+        await waitFor(() => receiver.receipts.length === 1);
         expect(heard.some((queuedBy) => queuedBy?.includes(tenant.tenantId))).toBe(true);
       } finally {
         await stopListening();

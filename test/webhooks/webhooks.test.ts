@@ -11,7 +11,8 @@ import {
   webhookDeliveries,
   webhookSubscriptions,
 } from '../../src/modules/webhooks/tables.js';
-import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api, type Method } from '../support/api.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -48,12 +49,7 @@ describe('webhook subscriptions', () => {
   afterAll(() => t.app.close());
 
   const call = (method: string, path: string, key: string, payload?: object, app: TestApp = t) =>
-    app.app.inject({
-      method: method as 'GET',
-      url: `/api/v1${path}`,
-      headers: bearer(key),
-      ...(payload ? { payload } : {}),
-    });
+    api(app, key).send(method as Method, path, payload);
 
   const create = async (body: object = {}, who: TestTenant = tenant) => {
     const res = await call('POST', '/webhooks', who.keys.commerce, {
