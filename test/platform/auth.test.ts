@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { issueApiKey } from '../../src/modules/api-keys/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { waitFor } from '../support/wait.js';
 
 describe('authentication and scopes', () => {
   let t: TestApp;
@@ -143,17 +144,17 @@ describe('authentication and scopes', () => {
   it('records last use of a key', async () => {
     const other = await createTestTenant(t.deps);
     await manifest(bearer(other.keys.read));
-    // Last use is written off the request path: poll briefly for it.
+    // Last use is written off the request path: wait for it to be written.
     let lastUsedAt: string | null = null;
-    for (let i = 0; i < 50 && !lastUsedAt; i++) {
+    await waitFor(async () => {
       const res = await t.app.inject({
         method: 'GET',
         url: `/api/v1/admin/api-keys/${other.keyIds.read}`,
         headers: bearer(other.keys.admin),
       });
       lastUsedAt = res.json().data.lastUsedAt;
-      if (!lastUsedAt) await new Promise((r) => setTimeout(r, 50));
-    }
+      return Boolean(lastUsedAt);
+    }, 'last use recorded');
     expect(lastUsedAt).toEqual(expect.any(String));
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/modules/api-keys/index.js';
 import { createTenant } from '../../src/modules/tenants/index.js';
 import { createScratchDatabase, usingPostgres } from '../harness.js';
+import { waitFor } from '../support/wait.js';
 import { type Receiver, startReceiver, TEST_CA_FILE } from '../support/webhook-receiver.js';
 
 // The real server (src/main.ts) as a child process, exercised over real HTTP.
@@ -338,8 +339,8 @@ describe('webhook delivery processes', () => {
     return { hook, delivery, headers };
   }
 
-  const waitForReceipt = (id: string, ms: number) =>
-    waitFor(() => receiver.receipts.some((r) => r.headers['webhook-id'] === id), ms);
+  const waitForReceipt = (id: string) =>
+    waitFor(() => receiver.receipts.some((r) => r.headers['webhook-id'] === id), `delivery ${id} received`);
 
   it('the embedded server sends deliveries with its in-process worker', async () => {
     const dir = newTempDir();
@@ -347,7 +348,7 @@ describe('webhook delivery processes', () => {
     await waitReady(server);
     const demo = JSON.parse(fs.readFileSync(path.join(dir, 'demo-keys.json'), 'utf8'));
     const { delivery } = await subscribeAndTest(server, demo.keys.commerce);
-    await waitForReceipt(delivery.id, 5_000);
+    await waitForReceipt(delivery.id);
     expect((await stop(server)).code).toBe(0);
   }, 90_000);
 
@@ -380,28 +381,20 @@ describe('webhook delivery processes', () => {
       const api = await startServer(newTempDir(), { ...env, WEBHOOK_WORKER: 'false', APP_ENV: 'production' });
       const worker = await startServer(newTempDir(), { ...env, APP_ENV: 'production' }, 'src/worker.ts');
       await waitReady(api);
-      await waitFor(() => worker.stdout().includes('webhook delivery worker ready'), 30_000);
+      await waitFor(() => worker.stdout().includes('webhook delivery worker ready'), 'the worker ready');
       await new Promise((r) => setTimeout(r, 500)); // its LISTEN is established
       const { hook, delivery, headers } = await subscribeAndTest(api, secret);
-      await waitForReceipt(delivery.id, 5_000);
+      await waitForReceipt(delivery.id);
       const status = async () => {
         const res = await fetch(url(api, `/api/v1/webhooks/${hook.id}/deliveries/${delivery.id}`), {
           headers,
         });
         return ((await res.json()) as { data: { status: string } }).data.status;
       };
-      await waitFor(async () => (await status()) === 'succeeded', 5_000);
+      await waitFor(async () => (await status()) === 'succeeded', 'the delivery recorded as succeeded');
       expect((await stop(worker)).code).toBe(0);
       expect((await stop(api)).code).toBe(0);
     },
     90_000,
   );
 });
-
-async function waitFor(condition: () => boolean | Promise<boolean>, ms: number) {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
