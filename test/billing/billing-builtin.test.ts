@@ -15,79 +15,79 @@ const value = <T>(r: { ok: true; value: T } | { ok: false; failure: unknown }): 
   return r.value;
 };
 
-describe('built-in billing engine', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let engine: BuiltinBilling;
-  const faults = new FaultController();
-  let failCommit = false;
+let t: TestApp;
+let tenant: TestTenant;
+let engine: BuiltinBilling;
+const faults = new FaultController();
+let failCommit = false;
 
-  beforeAll(async () => {
-    t = await startApp({
-      wrapBilling: (a) => withFaults(a, faults),
-      extraRoutes: (app) => {
-        app.post(
-          '/test/adapter-inside-transaction',
-          { config: { public: false, scope: 'commerce' } },
-          async (request, reply) =>
-            respond(
-              t.deps,
-              request,
-              reply,
-              (ctx, key) =>
-                runUnitOfWork(t.deps, ctx, key, async () => {
-                  await (await t.deps.billing.forTenant(t.deps.db, tenant.tenantId))?.listInvoices(
-                    'ba_00000000000000000000',
-                  );
-                  return {};
-                }),
-              (body) => ({ status: 200, body }),
-            ),
-        );
-        // The shape of every flow that settles: the idempotent adapter call first, then our commit.
-        app.post<{ Params: { invoiceId: string } }>(
-          '/test/settle/:invoiceId',
-          { config: { public: false, scope: 'commerce' } },
-          async (request, reply) => {
-            const adapter = await t.deps.billing.forTenant(t.deps.db, tenant.tenantId);
-            if (!adapter) throw new Error('no integration');
-            const key = `settle:${request.headers['idempotency-key']}`;
-            const invoice = unwrapBilling(
-              await adapter.settleInvoice(request.params.invoiceId, {
-                amountCents: 400,
-                currency: 'USD',
-                paymentReference: 'ps_1',
-                idempotencyKey: key,
+beforeAll(async () => {
+  t = await startApp({
+    wrapBilling: (a) => withFaults(a, faults),
+    extraRoutes: (app) => {
+      app.post(
+        '/test/adapter-inside-transaction',
+        { config: { public: false, scope: 'commerce' } },
+        async (request, reply) =>
+          respond(
+            t.deps,
+            request,
+            reply,
+            (ctx, key) =>
+              runUnitOfWork(t.deps, ctx, key, async () => {
+                await (await t.deps.billing.forTenant(t.deps.db, tenant.tenantId))?.listInvoices(
+                  'ba_00000000000000000000',
+                );
+                return {};
               }),
-              'Invoice',
-            );
-            return respond(
-              t.deps,
-              request,
-              reply,
-              (ctx, key) =>
-                runUnitOfWork(t.deps, ctx, key, async () => {
-                  if (failCommit) throw new Error('our commit failed');
-                  return { balanceCents: invoice.balanceCents };
-                }),
-              (body) => ({ status: 200, body }),
-            );
-          },
-        );
-      },
-    });
-    tenant = await createTestTenant(t.deps);
-    engine = new BuiltinBilling(t.deps.db, t.deps.clock, tenant.tenantId);
+            (body) => ({ status: 200, body }),
+          ),
+      );
+      // The shape of every flow that settles: the idempotent adapter call first, then our commit.
+      app.post<{ Params: { invoiceId: string } }>(
+        '/test/settle/:invoiceId',
+        { config: { public: false, scope: 'commerce' } },
+        async (request, reply) => {
+          const adapter = await t.deps.billing.forTenant(t.deps.db, tenant.tenantId);
+          if (!adapter) throw new Error('no integration');
+          const key = `settle:${request.headers['idempotency-key']}`;
+          const invoice = unwrapBilling(
+            await adapter.settleInvoice(request.params.invoiceId, {
+              amountCents: 400,
+              currency: 'USD',
+              paymentReference: 'ps_1',
+              idempotencyKey: key,
+            }),
+            'Invoice',
+          );
+          return respond(
+            t.deps,
+            request,
+            reply,
+            (ctx, key) =>
+              runUnitOfWork(t.deps, ctx, key, async () => {
+                if (failCommit) throw new Error('our commit failed');
+                return { balanceCents: invoice.balanceCents };
+              }),
+            (body) => ({ status: 200, body }),
+          );
+        },
+      );
+    },
   });
-  afterAll(() => t.app.close());
+  tenant = await createTestTenant(t.deps);
+  engine = new BuiltinBilling(t.deps.db, t.deps.clock, tenant.tenantId);
+});
+afterAll(() => t.app.close());
 
-  const newAccount = (currency = 'USD') =>
-    engine.createAccount({
-      name: 'Acme',
-      currency,
-      contacts: [{ name: 'Ada', email: 'ada@example.com', phone: null }],
-    });
+const newAccount = (currency = 'USD') =>
+  engine.createAccount({
+    name: 'Acme',
+    currency,
+    contacts: [{ name: 'Ada', email: 'ada@example.com', phone: null }],
+  });
 
+describe('built-in billing engine: ids, amounts and settlement', () => {
   it('mints account ids and numbers in its own documented format', async () => {
     const a = await newAccount();
     const b = await newAccount();
@@ -255,7 +255,9 @@ describe('built-in billing engine', () => {
     await settle();
     expect(value(await settle()).balanceCents).toBe(400);
   });
+});
 
+describe('built-in billing engine: once per key, subscriptions and quotes', () => {
   it('adapter succeeded, our commit failed, the client retried: settled exactly once', async () => {
     await t.deps.db.transaction(async () => {}); // warm
     const adapter = withFaults(engine, faults);
@@ -420,120 +422,116 @@ describe('built-in billing engine', () => {
       failure: { kind: 'invalid', field: 'lines.0.chargeId' },
     });
   });
+});
 
-  describe('reversal, void and what a key did (findOperation)', () => {
-    const issue = async (cents: number, key = `inv-${Math.random()}`) => {
-      const account = await newAccount();
-      const invoice = value(
-        await engine.createInvoice({
-          accountId: account.id,
-          currency: 'USD',
-          lines: [{ description: 'x', quantity: 1, unitAmountCents: cents }],
-          idempotencyKey: key,
-        }),
-      );
-      return { account, invoice };
-    };
-    const settle = (invoiceId: string, cents: number, reference: string, key = `s-${Math.random()}`) =>
-      engine.settleInvoice(invoiceId, {
-        amountCents: cents,
+describe('built-in billing engine: reversal, void and what a key did (findOperation)', () => {
+  const issue = async (cents: number, key = `inv-${Math.random()}`) => {
+    const account = await newAccount();
+    const invoice = value(
+      await engine.createInvoice({
+        accountId: account.id,
         currency: 'USD',
-        paymentReference: reference,
+        lines: [{ description: 'x', quantity: 1, unitAmountCents: cents }],
         idempotencyKey: key,
-      });
-    const paymentsOf = async (invoiceId: string) =>
-      (
-        await t.deps.db
-          .select()
-          .from(billingPayments)
-          .where(and(eq(billingPayments.tenantId, tenant.tenantId), eq(billingPayments.invoiceId, invoiceId)))
-      ).map((p) => p.amountCents);
-
-    it('reverses a settlement once: the balance grows back, a paid invoice is open again', async () => {
-      const { invoice } = await issue(5000);
-      value(await settle(invoice.id, 2000, 'ps_a'));
-      expect(value(await settle(invoice.id, 3000, 'ps_b'))).toMatchObject({
-        status: 'paid',
-        balanceCents: 0,
-      });
-      const reversed = value(
-        await engine.reversePayment(invoice.id, { paymentReference: 'ps_b', idempotencyKey: 'rev-b' }),
-      );
-      expect(reversed).toMatchObject({ status: 'open', balanceCents: 3000 });
-      // The same key again: the same result, no second reversal.
-      expect(
-        value(await engine.reversePayment(invoice.id, { paymentReference: 'ps_b', idempotencyKey: 'rev-b' })),
-      ).toEqual(reversed);
-      expect(await paymentsOf(invoice.id)).toEqual(expect.arrayContaining([2000, 3000, -3000]));
-      expect((await paymentsOf(invoice.id)).reduce((a, b) => a + b, 0)).toBe(2000);
-      // Another key for a reversed payment: conflict; an unknown payment: not_found.
-      expect(
-        await engine.reversePayment(invoice.id, { paymentReference: 'ps_b', idempotencyKey: 'rev-b2' }),
-      ).toMatchObject({
-        ok: false,
-        failure: { kind: 'conflict' },
-      });
-      expect(
-        await engine.reversePayment(invoice.id, { paymentReference: 'ps_x', idempotencyKey: 'rev-x' }),
-      ).toMatchObject({
-        ok: false,
-        failure: { kind: 'not_found' },
-      });
+      }),
+    );
+    return { account, invoice };
+  };
+  const settle = (invoiceId: string, cents: number, reference: string, key = `s-${Math.random()}`) =>
+    engine.settleInvoice(invoiceId, {
+      amountCents: cents,
+      currency: 'USD',
+      paymentReference: reference,
+      idempotencyKey: key,
     });
+  const paymentsOf = async (invoiceId: string) =>
+    (
+      await t.deps.db
+        .select()
+        .from(billingPayments)
+        .where(and(eq(billingPayments.tenantId, tenant.tenantId), eq(billingPayments.invoiceId, invoiceId)))
+    ).map((p) => p.amountCents);
 
-    it('voids only an invoice nothing is paid on; void again is the same invoice', async () => {
-      const { invoice } = await issue(1200);
-      const voided = value(await engine.voidInvoice(invoice.id, `void-${invoice.id}`));
-      expect(voided).toMatchObject({ status: 'void', balanceCents: 1200 });
-      expect(value(await engine.voidInvoice(invoice.id, 'another-key'))).toMatchObject({ status: 'void' });
-      const partly = (await issue(1200)).invoice;
-      value(await settle(partly.id, 200, 'ps_p'));
-      expect(await engine.voidInvoice(partly.id, 'void-partly')).toMatchObject({
-        ok: false,
-        failure: { kind: 'conflict' },
-      });
-      expect(await engine.voidInvoice('in_00000000000000000000', 'void-none')).toMatchObject({
-        ok: false,
-        failure: { kind: 'not_found' },
-      });
+  it('reverses a settlement once: the balance grows back, a paid invoice is open again', async () => {
+    const { invoice } = await issue(5000);
+    value(await settle(invoice.id, 2000, 'ps_a'));
+    expect(value(await settle(invoice.id, 3000, 'ps_b'))).toMatchObject({
+      status: 'paid',
+      balanceCents: 0,
     });
+    const reversed = value(
+      await engine.reversePayment(invoice.id, { paymentReference: 'ps_b', idempotencyKey: 'rev-b' }),
+    );
+    expect(reversed).toMatchObject({ status: 'open', balanceCents: 3000 });
+    // The same key again: the same result, no second reversal.
+    expect(
+      value(await engine.reversePayment(invoice.id, { paymentReference: 'ps_b', idempotencyKey: 'rev-b' })),
+    ).toEqual(reversed);
+    expect(await paymentsOf(invoice.id)).toEqual(expect.arrayContaining([2000, 3000, -3000]));
+    expect((await paymentsOf(invoice.id)).reduce((a, b) => a + b, 0)).toBe(2000);
+    // Another key for a reversed payment: conflict; an unknown payment: not_found.
+    expect(
+      await engine.reversePayment(invoice.id, { paymentReference: 'ps_b', idempotencyKey: 'rev-b2' }),
+    ).toMatchObject({
+      ok: false,
+      failure: { kind: 'conflict' },
+    });
+    expect(
+      await engine.reversePayment(invoice.id, { paymentReference: 'ps_x', idempotencyKey: 'rev-x' }),
+    ).toMatchObject({
+      ok: false,
+      failure: { kind: 'not_found' },
+    });
+  });
 
-    it('tells what a key did: the recorded result, or null (never seen, or refused)', async () => {
-      const { account, invoice } = await issue(900, 'find-invoice');
-      expect(value(await engine.findOperation('find-invoice'))).toEqual({ kind: 'invoice', invoice });
-      const provisioned = value(
-        await engine.provisionSubscription({
-          accountId: account.id,
-          productId: 'prod',
-          productName: 'Plan',
-          quantity: 1,
-          priceCents: 700,
-          currency: 'USD',
-          billingInterval: 'month',
-          currentPeriodStart: '2026-01-01T00:00:00.000Z',
-          currentPeriodEnd: '2026-02-01T00:00:00.000Z',
-          invoiceFirstPeriod: true,
-          idempotencyKey: 'find-sub',
-        }),
-      );
-      expect(value(await engine.findOperation('find-sub'))).toEqual({
-        kind: 'subscription',
-        change: provisioned,
-      });
-      // The invoices a subscription issues name it.
-      expect(provisioned.invoice?.subscriptionId).toBe(provisioned.subscription.id);
-      expect(invoice.subscriptionId).toBeNull();
-      expect(value(await engine.findOperation('never-used'))).toBeNull();
-      expect(await settle(invoice.id, 99_999, 'ps_over', 'find-refused')).toMatchObject({ ok: false });
-      expect(value(await engine.findOperation('find-refused'))).toBeNull();
-      // Another tenant's engine knows nothing of these keys.
-      const elsewhere = new BuiltinBilling(
-        t.deps.db,
-        t.deps.clock,
-        (await createTestTenant(t.deps)).tenantId,
-      );
-      expect(value(await elsewhere.findOperation('find-invoice'))).toBeNull();
+  it('voids only an invoice nothing is paid on; void again is the same invoice', async () => {
+    const { invoice } = await issue(1200);
+    const voided = value(await engine.voidInvoice(invoice.id, `void-${invoice.id}`));
+    expect(voided).toMatchObject({ status: 'void', balanceCents: 1200 });
+    expect(value(await engine.voidInvoice(invoice.id, 'another-key'))).toMatchObject({ status: 'void' });
+    const partly = (await issue(1200)).invoice;
+    value(await settle(partly.id, 200, 'ps_p'));
+    expect(await engine.voidInvoice(partly.id, 'void-partly')).toMatchObject({
+      ok: false,
+      failure: { kind: 'conflict' },
     });
+    expect(await engine.voidInvoice('in_00000000000000000000', 'void-none')).toMatchObject({
+      ok: false,
+      failure: { kind: 'not_found' },
+    });
+  });
+
+  it('tells what a key did: the recorded result, or null (never seen, or refused)', async () => {
+    const { account, invoice } = await issue(900, 'find-invoice');
+    expect(value(await engine.findOperation('find-invoice'))).toEqual({ kind: 'invoice', invoice });
+    const provisioned = value(
+      await engine.provisionSubscription({
+        accountId: account.id,
+        productId: 'prod',
+        productName: 'Plan',
+        quantity: 1,
+        priceCents: 700,
+        currency: 'USD',
+        billingInterval: 'month',
+        currentPeriodStart: '2026-01-01T00:00:00.000Z',
+        currentPeriodEnd: '2026-02-01T00:00:00.000Z',
+        invoiceFirstPeriod: true,
+        idempotencyKey: 'find-sub',
+      }),
+    );
+    expect(value(await engine.findOperation('find-sub'))).toEqual({
+      kind: 'subscription',
+      change: provisioned,
+    });
+    // The invoices a subscription issues name it.
+    expect(provisioned.invoice?.subscriptionId).toBe(provisioned.subscription.id);
+    expect(invoice.subscriptionId).toBeNull();
+    expect(value(await engine.findOperation('never-used'))).toBeNull();
+    expect(await settle(invoice.id, 99_999, 'ps_over', 'find-refused')).toMatchObject({ ok: false });
+    expect(value(await engine.findOperation('find-refused'))).toBeNull();
+    // Another tenant's engine knows nothing of these keys.
+    const elsewhere = new BuiltinBilling(t.deps.db, t.deps.clock, (await createTestTenant(t.deps)).tenantId);
+    expect(value(await elsewhere.findOperation('find-invoice'))).toBeNull();
   });
 });
 

@@ -3,114 +3,114 @@ import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestT
 import { api, type Method } from '../support/api.js';
 import { adminPost, seatPlan } from '../support/catalog-fixtures.js';
 
-describe('catalog admin endpoints', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let other: TestTenant;
-  let product: { id: string; charges: { id: string }[] };
-  let target: { id: string; charges: { id: string }[] };
+let t: TestApp;
+let tenant: TestTenant;
+let other: TestTenant;
+let product: { id: string; charges: { id: string }[] };
+let target: { id: string; charges: { id: string }[] };
 
-  beforeAll(async () => {
-    t = await startApp();
-    tenant = await createTestTenant(t.deps);
-    other = await createTestTenant(t.deps);
-    product = await adminPost(t, tenant, 'products', seatPlan());
-    target = await adminPost(t, tenant, 'products', seatPlan({ name: 'Enterprise', rank: 3 }));
-  });
-  afterAll(() => t.app.close());
+beforeAll(async () => {
+  t = await startApp();
+  tenant = await createTestTenant(t.deps);
+  other = await createTestTenant(t.deps);
+  product = await adminPost(t, tenant, 'products', seatPlan());
+  target = await adminPost(t, tenant, 'products', seatPlan({ name: 'Enterprise', rank: 3 }));
+});
+afterAll(() => t.app.close());
 
-  const call = (method: string, path: string, key: string, payload?: object) =>
-    api(t, key).send(method as Method, `/admin/${path}`, payload);
+const call = (method: string, path: string, key: string, payload?: object) =>
+  api(t, key).send(method as Method, `/admin/${path}`, payload);
 
-  // One valid body per resource, and a patch that changes one field.
-  const resources = () => [
-    {
-      path: 'products',
-      body: seatPlan({ name: 'Basic', rank: 1 }),
-      patch: { name: 'Basic 2' },
-      bad: { name: '' },
-      badField: 'name',
+// One valid body per resource, and a patch that changes one field.
+const resources = () => [
+  {
+    path: 'products',
+    body: seatPlan({ name: 'Basic', rank: 1 }),
+    patch: { name: 'Basic 2' },
+    bad: { name: '' },
+    badField: 'name',
+  },
+  {
+    path: 'price-rules',
+    body: {
+      name: 'EU',
+      productId: product.id,
+      chargeId: product.charges[0]?.id,
+      segment: 'eu',
+      tiers: [{ upTo: null, unitPriceCents: 900 }],
     },
-    {
-      path: 'price-rules',
-      body: {
-        name: 'EU',
-        productId: product.id,
-        chargeId: product.charges[0]?.id,
-        segment: 'eu',
-        tiers: [{ upTo: null, unitPriceCents: 900 }],
-      },
-      patch: { name: 'EU 2' },
-      bad: {
-        name: 'x',
-        productId: product.id,
-        chargeId: product.charges[0]?.id,
-        tiers: [{ upTo: null, unitPriceCents: 900 }],
-      },
-      badField: 'segment',
+    patch: { name: 'EU 2' },
+    bad: {
+      name: 'x',
+      productId: product.id,
+      chargeId: product.charges[0]?.id,
+      tiers: [{ upTo: null, unitPriceCents: 900 }],
     },
-    {
-      path: 'offers',
-      body: {
-        name: 'Launch',
-        productId: product.id,
-        discountType: 'percent',
-        percentOff: 10,
-        startsAt: '2020-01-01T00:00:00Z',
-      },
-      patch: { percentOff: 20 },
-      bad: { name: 'x', productId: product.id, discountType: 'percent', startsAt: '2020-01-01T00:00:00Z' },
-      badField: 'percentOff',
+    badField: 'segment',
+  },
+  {
+    path: 'offers',
+    body: {
+      name: 'Launch',
+      productId: product.id,
+      discountType: 'percent',
+      percentOff: 10,
+      startsAt: '2020-01-01T00:00:00Z',
     },
-    {
-      path: 'promotions',
-      body: {
-        code: `save${Math.random().toString(36).slice(2, 8)}`,
-        name: 'Save',
-        discountType: 'amount',
-        amountOffCents: 500,
-        currency: 'USD',
-      },
-      patch: { minSubtotalCents: 1000 },
-      bad: { code: 'x', name: 'x', discountType: 'amount', amountOffCents: 5 },
-      badField: 'currency',
+    patch: { percentOff: 20 },
+    bad: { name: 'x', productId: product.id, discountType: 'percent', startsAt: '2020-01-01T00:00:00Z' },
+    badField: 'percentOff',
+  },
+  {
+    path: 'promotions',
+    body: {
+      code: `save${Math.random().toString(36).slice(2, 8)}`,
+      name: 'Save',
+      discountType: 'amount',
+      amountOffCents: 500,
+      currency: 'USD',
     },
-    {
-      path: 'plan-links',
-      body: {
-        sourceProductId: product.id,
-        sourceChargeId: product.charges[0]?.id,
-        targetProductId: target.id,
-        targetChargeId: target.charges[0]?.id,
-        targetField: 'quantity',
-        explanation: 'Seats carry over',
-      },
-      patch: { explanation: 'Seats carry over on upgrade' },
-      bad: {
-        sourceProductId: product.id,
-        sourceChargeId: target.charges[0]?.id,
-        targetProductId: target.id,
-        targetChargeId: target.charges[0]?.id,
-        targetField: 'quantity',
-        explanation: 'x',
-      },
-      badField: 'sourceChargeId',
+    patch: { minSubtotalCents: 1000 },
+    bad: { code: 'x', name: 'x', discountType: 'amount', amountOffCents: 5 },
+    badField: 'currency',
+  },
+  {
+    path: 'plan-links',
+    body: {
+      sourceProductId: product.id,
+      sourceChargeId: product.charges[0]?.id,
+      targetProductId: target.id,
+      targetChargeId: target.charges[0]?.id,
+      targetField: 'quantity',
+      explanation: 'Seats carry over',
     },
-    {
-      path: 'plan-change-rules',
-      body: {
-        name: 'Core downgrades',
-        family: 'core',
-        direction: 'downgrade',
-        changeTiming: 'end_of_period',
-        prorationType: 'none',
-      },
-      patch: { prorationType: 'full_credit' },
-      bad: { name: 'x', fromProductId: product.id, changeTiming: 'immediate', prorationType: 'none' },
-      badField: 'toProductId',
+    patch: { explanation: 'Seats carry over on upgrade' },
+    bad: {
+      sourceProductId: product.id,
+      sourceChargeId: target.charges[0]?.id,
+      targetProductId: target.id,
+      targetChargeId: target.charges[0]?.id,
+      targetField: 'quantity',
+      explanation: 'x',
     },
-  ];
+    badField: 'sourceChargeId',
+  },
+  {
+    path: 'plan-change-rules',
+    body: {
+      name: 'Core downgrades',
+      family: 'core',
+      direction: 'downgrade',
+      changeTiming: 'end_of_period',
+      prorationType: 'none',
+    },
+    patch: { prorationType: 'full_credit' },
+    bad: { name: 'x', fromProductId: product.id, changeTiming: 'immediate', prorationType: 'none' },
+    badField: 'toProductId',
+  },
+];
 
+describe('catalog admin endpoints: CRUD, validation and tenancy', () => {
   it('creates, reads back, lists, updates (with an audit diff) and deletes each resource', async () => {
     for (const r of resources()) {
       const created = await call('POST', r.path, tenant.keys.admin, r.body);
@@ -210,183 +210,179 @@ describe('catalog admin endpoints', () => {
     // The same id is free in another tenant: ids are per tenant.
     expect((await call('POST', 'products', other.keys.admin, seatPlan({ id }))).statusCode).toBe(201);
   });
+});
 
-  describe('product rules', () => {
-    const bad = async (body: object, field: string, rule?: string) => {
-      const res = await call('POST', 'products', tenant.keys.admin, body);
-      expect(res.statusCode, res.body).toBe(400);
-      expect(errorBody(res).details?.[0]).toMatchObject({ field, ...(rule ? { rule } : {}) });
-    };
+describe('catalog admin endpoints: product rules', () => {
+  const bad = async (body: object, field: string, rule?: string) => {
+    const res = await call('POST', 'products', tenant.keys.admin, body);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(errorBody(res).details?.[0]).toMatchObject({ field, ...(rule ? { rule } : {}) });
+  };
 
-    it('checks tiers against the charge model', async () => {
-      const charge = (chargeModel: string, tiers: object[]) =>
-        seatPlan({ charges: [{ name: 'c', chargeModel, tiers }] });
-      await bad(
-        charge('per_unit', [
-          { upTo: 5, unitPriceCents: 1 },
-          { upTo: null, unitPriceCents: 1 },
-        ]),
-        'charges.0.tiers',
-        'maxItems',
-      );
-      await bad(charge('tiered', [{ upTo: 5, unitPriceCents: 1 }]), 'charges.0.tiers.0.upTo');
-      await bad(
-        charge('volume', [
-          { upTo: 5, unitPriceCents: 1 },
-          { upTo: 5, unitPriceCents: 1 },
-          { upTo: null, unitPriceCents: 1 },
-        ]),
-        'charges.0.tiers.1.upTo',
-      );
-      await bad(
-        charge('tiered', [{ upTo: null, unitPriceCents: -1 }]),
-        'charges.0.tiers.0.unitPriceCents',
-        'minimum',
-      );
-      await bad(
-        seatPlan({ charges: [{ name: 'c', chargeModel: 'per_unit' }] }),
-        'charges.0.tiers',
-        'required',
-      );
-      await bad(
-        seatPlan({ charges: [{ name: 'c', kind: 'passthrough', chargeModel: 'per_unit' }] }),
-        'charges.0.chargeModel',
-        'forbidden',
-      );
-      await bad(seatPlan({ charges: [] }), 'charges', 'minItems');
+  it('checks tiers against the charge model', async () => {
+    const charge = (chargeModel: string, tiers: object[]) =>
+      seatPlan({ charges: [{ name: 'c', chargeModel, tiers }] });
+    await bad(
+      charge('per_unit', [
+        { upTo: 5, unitPriceCents: 1 },
+        { upTo: null, unitPriceCents: 1 },
+      ]),
+      'charges.0.tiers',
+      'maxItems',
+    );
+    await bad(charge('tiered', [{ upTo: 5, unitPriceCents: 1 }]), 'charges.0.tiers.0.upTo');
+    await bad(
+      charge('volume', [
+        { upTo: 5, unitPriceCents: 1 },
+        { upTo: 5, unitPriceCents: 1 },
+        { upTo: null, unitPriceCents: 1 },
+      ]),
+      'charges.0.tiers.1.upTo',
+    );
+    await bad(
+      charge('tiered', [{ upTo: null, unitPriceCents: -1 }]),
+      'charges.0.tiers.0.unitPriceCents',
+      'minimum',
+    );
+    await bad(seatPlan({ charges: [{ name: 'c', chargeModel: 'per_unit' }] }), 'charges.0.tiers', 'required');
+    await bad(
+      seatPlan({ charges: [{ name: 'c', kind: 'passthrough', chargeModel: 'per_unit' }] }),
+      'charges.0.chargeModel',
+      'forbidden',
+    );
+    await bad(seatPlan({ charges: [] }), 'charges', 'minItems');
+  });
+
+  it('checks billing interval against the type, and currency and entitlement keys', async () => {
+    await bad(seatPlan({ billingInterval: null }), 'billingInterval', 'required');
+    await bad(seatPlan({ type: 'one_time' }), 'billingInterval', 'forbidden');
+    await bad(seatPlan({ currency: 'usd' }), 'currency', 'pattern');
+    await bad(seatPlan({ entitlements: { 'Bad Key': true } }), 'entitlements');
+    const patch = await call('PATCH', `products/${product.id}`, tenant.keys.admin, { type: 'one_time' });
+    expect(errorBody(patch).details?.[0]).toMatchObject({ field: 'billingInterval', rule: 'forbidden' });
+  });
+
+  it('refuses to delete a product, or drop a charge, that rules still refer to (409 listing them)', async () => {
+    const p = await adminPost(t, tenant, 'products', seatPlan());
+    const rule = await adminPost(t, tenant, 'price-rules', {
+      name: 'Partner price',
+      productId: p.id,
+      chargeId: p.charges[0].id,
+      partner: 'acme',
+      tiers: [{ upTo: null, unitPriceCents: 800 }],
     });
-
-    it('checks billing interval against the type, and currency and entitlement keys', async () => {
-      await bad(seatPlan({ billingInterval: null }), 'billingInterval', 'required');
-      await bad(seatPlan({ type: 'one_time' }), 'billingInterval', 'forbidden');
-      await bad(seatPlan({ currency: 'usd' }), 'currency', 'pattern');
-      await bad(seatPlan({ entitlements: { 'Bad Key': true } }), 'entitlements');
-      const patch = await call('PATCH', `products/${product.id}`, tenant.keys.admin, { type: 'one_time' });
-      expect(errorBody(patch).details?.[0]).toMatchObject({ field: 'billingInterval', rule: 'forbidden' });
+    const del = await call('DELETE', `products/${p.id}`, tenant.keys.admin);
+    expect(del.statusCode).toBe(409);
+    expect(errorBody(del)).toMatchObject({
+      code: 'conflict',
+      details: [{ field: 'id', rule: 'referenced', message: `price rule ${rule.id} refers to it` }],
     });
-
-    it('refuses to delete a product, or drop a charge, that rules still refer to (409 listing them)', async () => {
-      const p = await adminPost(t, tenant, 'products', seatPlan());
-      const rule = await adminPost(t, tenant, 'price-rules', {
-        name: 'Partner price',
-        productId: p.id,
-        chargeId: p.charges[0].id,
-        partner: 'acme',
-        tiers: [{ upTo: null, unitPriceCents: 800 }],
-      });
-      const del = await call('DELETE', `products/${p.id}`, tenant.keys.admin);
-      expect(del.statusCode).toBe(409);
-      expect(errorBody(del)).toMatchObject({
-        code: 'conflict',
-        details: [{ field: 'id', rule: 'referenced', message: `price rule ${rule.id} refers to it` }],
-      });
-      const drop = await call('PATCH', `products/${p.id}`, tenant.keys.admin, {
-        charges: [
-          {
-            id: p.charges[1].id,
-            name: 'Usage',
-            chargeModel: 'per_unit',
-            tiers: [{ upTo: null, unitPriceCents: 5 }],
-          },
-        ],
-      });
-      expect(drop.statusCode).toBe(409);
-      const keep = await call('PATCH', `products/${p.id}`, tenant.keys.admin, {
-        charges: [
-          {
-            id: p.charges[0].id,
-            name: 'Seats',
-            chargeModel: 'per_unit',
-            tiers: [{ upTo: null, unitPriceCents: 1200 }],
-          },
-        ],
-      });
-      expect(keep.statusCode).toBe(200);
-      expect(keep.json().data.charges).toEqual([
+    const drop = await call('PATCH', `products/${p.id}`, tenant.keys.admin, {
+      charges: [
+        {
+          id: p.charges[1].id,
+          name: 'Usage',
+          chargeModel: 'per_unit',
+          tiers: [{ upTo: null, unitPriceCents: 5 }],
+        },
+      ],
+    });
+    expect(drop.statusCode).toBe(409);
+    const keep = await call('PATCH', `products/${p.id}`, tenant.keys.admin, {
+      charges: [
         {
           id: p.charges[0].id,
           name: 'Seats',
-          kind: 'modeled',
           chargeModel: 'per_unit',
-          tiers: [{ upTo: null, unitPriceCents: 1200, flatPriceCents: 0 }],
+          tiers: [{ upTo: null, unitPriceCents: 1200 }],
         },
-      ]);
-      expect((await call('DELETE', `price-rules/${rule.id}`, tenant.keys.admin)).statusCode).toBe(204);
-      expect((await call('DELETE', `products/${p.id}`, tenant.keys.admin)).statusCode).toBe(204);
+      ],
     });
+    expect(keep.statusCode).toBe(200);
+    expect(keep.json().data.charges).toEqual([
+      {
+        id: p.charges[0].id,
+        name: 'Seats',
+        kind: 'modeled',
+        chargeModel: 'per_unit',
+        tiers: [{ upTo: null, unitPriceCents: 1200, flatPriceCents: 0 }],
+      },
+    ]);
+    expect((await call('DELETE', `price-rules/${rule.id}`, tenant.keys.admin)).statusCode).toBe(204);
+    expect((await call('DELETE', `products/${p.id}`, tenant.keys.admin)).statusCode).toBe(204);
+  });
+});
+
+describe('catalog admin endpoints: promotion, offer and rule checks', () => {
+  it('keeps promo codes unique per tenant, case-insensitively, stored upper-case', async () => {
+    const first = await call('POST', 'promotions', tenant.keys.admin, {
+      code: 'Spring25',
+      name: 'Spring',
+      discountType: 'percent',
+      percentOff: 25,
+    });
+    expect(first.json().data.code).toBe('SPRING25');
+    const dup = await call('POST', 'promotions', tenant.keys.admin, {
+      code: 'spring25',
+      name: 'Again',
+      discountType: 'percent',
+      percentOff: 5,
+    });
+    expect(dup.statusCode).toBe(409);
+    expect(errorBody(dup).details?.[0]).toMatchObject({ field: 'code', rule: 'unique' });
+    const elsewhere = await call('POST', 'promotions', other.keys.admin, {
+      code: 'spring25',
+      name: 'Other',
+      discountType: 'percent',
+      percentOff: 5,
+    });
+    expect(elsewhere.statusCode).toBe(201);
   });
 
-  describe('promotion, offer and rule checks', () => {
-    it('keeps promo codes unique per tenant, case-insensitively, stored upper-case', async () => {
-      const first = await call('POST', 'promotions', tenant.keys.admin, {
-        code: 'Spring25',
-        name: 'Spring',
-        discountType: 'percent',
-        percentOff: 25,
-      });
-      expect(first.json().data.code).toBe('SPRING25');
-      const dup = await call('POST', 'promotions', tenant.keys.admin, {
-        code: 'spring25',
-        name: 'Again',
-        discountType: 'percent',
-        percentOff: 5,
-      });
-      expect(dup.statusCode).toBe(409);
-      expect(errorBody(dup).details?.[0]).toMatchObject({ field: 'code', rule: 'unique' });
-      const elsewhere = await call('POST', 'promotions', other.keys.admin, {
-        code: 'spring25',
-        name: 'Other',
-        discountType: 'percent',
-        percentOff: 5,
-      });
-      expect(elsewhere.statusCode).toBe(201);
-    });
+  it('checks discount fields and windows', async () => {
+    const offer = { name: 'o', productId: product.id, startsAt: '2030-01-01T00:00:00Z' };
+    const cases: [object, string][] = [
+      [{ ...offer, discountType: 'amount', percentOff: 10 }, 'amountOffCents'],
+      [{ ...offer, discountType: 'amount', amountOffCents: 10, percentOff: 10 }, 'percentOff'],
+      [{ ...offer, discountType: 'percent', percentOff: 101 }, 'percentOff'],
+      [{ ...offer, discountType: 'percent', percentOff: 10, endsAt: '2029-01-01T00:00:00Z' }, 'endsAt'],
+      [
+        {
+          ...offer,
+          discountType: 'percent',
+          percentOff: 10,
+          productId: '00000000-0000-7000-8000-000000000000',
+        },
+        'productId',
+      ],
+    ];
+    for (const [body, field] of cases) {
+      const res = await call('POST', 'offers', tenant.keys.admin, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(errorBody(res).details?.[0]?.field, JSON.stringify(body)).toBe(field);
+    }
+  });
 
-    it('checks discount fields and windows', async () => {
-      const offer = { name: 'o', productId: product.id, startsAt: '2030-01-01T00:00:00Z' };
-      const cases: [object, string][] = [
-        [{ ...offer, discountType: 'amount', percentOff: 10 }, 'amountOffCents'],
-        [{ ...offer, discountType: 'amount', amountOffCents: 10, percentOff: 10 }, 'percentOff'],
-        [{ ...offer, discountType: 'percent', percentOff: 101 }, 'percentOff'],
-        [{ ...offer, discountType: 'percent', percentOff: 10, endsAt: '2029-01-01T00:00:00Z' }, 'endsAt'],
-        [
-          {
-            ...offer,
-            discountType: 'percent',
-            percentOff: 10,
-            productId: '00000000-0000-7000-8000-000000000000',
-          },
-          'productId',
-        ],
-      ];
-      for (const [body, field] of cases) {
-        const res = await call('POST', 'offers', tenant.keys.admin, body);
-        expect(res.statusCode, JSON.stringify(body)).toBe(400);
-        expect(errorBody(res).details?.[0]?.field, JSON.stringify(body)).toBe(field);
-      }
+  it('refuses price rules on passthrough charges and plan-change rules without scope', async () => {
+    const p = await adminPost(
+      t,
+      tenant,
+      'products',
+      seatPlan({ charges: [{ name: 'Metered', kind: 'passthrough' }] }),
+    );
+    const res = await call('POST', 'price-rules', tenant.keys.admin, {
+      name: 'x',
+      productId: p.id,
+      chargeId: p.charges[0].id,
+      segment: 's',
+      tiers: [{ upTo: null, unitPriceCents: 1 }],
     });
-
-    it('refuses price rules on passthrough charges and plan-change rules without scope', async () => {
-      const p = await adminPost(
-        t,
-        tenant,
-        'products',
-        seatPlan({ charges: [{ name: 'Metered', kind: 'passthrough' }] }),
-      );
-      const res = await call('POST', 'price-rules', tenant.keys.admin, {
-        name: 'x',
-        productId: p.id,
-        chargeId: p.charges[0].id,
-        segment: 's',
-        tiers: [{ upTo: null, unitPriceCents: 1 }],
-      });
-      expect(errorBody(res).details?.[0]).toMatchObject({ field: 'chargeId', rule: 'modeled' });
-      const noScope = await call('POST', 'plan-change-rules', tenant.keys.admin, {
-        name: 'x',
-        changeTiming: 'immediate',
-        prorationType: 'none',
-      });
-      expect(errorBody(noScope).details?.[0]).toMatchObject({ field: 'family', rule: 'required' });
+    expect(errorBody(res).details?.[0]).toMatchObject({ field: 'chargeId', rule: 'modeled' });
+    const noScope = await call('POST', 'plan-change-rules', tenant.keys.admin, {
+      name: 'x',
+      changeTiming: 'immediate',
+      prorationType: 'none',
     });
+    expect(errorBody(noScope).details?.[0]).toMatchObject({ field: 'family', rule: 'required' });
   });
 });

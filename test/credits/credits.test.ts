@@ -22,72 +22,72 @@ const hiding = (hidden: Set<string>) => (adapter: BillingAdapter) =>
       hidden.has(String(property)) ? undefined : Reflect.get(target, property, receiver),
   });
 
-describe('credits', () => {
-  let t: TestApp;
-  const clock = new ManualClock(new Date('2026-03-01T10:00:00.000Z'));
-  const faults = new FaultController();
-  const hidden = new Set<string>();
-  let shop: TestTenant;
-  let other: TestTenant;
-  let engine: BuiltinBilling;
-  let billingId: string;
-  let accountId: string;
+let t: TestApp;
+const clock = new ManualClock(new Date('2026-03-01T10:00:00.000Z'));
+const faults = new FaultController();
+const hidden = new Set<string>();
+let shop: TestTenant;
+let other: TestTenant;
+let engine: BuiltinBilling;
+let billingId: string;
+let accountId: string;
 
-  beforeAll(async () => {
-    t = await startApp({ clock, wrapBilling: (a) => withFaults(hiding(hidden)(a), faults) });
-    other = await createTestTenant(t.deps);
+beforeAll(async () => {
+  t = await startApp({ clock, wrapBilling: (a) => withFaults(hiding(hidden)(a), faults) });
+  other = await createTestTenant(t.deps);
+});
+afterAll(() => t.app.close());
+beforeEach(async () => {
+  clock.set(new Date('2026-03-01T10:00:00.000Z'));
+  faults.reset();
+  hidden.clear();
+  shop = await createTestTenant(t.deps);
+  ({ engine, billingId, orgId: accountId } = await linkedBillingAccount(t, shop, 'Acme'));
+});
+
+const post = (
+  url: string,
+  payload?: object,
+  key = shop.keys.commerce,
+  headers: Record<string, string> = {},
+) => api(t, key).post(url, payload, { headers });
+const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
+const grant = (amountCents: number, extra: object = {}) =>
+  post(
+    `/accounts/${accountId}/credits`,
+    { amountCents, currency: 'USD', reason: 'goodwill', ...extra },
+    shop.keys.admin,
+  );
+/** An invoice issued straight in the engine (no operation of ours: nothing applies credit to it). */
+const invoice = async (cents: number) => {
+  const r = await engine.createInvoice({
+    accountId: billingId,
+    currency: 'USD',
+    lines: [{ description: 'x', quantity: 1, unitAmountCents: cents }],
+    idempotencyKey: `inv-${Math.random()}`,
   });
-  afterAll(() => t.app.close());
-  beforeEach(async () => {
-    clock.set(new Date('2026-03-01T10:00:00.000Z'));
-    faults.reset();
-    hidden.clear();
-    shop = await createTestTenant(t.deps);
-    ({ engine, billingId, orgId: accountId } = await linkedBillingAccount(t, shop, 'Acme'));
-  });
+  if (!r.ok) throw new Error('invoice');
+  return r.value.id;
+};
+const ledger = async () => (await get(`/accounts/${accountId}/credits`)).json().data;
+const balance = async () =>
+  ((await ledger()).balances as { currency: string; balanceCents: number }[]).find(
+    (b) => b.currency === 'USD',
+  )?.balanceCents ?? 0;
+const invoiceBalance = async (id: string) => {
+  const r = await engine.getInvoice(id);
+  if (!r.ok) throw new Error('invoice');
+  return r.value;
+};
+const entries = () =>
+  t.deps.db
+    .select()
+    .from(creditEntries)
+    .where(and(eq(creditEntries.tenantId, shop.tenantId), eq(creditEntries.organizationId, accountId)));
+const apply = (invoiceId: string, payload: object = {}, headers: Record<string, string> = {}) =>
+  post(`/invoices/${invoiceId}/apply-credit`, payload, shop.keys.commerce, headers);
 
-  const post = (
-    url: string,
-    payload?: object,
-    key = shop.keys.commerce,
-    headers: Record<string, string> = {},
-  ) => api(t, key).post(url, payload, { headers });
-  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
-  const grant = (amountCents: number, extra: object = {}) =>
-    post(
-      `/accounts/${accountId}/credits`,
-      { amountCents, currency: 'USD', reason: 'goodwill', ...extra },
-      shop.keys.admin,
-    );
-  /** An invoice issued straight in the engine (no operation of ours: nothing applies credit to it). */
-  const invoice = async (cents: number) => {
-    const r = await engine.createInvoice({
-      accountId: billingId,
-      currency: 'USD',
-      lines: [{ description: 'x', quantity: 1, unitAmountCents: cents }],
-      idempotencyKey: `inv-${Math.random()}`,
-    });
-    if (!r.ok) throw new Error('invoice');
-    return r.value.id;
-  };
-  const ledger = async () => (await get(`/accounts/${accountId}/credits`)).json().data;
-  const balance = async () =>
-    ((await ledger()).balances as { currency: string; balanceCents: number }[]).find(
-      (b) => b.currency === 'USD',
-    )?.balanceCents ?? 0;
-  const invoiceBalance = async (id: string) => {
-    const r = await engine.getInvoice(id);
-    if (!r.ok) throw new Error('invoice');
-    return r.value;
-  };
-  const entries = () =>
-    t.deps.db
-      .select()
-      .from(creditEntries)
-      .where(and(eq(creditEntries.tenantId, shop.tenantId), eq(creditEntries.organizationId, accountId)));
-  const apply = (invoiceId: string, payload: object = {}, headers: Record<string, string> = {}) =>
-    post(`/invoices/${invoiceId}/apply-credit`, payload, shop.keys.commerce, headers);
-
+describe('credits: grants', () => {
   it('grants credit (admin): an entry, the balance, an event and an audit entry', async () => {
     const res = await grant(2500, { expiresAt: '2026-06-01T00:00:00Z' });
     expect(res.statusCode).toBe(201);
@@ -205,7 +205,9 @@ describe('credits', () => {
     expect((await entries()).reduce((s, e) => s + e.amountCents, 0)).toBe(7000);
     expect((await apply(inv, {}, {}).then(() => apply('in_unknown0000000000000'))).statusCode).toBe(404);
   });
+});
 
+describe('credits: on issue, expiry and paging', () => {
   it('applies credit when an invoice is issued, unless the tenant turned it off', async () => {
     await grant(1500);
     const issue = (cents: number) =>
@@ -303,7 +305,9 @@ describe('credits', () => {
     expect(next.data.entries.map((e: { amountCents: number }) => e.amountCents)).toEqual([1]);
     expect(next.meta.nextCursor).toBeNull();
   });
+});
 
+describe('credits: concurrency, outages and capabilities', () => {
   it('parallel applications never overdraw the balance nor an invoice', async () => {
     await grant(3000);
     const invoices = await Promise.all([invoice(2000), invoice(2000), invoice(2000)]);

@@ -24,43 +24,43 @@ type OpenApiOperation = {
   requestBody?: { content: { 'application/json': { schema: { properties?: Record<string, unknown> } } } };
 };
 
-describe('nextActions an agent can execute', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  const byId = new Map<string, { method: string; path: string; op: OpenApiOperation }>();
-  const seen: Action[] = [];
+let t: TestApp;
+let tenant: TestTenant;
+const byId = new Map<string, { method: string; path: string; op: OpenApiOperation }>();
+const seen: Action[] = [];
 
-  const call = async (method: string, url: string, key: string, payload?: object) => {
-    const res = await api(t, key).send(method as Method, url, payload);
-    const body = res.json();
-    if (Array.isArray(body.nextActions)) seen.push(...body.nextActions);
-    return { status: res.statusCode, body };
-  };
+const call = async (method: string, url: string, key: string, payload?: object) => {
+  const res = await api(t, key).send(method as Method, url, payload);
+  const body = res.json();
+  if (Array.isArray(body.nextActions)) seen.push(...body.nextActions);
+  return { status: res.statusCode, body };
+};
 
-  let doc: OpenApiDocumentLike;
-  const tools = new Map<string, ToolDefinition>();
+let doc: OpenApiDocumentLike;
+const tools = new Map<string, ToolDefinition>();
 
-  /** The arguments, as given, validate against the tool's input (the agent adds what is required). */
-  const expectArgumentsValid = (a: Action) => {
-    const tool = tools.get(a.operationId as string);
-    // The two operations that return the OpenAPI document are REST-only (not tools): no arguments.
-    if (!tool) return expect(a.arguments ?? {}, a.operationId).toEqual({});
-    const validate = compileArgumentValidator({ ...tool.inputSchema, required: [] });
-    expect(validate(a.arguments ?? {}), `${a.operationId} ${JSON.stringify(validate.errors)}`).toBe(true);
-  };
+/** The arguments, as given, validate against the tool's input (the agent adds what is required). */
+const expectArgumentsValid = (a: Action) => {
+  const tool = tools.get(a.operationId as string);
+  // The two operations that return the OpenAPI document are REST-only (not tools): no arguments.
+  if (!tool) return expect(a.arguments ?? {}, a.operationId).toEqual({});
+  const validate = compileArgumentValidator({ ...tool.inputSchema, required: [] });
+  expect(validate(a.arguments ?? {}), `${a.operationId} ${JSON.stringify(validate.errors)}`).toBe(true);
+};
 
-  beforeAll(async () => {
-    t = await startApp();
-    tenant = await createTestTenant(t.deps);
-    doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
-    for (const [path, item] of Object.entries(doc.paths))
-      for (const [method, op] of Object.entries(item))
-        if (op.operationId)
-          byId.set(op.operationId, { method: method.toUpperCase(), path, op: op as OpenApiOperation });
-    for (const tool of toolsFromOpenApi(doc)) tools.set(tool.name, tool);
-  });
-  afterAll(() => t.app.close());
+beforeAll(async () => {
+  t = await startApp();
+  tenant = await createTestTenant(t.deps);
+  doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+  for (const [path, item] of Object.entries(doc.paths))
+    for (const [method, op] of Object.entries(item))
+      if (op.operationId)
+        byId.set(op.operationId, { method: method.toUpperCase(), path, op: op as OpenApiOperation });
+  for (const tool of toolsFromOpenApi(doc)) tools.set(tool.name, tool);
+});
+afterAll(() => t.app.close());
 
+describe('nextActions an agent can execute: flows and examples', () => {
   it('a flow through accounts, carts, orders, subscriptions and payments offers only executable actions', async () => {
     await call('PUT', '/admin/billing-integration', tenant.keys.admin, { adapter: 'builtin' });
     const engine = new BuiltinBilling(t.deps.db, t.deps.clock, tenant.tenantId);
@@ -138,7 +138,9 @@ describe('nextActions an agent can execute', () => {
     // The recorded examples of the typical flow carry actions (sampled ones show none).
     expect(checked).toBeGreaterThan(20);
   });
+});
 
+describe('nextActions an agent can execute: no dead ends', () => {
   it('offers no dead ends: required rels say why they cannot succeed, others are left out', async () => {
     const { engine, billingId, orgId } = await linkedBillingAccount(t, tenant, 'Linked');
     const rels = (body: { nextActions: Action[] }) =>

@@ -13,70 +13,66 @@ const START = new Date('2024-03-01T00:00:00.000Z');
 const CONTACT = '01900000-0000-7000-8000-0000000000c1';
 const MISSING = '01900000-0000-7000-8000-00000000dead';
 
-describe('entitlements of an account', () => {
-  let t: TestApp;
-  const clock = new ManualClock(START);
-  let shop: TestTenant;
-  let other: TestTenant;
-  let team: { id: string };
-  let business: { id: string };
-  let basic: { id: string };
-  let seats: { id: string };
-  let audit: { id: string };
+let t: TestApp;
+const clock = new ManualClock(START);
+let shop: TestTenant;
+let other: TestTenant;
+let team: { id: string };
+let business: { id: string };
+let basic: { id: string };
+let seats: { id: string };
+let audit: { id: string };
 
-  beforeAll(async () => {
-    t = await startApp({ clock });
-    shop = await createTestTenant(t.deps);
-    other = await createTestTenant(t.deps);
-    team = await adminPost(
-      t,
-      shop,
-      'products',
-      perSeat('Team', 1000, { entitlements: { seats: 10, sso: false } }),
-    );
-    business = await adminPost(
-      t,
-      shop,
-      'products',
-      perSeat('Business', 3000, { rank: 2, entitlements: { seats: 50, sso: true } }),
-    );
-    basic = await adminPost(t, shop, 'products', perSeat('Basic', 500, { rank: 0, entitlements: {} }));
-    const addOn = (name: string, cents: number, entitlements: object) =>
-      addOnProduct(t, shop, name, cents, entitlements);
-    seats = await addOn('Extra seats', 300, { seats: 5 });
-    audit = await addOn('Audit log', 900, { audit_log: true, retention_days: null });
-  });
-  afterAll(() => t.app.close());
-  beforeEach(() => clock.set(START));
+beforeAll(async () => {
+  t = await startApp({ clock });
+  shop = await createTestTenant(t.deps);
+  other = await createTestTenant(t.deps);
+  team = await adminPost(
+    t,
+    shop,
+    'products',
+    perSeat('Team', 1000, { entitlements: { seats: 10, sso: false } }),
+  );
+  business = await adminPost(
+    t,
+    shop,
+    'products',
+    perSeat('Business', 3000, { rank: 2, entitlements: { seats: 50, sso: true } }),
+  );
+  basic = await adminPost(t, shop, 'products', perSeat('Basic', 500, { rank: 0, entitlements: {} }));
+  const addOn = (name: string, cents: number, entitlements: object) =>
+    addOnProduct(t, shop, name, cents, entitlements);
+  seats = await addOn('Extra seats', 300, { seats: 5 });
+  audit = await addOn('Audit log', 900, { audit_log: true, retention_days: null });
+});
+afterAll(() => t.app.close());
+beforeEach(() => clock.set(START));
 
-  const post = (app: TestApp, url: string, payload: object, key = shop.keys.commerce) =>
-    api(app, key).post(url, payload);
-  const get = (url: string, key = shop.keys.read, app = t) => api(app, key).get(url);
-  const account = async (tenant = shop) => {
-    const res = await post(t, '/accounts', { name: 'Initech' }, tenant.keys.commerce);
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json().data.id as string;
-  };
-  const subscribe = async (payload: object) => {
-    const res = await post(t, '/subscriptions', { quantity: 1, ...payload });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json().data as { id: string };
-  };
-  const check = async (accountId: string, feature: string, app = t) => {
-    const res = await get(
-      `/entitlements/check?accountId=${accountId}&feature=${feature}`,
-      shop.keys.read,
-      app,
-    );
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json().data;
-  };
-  const changedEvents = async (accountId: string) =>
-    (await listEvents(t.deps.db, shop.tenantId, 'entitlements.changed'))
-      .map((e) => e.payload as { accountId: string; entitlements?: object; resolvedFrom?: unknown[] })
-      .filter((p) => p.accountId === accountId)
-      .reverse();
+const post = (app: TestApp, url: string, payload: object, key = shop.keys.commerce) =>
+  api(app, key).post(url, payload);
+const get = (url: string, key = shop.keys.read, app = t) => api(app, key).get(url);
+const account = async (tenant = shop) => {
+  const res = await post(t, '/accounts', { name: 'Initech' }, tenant.keys.commerce);
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data.id as string;
+};
+const subscribe = async (payload: object) => {
+  const res = await post(t, '/subscriptions', { quantity: 1, ...payload });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data as { id: string };
+};
+const check = async (accountId: string, feature: string, app = t) => {
+  const res = await get(`/entitlements/check?accountId=${accountId}&feature=${feature}`, shop.keys.read, app);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().data;
+};
+const changedEvents = async (accountId: string) =>
+  (await listEvents(t.deps.db, shop.tenantId, 'entitlements.changed'))
+    .map((e) => e.payload as { accountId: string; entitlements?: object; resolvedFrom?: unknown[] })
+    .filter((p) => p.accountId === accountId)
+    .reverse();
 
+describe('entitlements of an account: resolving the set', () => {
   it('resolves a plan and its add-ons into one set, and says which subscription grants what', async () => {
     const org = await account();
     const plan = await subscribe({ productId: team.id, quantity: 3, organizationId: org });
@@ -226,7 +222,9 @@ describe('entitlements of an account', () => {
       expect((await t.app.inject({ method: 'GET', url: `/api/v1${url}` })).statusCode).toBe(401);
     }
   });
+});
 
+describe('entitlements of an account: changes announced', () => {
   it('answers the change at once, on this instance and on another sharing the database', async () => {
     const second = await startApp({ clock });
     try {

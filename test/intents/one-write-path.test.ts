@@ -15,31 +15,31 @@ import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 12);
 
-describe('one write path: money agrees across the billing boundary', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let engine: BuiltinBilling;
-  let billingId: string;
-  let orgId: string;
-  const faults = new FaultController();
+let t: TestApp;
+let tenant: TestTenant;
+let engine: BuiltinBilling;
+let billingId: string;
+let orgId: string;
+const faults = new FaultController();
 
-  const call = (method: string, url: string, key: string, payload?: object, headers = {}) =>
-    api(t, key).send(method as Method, url, payload, { headers });
+const call = (method: string, url: string, key: string, payload?: object, headers = {}) =>
+  api(t, key).send(method as Method, url, payload, { headers });
 
-  beforeAll(async () => {
-    t = await startApp({ wrapBilling: (a) => withFaults(a, faults) });
-    tenant = await createTestTenant(t.deps);
-    ({ engine, billingId, orgId } = await linkedBillingAccount(t, tenant));
-    await call('PUT', '/admin/payment-provider', tenant.keys.admin, { provider: 'sandbox' });
-  });
-  afterAll(() => t.app.close());
+beforeAll(async () => {
+  t = await startApp({ wrapBilling: (a) => withFaults(a, faults) });
+  tenant = await createTestTenant(t.deps);
+  ({ engine, billingId, orgId } = await linkedBillingAccount(t, tenant));
+  await call('PUT', '/admin/payment-provider', tenant.keys.admin, { provider: 'sandbox' });
+});
+afterAll(() => t.app.close());
 
-  const invoiceOf = async (id: string): Promise<Invoice> => {
-    const r = await engine.getInvoice(id);
-    if (!r.ok) throw new Error(`invoice ${id}: ${r.failure.message}`);
-    return r.value;
-  };
+const invoiceOf = async (id: string): Promise<Invoice> => {
+  const r = await engine.getInvoice(id);
+  if (!r.ok) throw new Error(`invoice ${id}: ${r.failure.message}`);
+  return r.value;
+};
 
+describe('one write path: case 1, complete racing a provider failure', () => {
   it(`case 1: complete racing a provider failure never moves money the caller was not told of (${ROUNDS} rounds)`, async () => {
     const outcomes = new Set<string>();
     for (let round = 0; round < ROUNDS; round++) {
@@ -88,26 +88,28 @@ describe('one write path: money agrees across the billing boundary', () => {
     // Both orders of the race happen; each is consistent.
     expect(outcomes.size).toBeGreaterThanOrEqual(1);
   });
+});
 
-  /** Live billing subscriptions and open invoices of the account, beside our subscriptions. */
-  const billingState = async () => {
-    const subs = await engine.listSubscriptions(billingId);
-    const invoices = await engine.listInvoices(billingId);
-    if (!subs.ok || !invoices.ok) throw new Error('billing state');
-    const local = (await call('GET', `/subscriptions?accountId=${orgId}`, tenant.keys.read)).json().data as {
-      productId: string;
-      quantity: number;
-      priceCents: number;
-      status: string;
-      billingSubscriptionId: string;
-    }[];
-    return {
-      live: subs.value.filter((s) => s.status !== 'cancelled'),
-      open: invoices.value.filter((i) => i.status === 'open'),
-      local: local.filter((s) => s.status !== 'cancelled'),
-    };
+/** Live billing subscriptions and open invoices of the account, beside our subscriptions. */
+const billingState = async () => {
+  const subs = await engine.listSubscriptions(billingId);
+  const invoices = await engine.listInvoices(billingId);
+  if (!subs.ok || !invoices.ok) throw new Error('billing state');
+  const local = (await call('GET', `/subscriptions?accountId=${orgId}`, tenant.keys.read)).json().data as {
+    productId: string;
+    quantity: number;
+    priceCents: number;
+    status: string;
+    billingSubscriptionId: string;
+  }[];
+  return {
+    live: subs.value.filter((s) => s.status !== 'cancelled'),
+    open: invoices.value.filter((i) => i.status === 'open'),
+    local: local.filter((s) => s.status !== 'cancelled'),
   };
+};
 
+describe('one write path: cases 2 and 3', () => {
   it('case 2: the same Idempotency-Key with another body after a 5xx is another operation', async () => {
     const premium = await adminPost(t, tenant, 'products', perSeat('Premium', 1_000_000, { family: 'c2' }));
     const basic = await adminPost(t, tenant, 'products', perSeat('Basic', 1000, { family: 'c2', rank: 0 }));
@@ -180,7 +182,9 @@ describe('one write path: money agrees across the billing boundary', () => {
     expect(after.open.filter((i) => i.amountCents === 15_554)).toEqual([]);
     expect(after.local).toHaveLength(before.local.length);
   });
+});
 
+describe('one write path: one subscription per order, and checkout (case 4)', () => {
   it('one subscription per order and product, whatever the Idempotency-Key: the second is 409 before any billing call', async () => {
     const plan = await adminPost(t, tenant, 'products', perSeat('Per order', 1500, { family: 'po' }));
     const order = await call('POST', '/orders', tenant.keys.commerce, { organizationId: orgId, items: [] });

@@ -20,53 +20,53 @@ const workshop = {
 };
 const CONTACT = '01900000-0000-7000-8000-0000000000c7';
 
-describe('orders that know they are paid', () => {
-  let t: TestApp;
-  let shop: TestTenant;
-  let productId: string;
-  const clock = new ManualClock(new Date('2031-02-01T00:00:00Z'));
+let t: TestApp;
+let shop: TestTenant;
+let productId: string;
+const clock = new ManualClock(new Date('2031-02-01T00:00:00Z'));
 
-  beforeAll(async () => {
-    t = await startApp({ clock });
-    shop = await createTestTenant(t.deps);
-    productId = (await adminPost(t, shop, 'products', workshop)).id;
+beforeAll(async () => {
+  t = await startApp({ clock });
+  shop = await createTestTenant(t.deps);
+  productId = (await adminPost(t, shop, 'products', workshop)).id;
+});
+afterAll(() => t.app.close());
+
+const call = (method: 'GET' | 'POST' | 'PATCH', url: string, key: string, payload?: object, headers = {}) =>
+  api(t, key).send(method, url, payload, { headers });
+/** An order of `quantity` workshops (2,500 each) for a contact: no billing link, no invoice. */
+const newOrder = async (who = shop, quantity = 2, product = productId) => {
+  const res = await call('POST', '/orders', who.keys.commerce, {
+    contactId: CONTACT,
+    items: [{ productId: product, quantity }],
   });
-  afterAll(() => t.app.close());
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data as { id: string; totalCents: number };
+};
+const readOrder = async (id: string, who = shop) =>
+  (await call('GET', `/orders/${id}`, who.keys.read)).json();
+const pay = (orderId: string, amountCents: number, who = shop, headers = {}) =>
+  call(
+    'POST',
+    '/payments',
+    who.keys.commerce,
+    { accountId: 'cust_1', amountCents, currency: 'USD', orderId },
+    headers,
+  );
+const complete = (sessionId: string, who = shop) =>
+  call('POST', `/payments/${sessionId}/complete`, who.keys.commerce, {});
+const orderEvents = async (type: 'order.paid' | 'order.refunded', orderId: string, who = shop) =>
+  (await listEvents(t.deps.db, who.tenantId, type)).filter(
+    (e) => (e.payload as { id: string }).id === orderId,
+  );
+const sessionsOf = async (orderId: string, who = shop) =>
+  t.deps.db
+    .select()
+    .from(paymentSessions)
+    .where(and(eq(paymentSessions.tenantId, who.tenantId), eq(paymentSessions.orderId, orderId)));
+const rels = (body: { nextActions: { rel: string }[] }) => body.nextActions.map((a) => a.rel);
 
-  const call = (method: 'GET' | 'POST' | 'PATCH', url: string, key: string, payload?: object, headers = {}) =>
-    api(t, key).send(method, url, payload, { headers });
-  /** An order of `quantity` workshops (2,500 each) for a contact: no billing link, no invoice. */
-  const newOrder = async (who = shop, quantity = 2, product = productId) => {
-    const res = await call('POST', '/orders', who.keys.commerce, {
-      contactId: CONTACT,
-      items: [{ productId: product, quantity }],
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json().data as { id: string; totalCents: number };
-  };
-  const readOrder = async (id: string, who = shop) =>
-    (await call('GET', `/orders/${id}`, who.keys.read)).json();
-  const pay = (orderId: string, amountCents: number, who = shop, headers = {}) =>
-    call(
-      'POST',
-      '/payments',
-      who.keys.commerce,
-      { accountId: 'cust_1', amountCents, currency: 'USD', orderId },
-      headers,
-    );
-  const complete = (sessionId: string, who = shop) =>
-    call('POST', `/payments/${sessionId}/complete`, who.keys.commerce, {});
-  const orderEvents = async (type: 'order.paid' | 'order.refunded', orderId: string, who = shop) =>
-    (await listEvents(t.deps.db, who.tenantId, type)).filter(
-      (e) => (e.payload as { id: string }).id === orderId,
-    );
-  const sessionsOf = async (orderId: string, who = shop) =>
-    t.deps.db
-      .select()
-      .from(paymentSessions)
-      .where(and(eq(paymentSessions.tenantId, who.tenantId), eq(paymentSessions.orderId, orderId)));
-  const rels = (body: { nextActions: { rel: string }[] }) => body.nextActions.map((a) => a.rel);
-
+describe('orders that know they are paid: payments', () => {
   it('pays an order through POST /payments {orderId}: the order is paid, offers no payment, refuses a second (409, nothing created)', async () => {
     const order = await newOrder();
     const created = await pay(order.id, 5000);
@@ -143,7 +143,9 @@ describe('orders that know they are paid', () => {
     });
     expect(errorBody(wrongCurrency).details?.[0]).toMatchObject({ field: 'currency', rule: 'matches' });
   });
+});
 
+describe('orders that know they are paid: concurrency, refunds and reversals', () => {
   it('two concurrent POST /payments for the whole order with different keys: one session, never more than the total', async () => {
     const order = await newOrder();
     const answers = await Promise.all([
@@ -222,63 +224,63 @@ describe('orders that know they are paid', () => {
     });
     expect(errorBody(refund).code).toBe('payment_not_refundable');
   });
+});
 
-  describe('an invoiced order (billing-linked owner)', () => {
-    let billed: TestTenant;
-    let org: { id: string };
-    let billingId: string;
-    let billedProduct: string;
+describe('orders that know they are paid: an invoiced order (billing-linked owner)', () => {
+  let billed: TestTenant;
+  let org: { id: string };
+  let billingId: string;
+  let billedProduct: string;
 
-    beforeAll(async () => {
-      billed = await createTestTenant(t.deps);
-      await call('PUT' as 'POST', '/admin/billing-integration', billed.keys.admin, { adapter: 'builtin' });
-      await call('PUT' as 'POST', '/admin/payment-provider', billed.keys.admin, { provider: 'sandbox' });
-      billingId = (
-        await new BuiltinBilling(t.deps.db, t.deps.clock, billed.tenantId).createAccount({
-          name: 'Initech',
-          currency: 'USD',
-        })
-      ).id;
-      org = (
-        await call('POST', '/accounts', billed.keys.commerce, { name: 'Initech', externalId: billingId })
-      ).json().data;
-      billedProduct = (await adminPost(t, billed, 'products', workshop)).id;
-    });
-
-    it('is paid through its invoice (no orderId needed), then refuses a session; a reversal reopens both', async () => {
-      const order = (
-        await call('POST', '/orders', billed.keys.commerce, {
-          organizationId: org.id,
-          items: [{ productId: billedProduct, quantity: 2 }],
-        })
-      ).json().data;
-      expect(order).toMatchObject({ paymentStatus: 'unpaid', invoiceId: expect.stringMatching(/^in_/) });
-      const paid = await call('POST', `/invoices/${order.invoiceId}/pay`, billed.keys.commerce, {
-        accountId: billingId,
-        amountCents: 5000,
+  beforeAll(async () => {
+    billed = await createTestTenant(t.deps);
+    await call('PUT' as 'POST', '/admin/billing-integration', billed.keys.admin, { adapter: 'builtin' });
+    await call('PUT' as 'POST', '/admin/payment-provider', billed.keys.admin, { provider: 'sandbox' });
+    billingId = (
+      await new BuiltinBilling(t.deps.db, t.deps.clock, billed.tenantId).createAccount({
+        name: 'Initech',
         currency: 'USD',
-      });
-      expect(paid.statusCode, paid.body).toBe(201);
-      const session = paid.json().data;
-      expect(session.orderId).toBe(order.id);
-      expect((await complete(session.id, billed)).statusCode).toBe(200);
-      const read = await readOrder(order.id, billed);
-      expect(read.data).toMatchObject({ paymentStatus: 'paid', paidCents: 5000 });
-      expect(rels(read)).toEqual(['self', 'update']);
-      expect(await orderEvents('order.paid', order.id, billed)).toHaveLength(1);
-      const again = await pay(order.id, 5000, billed);
-      expect(errorBody(again).code).toBe('order_already_paid');
+      })
+    ).id;
+    org = (
+      await call('POST', '/accounts', billed.keys.commerce, { name: 'Initech', externalId: billingId })
+    ).json().data;
+    billedProduct = (await adminPost(t, billed, 'products', workshop)).id;
+  });
 
-      const simulated = await call('POST', '/admin/payment-provider/simulate', billed.keys.admin, {
-        paymentSessionId: session.id,
-        outcome: 'failed',
-      });
-      expect(simulated.json().data.delivery.body).toMatchObject({ applied: true, reversed: true });
-      const invoice = (await call('GET', `/accounts/${org.id}/invoices`, billed.keys.read)).json().data[0];
-      expect(invoice).toMatchObject({ id: order.invoiceId, status: 'open', balanceCents: 5000 });
-      const reopened = await readOrder(order.id, billed);
-      expect(reopened.data).toMatchObject({ paymentStatus: 'unpaid', paidCents: 0 });
-      expect(rels(reopened)).toContain('payInvoice');
+  it('is paid through its invoice (no orderId needed), then refuses a session; a reversal reopens both', async () => {
+    const order = (
+      await call('POST', '/orders', billed.keys.commerce, {
+        organizationId: org.id,
+        items: [{ productId: billedProduct, quantity: 2 }],
+      })
+    ).json().data;
+    expect(order).toMatchObject({ paymentStatus: 'unpaid', invoiceId: expect.stringMatching(/^in_/) });
+    const paid = await call('POST', `/invoices/${order.invoiceId}/pay`, billed.keys.commerce, {
+      accountId: billingId,
+      amountCents: 5000,
+      currency: 'USD',
     });
+    expect(paid.statusCode, paid.body).toBe(201);
+    const session = paid.json().data;
+    expect(session.orderId).toBe(order.id);
+    expect((await complete(session.id, billed)).statusCode).toBe(200);
+    const read = await readOrder(order.id, billed);
+    expect(read.data).toMatchObject({ paymentStatus: 'paid', paidCents: 5000 });
+    expect(rels(read)).toEqual(['self', 'update']);
+    expect(await orderEvents('order.paid', order.id, billed)).toHaveLength(1);
+    const again = await pay(order.id, 5000, billed);
+    expect(errorBody(again).code).toBe('order_already_paid');
+
+    const simulated = await call('POST', '/admin/payment-provider/simulate', billed.keys.admin, {
+      paymentSessionId: session.id,
+      outcome: 'failed',
+    });
+    expect(simulated.json().data.delivery.body).toMatchObject({ applied: true, reversed: true });
+    const invoice = (await call('GET', `/accounts/${org.id}/invoices`, billed.keys.read)).json().data[0];
+    expect(invoice).toMatchObject({ id: order.invoiceId, status: 'open', balanceCents: 5000 });
+    const reopened = await readOrder(order.id, billed);
+    expect(reopened.data).toMatchObject({ paymentStatus: 'unpaid', paidCents: 0 });
+    expect(rels(reopened)).toContain('payInvoice');
   });
 });

@@ -17,62 +17,62 @@ const oneTime = (overrides: object = {}) => ({
   ...overrides,
 });
 
-describe('orders', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  const faults = new FaultController();
-  let meterFails = false;
-  let meterFailures = 0;
-  let plan: { id: string };
-  let workshop: { id: string };
-  let volume: { id: string };
+let t: TestApp;
+let tenant: TestTenant;
+const faults = new FaultController();
+let meterFails = false;
+let meterFailures = 0;
+let plan: { id: string };
+let workshop: { id: string };
+let volume: { id: string };
 
-  beforeAll(async () => {
-    t = await startApp({
-      wrapBilling: (a) => withFaults(a, faults),
-    });
-    const realUsage = t.deps.usage;
-    t.deps.usage = {
-      recordOrder: async (...args) => {
-        if (meterFails) {
-          meterFailures++;
-          throw new Error('metering is down');
-        }
-        return realUsage.recordOrder(...args);
-      },
-    };
-    tenant = await createTestTenant(t.deps);
-    plan = await adminPost(t, tenant, 'products', seatPlan());
-    workshop = await adminPost(t, tenant, 'products', oneTime());
-    volume = await adminPost(
-      t,
-      tenant,
-      'products',
-      oneTime({
-        name: 'Licenses',
-        charges: [
-          {
-            name: 'Licenses',
-            chargeModel: 'volume',
-            tiers: [
-              { upTo: 10, unitPriceCents: 1000 },
-              { upTo: null, unitPriceCents: 800 },
-            ],
-          },
-        ],
-      }),
-    );
+beforeAll(async () => {
+  t = await startApp({
+    wrapBilling: (a) => withFaults(a, faults),
   });
-  afterAll(() => t.app.close());
+  const realUsage = t.deps.usage;
+  t.deps.usage = {
+    recordOrder: async (...args) => {
+      if (meterFails) {
+        meterFailures++;
+        throw new Error('metering is down');
+      }
+      return realUsage.recordOrder(...args);
+    },
+  };
+  tenant = await createTestTenant(t.deps);
+  plan = await adminPost(t, tenant, 'products', seatPlan());
+  workshop = await adminPost(t, tenant, 'products', oneTime());
+  volume = await adminPost(
+    t,
+    tenant,
+    'products',
+    oneTime({
+      name: 'Licenses',
+      charges: [
+        {
+          name: 'Licenses',
+          chargeModel: 'volume',
+          tiers: [
+            { upTo: 10, unitPriceCents: 1000 },
+            { upTo: null, unitPriceCents: 800 },
+          ],
+        },
+      ],
+    }),
+  );
+});
+afterAll(() => t.app.close());
 
-  const post = (payload: object, key = tenant.keys.commerce, headers: Record<string, string> = {}) =>
-    api(t, key).post('/orders', payload, { headers });
-  const get = (url: string, key = tenant.keys.read) => api(t, key).get(url);
-  const resolve = async (productId: string, quantity: number, extra = '') =>
-    (await get(`/pricing/resolve?productId=${productId}&quantity=${quantity}${extra}`)).json().data
-      .totalCents as number;
-  const orderCount = async (tn = tenant) => (await get('/orders', tn.keys.read)).json().data.length as number;
+const post = (payload: object, key = tenant.keys.commerce, headers: Record<string, string> = {}) =>
+  api(t, key).post('/orders', payload, { headers });
+const get = (url: string, key = tenant.keys.read) => api(t, key).get(url);
+const resolve = async (productId: string, quantity: number, extra = '') =>
+  (await get(`/pricing/resolve?productId=${productId}&quantity=${quantity}${extra}`)).json().data
+    .totalCents as number;
+const orderCount = async (tn = tenant) => (await get('/orders', tn.keys.read)).json().data.length as number;
 
+describe('orders: create', () => {
   it('prices lines by the engine, records differing hints, and starts a draft without owner', async () => {
     const res = await post({
       items: [
@@ -185,7 +185,9 @@ describe('orders', () => {
     expect(await orderCount(blocked)).toBe(1);
     expect(await listEvents(t.deps.db, blocked.tenantId, 'order.created')).toHaveLength(1);
   });
+});
 
+describe('orders: live quotes, policies and PATCH totals', () => {
   it('quotes passthrough charges live, or answers 502 quote_unavailable with nothing written', async () => {
     const shop = await createTestTenant(t.deps);
     const key = await adminPost(
@@ -302,90 +304,90 @@ describe('orders', () => {
     const offer = moved.json().nextActions.find((a: { rel: string }) => a.rel === 'createPaymentSession');
     expect(offer.arguments).toMatchObject({ amountCents: 900, orderId: loose.id });
   });
+});
 
-  describe('invoicing one-time orders of a billing-linked owner', () => {
-    let shop: TestTenant;
-    let org: { id: string };
-    let billingId: string;
+describe('orders: invoicing one-time orders of a billing-linked owner', () => {
+  let shop: TestTenant;
+  let org: { id: string };
+  let billingId: string;
 
-    beforeAll(async () => {
-      shop = await createTestTenant(t.deps);
+  beforeAll(async () => {
+    shop = await createTestTenant(t.deps);
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/admin/billing-integration',
+      headers: bearer(shop.keys.admin),
+      payload: { adapter: 'builtin' },
+    });
+    billingId = (
+      await new BuiltinBilling(t.deps.db, t.deps.clock, shop.tenantId).createAccount({
+        name: 'Initech',
+        currency: 'USD',
+      })
+    ).id;
+    org = (
       await t.app.inject({
-        method: 'PUT',
-        url: '/api/v1/admin/billing-integration',
-        headers: bearer(shop.keys.admin),
-        payload: { adapter: 'builtin' },
-      });
-      billingId = (
-        await new BuiltinBilling(t.deps.db, t.deps.clock, shop.tenantId).createAccount({
-          name: 'Initech',
-          currency: 'USD',
-        })
-      ).id;
-      org = (
-        await t.app.inject({
-          method: 'POST',
-          url: '/api/v1/accounts',
-          headers: bearer(shop.keys.commerce),
-          payload: { name: 'Initech', externalId: billingId },
-        })
-      ).json().data;
-    });
-
-    it('invoices at create, points at paying it, and emits invoice.created', async () => {
-      const p = await adminPost(t, shop, 'products', oneTime());
-      const res = await post(
-        { organizationId: org.id, items: [{ productId: p.id, quantity: 3 }] },
-        shop.keys.commerce,
-      );
-      expect(res.statusCode, res.body).toBe(201);
-      const order = res.json().data;
-      expect(order).toMatchObject({
-        status: 'pending',
-        billingAccountId: billingId,
-        invoiceId: expect.stringMatching(/^in_/),
-      });
-      expect(res.json().nextActions).toContainEqual({
-        rel: 'payInvoice',
         method: 'POST',
-        href: `/api/v1/invoices/${order.invoiceId}/pay`,
-        requiredScope: 'commerce',
-        allowed: true,
-        operationId: 'payInvoice',
-        arguments: { id: order.invoiceId, accountId: billingId, amountCents: 7500, currency: 'USD' },
-      });
-      const invoices = (await get(`/accounts/${org.id}/invoices`, shop.keys.read)).json().data;
-      expect(invoices).toEqual([
-        expect.objectContaining({ id: order.invoiceId, amountCents: 7500, amount: 75, status: 'open' }),
-      ]);
-      const events = await listEvents(t.deps.db, shop.tenantId, 'invoice.created');
-      expect(events.map((e) => (e.payload as { resourceId: string }).resourceId)).toEqual([order.invoiceId]);
-      // Changing the order's items later does not change the invoice.
-      const patched = await t.app.inject({
-        method: 'PATCH',
-        url: `/api/v1/orders/${order.id}`,
+        url: '/api/v1/accounts',
         headers: bearer(shop.keys.commerce),
-        payload: { items: [{ productId: p.id, quantity: 1 }] },
-      });
-      expect(patched.json().data).toMatchObject({ totalCents: 2500, invoiceId: order.invoiceId });
-      expect((await get(`/accounts/${org.id}/invoices`, shop.keys.read)).json().data[0].amountCents).toBe(
-        7500,
-      );
-    });
-
-    it('502 billing_unavailable on an outage, with no order, event or invoice', async () => {
-      const p = await adminPost(t, shop, 'products', oneTime());
-      const before = await orderCount(shop);
-      faults.failAll = true;
-      const res = await post({ organizationId: org.id, items: [{ productId: p.id }] }, shop.keys.commerce);
-      faults.failAll = false;
-      expect(res.statusCode).toBe(502);
-      expect(errorBody(res).code).toBe('billing_unavailable');
-      expect(await orderCount(shop)).toBe(before);
-      expect((await listEvents(t.deps.db, shop.tenantId, 'order.created')).length).toBe(before);
-    });
+        payload: { name: 'Initech', externalId: billingId },
+      })
+    ).json().data;
   });
 
+  it('invoices at create, points at paying it, and emits invoice.created', async () => {
+    const p = await adminPost(t, shop, 'products', oneTime());
+    const res = await post(
+      { organizationId: org.id, items: [{ productId: p.id, quantity: 3 }] },
+      shop.keys.commerce,
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const order = res.json().data;
+    expect(order).toMatchObject({
+      status: 'pending',
+      billingAccountId: billingId,
+      invoiceId: expect.stringMatching(/^in_/),
+    });
+    expect(res.json().nextActions).toContainEqual({
+      rel: 'payInvoice',
+      method: 'POST',
+      href: `/api/v1/invoices/${order.invoiceId}/pay`,
+      requiredScope: 'commerce',
+      allowed: true,
+      operationId: 'payInvoice',
+      arguments: { id: order.invoiceId, accountId: billingId, amountCents: 7500, currency: 'USD' },
+    });
+    const invoices = (await get(`/accounts/${org.id}/invoices`, shop.keys.read)).json().data;
+    expect(invoices).toEqual([
+      expect.objectContaining({ id: order.invoiceId, amountCents: 7500, amount: 75, status: 'open' }),
+    ]);
+    const events = await listEvents(t.deps.db, shop.tenantId, 'invoice.created');
+    expect(events.map((e) => (e.payload as { resourceId: string }).resourceId)).toEqual([order.invoiceId]);
+    // Changing the order's items later does not change the invoice.
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/orders/${order.id}`,
+      headers: bearer(shop.keys.commerce),
+      payload: { items: [{ productId: p.id, quantity: 1 }] },
+    });
+    expect(patched.json().data).toMatchObject({ totalCents: 2500, invoiceId: order.invoiceId });
+    expect((await get(`/accounts/${org.id}/invoices`, shop.keys.read)).json().data[0].amountCents).toBe(7500);
+  });
+
+  it('502 billing_unavailable on an outage, with no order, event or invoice', async () => {
+    const p = await adminPost(t, shop, 'products', oneTime());
+    const before = await orderCount(shop);
+    faults.failAll = true;
+    const res = await post({ organizationId: org.id, items: [{ productId: p.id }] }, shop.keys.commerce);
+    faults.failAll = false;
+    expect(res.statusCode).toBe(502);
+    expect(errorBody(res).code).toBe('billing_unavailable');
+    expect(await orderCount(shop)).toBe(before);
+    expect((await listEvents(t.deps.db, shop.tenantId, 'order.created')).length).toBe(before);
+  });
+});
+
+describe('orders: numbering and PATCH', () => {
   it('numbers orders uniquely and increasingly under concurrency; lists newest first with filters', async () => {
     const shop = await createTestTenant(t.deps);
     const p = await adminPost(t, shop, 'products', oneTime());
@@ -455,131 +457,131 @@ describe('orders', () => {
     });
     expect((await patch({ status: 'x' }, shop.keys.read)).statusCode).toBe(403);
   });
+});
 
-  describe('from a cart', () => {
-    const newCart = async (tn: TestTenant, productId: string, quantity = 2) => {
-      const cart = (
-        await t.app.inject({
-          method: 'POST',
-          url: '/api/v1/carts',
-          headers: bearer(tn.keys.commerce),
-          payload: {},
-        })
-      ).json().data;
+describe('orders: from a cart', () => {
+  const newCart = async (tn: TestTenant, productId: string, quantity = 2) => {
+    const cart = (
       await t.app.inject({
         method: 'POST',
-        url: `/api/v1/carts/${cart.id}/items`,
+        url: '/api/v1/carts',
         headers: bearer(tn.keys.commerce),
-        payload: { productId, quantity },
-      });
-      return cart.id as string;
-    };
-
-    it('refuses what the cart decides sent beside cartId (items, customerContext, another currency): 400, cart left active', async () => {
-      const shop = await createTestTenant(t.deps);
-      const p = await adminPost(t, shop, 'products', oneTime());
-      const cartId = await newCart(shop, p.id, 1);
-      for (const [extra, field] of [
-        [{ items: [{ productId: p.id, quantity: 9 }] }, 'items'],
-        [{ customerContext: { segment: 'vip' } }, 'customerContext'],
-        [{ currency: 'EUR' }, 'currency'],
-      ] as const) {
-        const res = await post({ cartId, ...extra }, shop.keys.commerce);
-        expect(res.statusCode, field).toBe(400);
-        expect(errorBody(res).details?.[0]).toMatchObject({ field, rule: 'cart' });
-      }
-      expect((await get(`/carts/${cartId}`, shop.keys.read)).json().data.status).toBe('active');
-      const ok = await post({ cartId, currency: 'USD' }, shop.keys.commerce);
-      expect(ok.statusCode).toBe(201);
+        payload: {},
+      })
+    ).json().data;
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carts/${cart.id}/items`,
+      headers: bearer(tn.keys.commerce),
+      payload: { productId, quantity },
     });
+    return cart.id as string;
+  };
 
-    it('takes the cart’s lines, offers and promo; the cart becomes checked_out; the promo is redeemed', async () => {
-      const shop = await createTestTenant(t.deps);
-      const p = await adminPost(t, shop, 'products', oneTime());
-      await adminPost(t, shop, 'offers', {
-        name: 'Launch',
-        productId: p.id,
-        discountType: 'percent',
-        percentOff: 10,
-        startsAt: '2020-01-01T00:00:00Z',
-      });
-      await adminPost(t, shop, 'promotions', {
-        code: 'TAKE5',
-        name: 'Five off',
-        discountType: 'amount',
-        amountOffCents: 500,
-        currency: 'USD',
-        usageLimit: 1,
-      });
-      const cartId = await newCart(shop, p.id, 4);
-      await t.app.inject({
-        method: 'POST',
-        url: `/api/v1/carts/${cartId}/promo`,
-        headers: bearer(shop.keys.commerce),
-        payload: { code: 'take5' },
-      });
-      const cart = (await get(`/carts/${cartId}`, shop.keys.read)).json().data;
-      expect(cart.totalCents).toBe(4 * 2500 - 1000 - 500);
-      const res = await post({ cartId }, shop.keys.commerce);
-      expect(res.statusCode, res.body).toBe(201);
-      expect(res.json().data).toMatchObject({
-        cartId,
-        totalCents: cart.totalCents,
-        discountCents: cart.discountCents,
-        promoCode: 'TAKE5',
-      });
-      expect(res.json().data.rulesApplied.promotion).toEqual({ code: 'TAKE5', discountCents: 500 });
-      expect((await get(`/carts/${cartId}`, shop.keys.read)).json().data.status).toBe('checked_out');
-      expect((await get('/admin/promotions', shop.keys.admin)).json().data[0].timesRedeemed).toBe(1);
-      const again = await post({ cartId }, shop.keys.commerce);
-      expect(again.statusCode).toBe(409);
-      expect(errorBody(again).code).toBe('cart_checked_out');
-    });
+  it('refuses what the cart decides sent beside cartId (items, customerContext, another currency): 400, cart left active', async () => {
+    const shop = await createTestTenant(t.deps);
+    const p = await adminPost(t, shop, 'products', oneTime());
+    const cartId = await newCart(shop, p.id, 1);
+    for (const [extra, field] of [
+      [{ items: [{ productId: p.id, quantity: 9 }] }, 'items'],
+      [{ customerContext: { segment: 'vip' } }, 'customerContext'],
+      [{ currency: 'EUR' }, 'currency'],
+    ] as const) {
+      const res = await post({ cartId, ...extra }, shop.keys.commerce);
+      expect(res.statusCode, field).toBe(400);
+      expect(errorBody(res).details?.[0]).toMatchObject({ field, rule: 'cart' });
+    }
+    expect((await get(`/carts/${cartId}`, shop.keys.read)).json().data.status).toBe('active');
+    const ok = await post({ cartId, currency: 'USD' }, shop.keys.commerce);
+    expect(ok.statusCode).toBe(201);
+  });
 
-    it('two concurrent checkouts of one cart make exactly one order', async () => {
-      const shop = await createTestTenant(t.deps);
-      const p = await adminPost(t, shop, 'products', oneTime());
-      const cartId = await newCart(shop, p.id);
-      const results = await Promise.all([
-        post({ cartId }, shop.keys.commerce),
-        post({ cartId }, shop.keys.commerce),
-        post({ cartId }, shop.keys.commerce),
-      ]);
-      expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
-      expect(await orderCount(shop)).toBe(1);
-      const sameKey = await newCart(shop, p.id);
-      const keyed = await Promise.all(
-        [1, 2].map(() =>
-          post({ cartId: sameKey }, shop.keys.commerce, { 'idempotency-key': `checkout-${sameKey}` }),
-        ),
-      );
-      expect(keyed.map((r) => r.statusCode).every((s) => s === 201 || s === 409)).toBe(true);
-      expect(await orderCount(shop)).toBe(2);
+  it('takes the cart’s lines, offers and promo; the cart becomes checked_out; the promo is redeemed', async () => {
+    const shop = await createTestTenant(t.deps);
+    const p = await adminPost(t, shop, 'products', oneTime());
+    await adminPost(t, shop, 'offers', {
+      name: 'Launch',
+      productId: p.id,
+      discountType: 'percent',
+      percentOff: 10,
+      startsAt: '2020-01-01T00:00:00Z',
     });
+    await adminPost(t, shop, 'promotions', {
+      code: 'TAKE5',
+      name: 'Five off',
+      discountType: 'amount',
+      amountOffCents: 500,
+      currency: 'USD',
+      usageLimit: 1,
+    });
+    const cartId = await newCart(shop, p.id, 4);
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/carts/${cartId}/promo`,
+      headers: bearer(shop.keys.commerce),
+      payload: { code: 'take5' },
+    });
+    const cart = (await get(`/carts/${cartId}`, shop.keys.read)).json().data;
+    expect(cart.totalCents).toBe(4 * 2500 - 1000 - 500);
+    const res = await post({ cartId }, shop.keys.commerce);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().data).toMatchObject({
+      cartId,
+      totalCents: cart.totalCents,
+      discountCents: cart.discountCents,
+      promoCode: 'TAKE5',
+    });
+    expect(res.json().data.rulesApplied.promotion).toEqual({ code: 'TAKE5', discountCents: 500 });
+    expect((await get(`/carts/${cartId}`, shop.keys.read)).json().data.status).toBe('checked_out');
+    expect((await get('/admin/promotions', shop.keys.admin)).json().data[0].timesRedeemed).toBe(1);
+    const again = await post({ cartId }, shop.keys.commerce);
+    expect(again.statusCode).toBe(409);
+    expect(errorBody(again).code).toBe('cart_checked_out');
+  });
 
-    it('meters usage after the response when the tenant opted in; a metering failure never changes the answer', async () => {
-      const shop = await createTestTenant(t.deps);
-      await t.app.inject({
-        method: 'PATCH',
-        url: '/api/v1/admin/settings',
-        headers: bearer(shop.keys.admin),
-        payload: { usageMetering: true },
-      });
-      const p = await adminPost(t, shop, 'products', oneTime());
-      const order = (await post({ cartId: await newCart(shop, p.id, 3) }, shop.keys.commerce)).json().data;
-      let rows: { orderId: string; quantity: number }[] = [];
-      await waitFor(async () => {
-        rows = await t.deps.db.select().from(usageEvents).where(eq(usageEvents.tenantId, shop.tenantId));
-        return rows.length > 0;
-      }, 'the usage row written');
-      expect(rows).toEqual([expect.objectContaining({ orderId: order.id, quantity: 3 })]);
-      meterFails = true;
-      const failuresBefore = meterFailures;
-      const failing = await post({ cartId: await newCart(shop, p.id) }, shop.keys.commerce);
-      await waitFor(() => meterFailures > failuresBefore, 'the metering attempt failed');
-      meterFails = false;
-      expect(failing.statusCode).toBe(201);
-      expect(await orderCount(shop)).toBe(2);
+  it('two concurrent checkouts of one cart make exactly one order', async () => {
+    const shop = await createTestTenant(t.deps);
+    const p = await adminPost(t, shop, 'products', oneTime());
+    const cartId = await newCart(shop, p.id);
+    const results = await Promise.all([
+      post({ cartId }, shop.keys.commerce),
+      post({ cartId }, shop.keys.commerce),
+      post({ cartId }, shop.keys.commerce),
+    ]);
+    expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
+    expect(await orderCount(shop)).toBe(1);
+    const sameKey = await newCart(shop, p.id);
+    const keyed = await Promise.all(
+      [1, 2].map(() =>
+        post({ cartId: sameKey }, shop.keys.commerce, { 'idempotency-key': `checkout-${sameKey}` }),
+      ),
+    );
+    expect(keyed.map((r) => r.statusCode).every((s) => s === 201 || s === 409)).toBe(true);
+    expect(await orderCount(shop)).toBe(2);
+  });
+
+  it('meters usage after the response when the tenant opted in; a metering failure never changes the answer', async () => {
+    const shop = await createTestTenant(t.deps);
+    await t.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/admin/settings',
+      headers: bearer(shop.keys.admin),
+      payload: { usageMetering: true },
     });
+    const p = await adminPost(t, shop, 'products', oneTime());
+    const order = (await post({ cartId: await newCart(shop, p.id, 3) }, shop.keys.commerce)).json().data;
+    let rows: { orderId: string; quantity: number }[] = [];
+    await waitFor(async () => {
+      rows = await t.deps.db.select().from(usageEvents).where(eq(usageEvents.tenantId, shop.tenantId));
+      return rows.length > 0;
+    }, 'the usage row written');
+    expect(rows).toEqual([expect.objectContaining({ orderId: order.id, quantity: 3 })]);
+    meterFails = true;
+    const failuresBefore = meterFailures;
+    const failing = await post({ cartId: await newCart(shop, p.id) }, shop.keys.commerce);
+    await waitFor(() => meterFailures > failuresBefore, 'the metering attempt failed');
+    meterFails = false;
+    expect(failing.statusCode).toBe(201);
+    expect(await orderCount(shop)).toBe(2);
   });
 });

@@ -18,67 +18,66 @@ import { adminPost, perSeat } from '../support/catalog-fixtures.js';
 
 const START = new Date('2024-01-15T10:00:00.000Z');
 
-describe('cancellation with credit or refund', () => {
-  let t: TestApp;
-  const clock = new ManualClock(START);
-  const faults = new FaultController();
-  let shop: TestTenant;
-  let billingId: string;
-  let org: { id: string };
-  let starter: { id: string };
+let t: TestApp;
+const clock = new ManualClock(START);
+const faults = new FaultController();
+let shop: TestTenant;
+let billingId: string;
+let org: { id: string };
+let starter: { id: string };
 
-  beforeAll(async () => {
-    t = await startApp({ clock, wrapBilling: (a) => withFaults(a, faults) });
-  });
-  afterAll(() => t.app.close());
-  beforeEach(async () => {
-    clock.set(START);
-    faults.reset();
-    shop = await createTestTenant(t.deps);
-    ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
-    starter = await adminPost(t, shop, 'products', perSeat('Starter', 1000, { entitlements: { seats: 5 } }));
-    // No credit on issue here: the first invoice is paid by a payment, to have something to refund.
-    await noCreditOnIssue(t, shop);
-  });
+beforeAll(async () => {
+  t = await startApp({ clock, wrapBilling: (a) => withFaults(a, faults) });
+});
+afterAll(() => t.app.close());
+beforeEach(async () => {
+  clock.set(START);
+  faults.reset();
+  shop = await createTestTenant(t.deps);
+  ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
+  starter = await adminPost(t, shop, 'products', perSeat('Starter', 1000, { entitlements: { seats: 5 } }));
+  // No credit on issue here: the first invoice is paid by a payment, to have something to refund.
+  await noCreditOnIssue(t, shop);
+});
 
-  const post = (url: string, payload: object = {}, key = shop.keys.commerce) =>
-    api(t, key).post(url, payload);
-  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
+const post = (url: string, payload: object = {}, key = shop.keys.commerce) => api(t, key).post(url, payload);
+const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
 
-  /** A billing-linked subscription whose first invoice is paid by a successful payment session. */
-  const paidSubscription = async (quantity = 3, pay = true) => {
-    const res = await post('/subscriptions', { productId: starter.id, quantity, organizationId: org.id });
-    expect(res.statusCode, res.body).toBe(201);
-    const sub = res.json().data as { id: string; billingSubscriptionId: string };
-    const invoices = (await get(`/accounts/${billingId}/invoices`)).json().data as {
-      id: string;
-      balanceCents: number;
-      subscriptionId: string;
-    }[];
-    const invoice = invoices.find((i) => i.subscriptionId === sub.billingSubscriptionId);
-    if (!invoice) throw new Error('no first invoice');
-    let sessionId: string | null = null;
-    if (pay) {
-      const session = await post(`/invoices/${invoice.id}/pay`, {
-        accountId: billingId,
-        amountCents: invoice.balanceCents,
-        currency: 'USD',
-      });
-      sessionId = session.json().data.id;
-      expect((await post(`/payments/${sessionId}/complete`)).statusCode).toBe(200);
-    }
-    return { sub, invoice, sessionId };
-  };
-  const preview = async (subscriptionId: string, refund: string) =>
-    (
-      await post('/preview/cancellation', { subscriptionId, timing: 'immediate', refund }, shop.keys.read)
-    ).json().data;
-  const ledgerOf = async () =>
-    t.deps.db
-      .select()
-      .from(creditEntries)
-      .where(and(eq(creditEntries.tenantId, shop.tenantId), eq(creditEntries.organizationId, org.id)));
+/** A billing-linked subscription whose first invoice is paid by a successful payment session. */
+const paidSubscription = async (quantity = 3, pay = true) => {
+  const res = await post('/subscriptions', { productId: starter.id, quantity, organizationId: org.id });
+  expect(res.statusCode, res.body).toBe(201);
+  const sub = res.json().data as { id: string; billingSubscriptionId: string };
+  const invoices = (await get(`/accounts/${billingId}/invoices`)).json().data as {
+    id: string;
+    balanceCents: number;
+    subscriptionId: string;
+  }[];
+  const invoice = invoices.find((i) => i.subscriptionId === sub.billingSubscriptionId);
+  if (!invoice) throw new Error('no first invoice');
+  let sessionId: string | null = null;
+  if (pay) {
+    const session = await post(`/invoices/${invoice.id}/pay`, {
+      accountId: billingId,
+      amountCents: invoice.balanceCents,
+      currency: 'USD',
+    });
+    sessionId = session.json().data.id;
+    expect((await post(`/payments/${sessionId}/complete`)).statusCode).toBe(200);
+  }
+  return { sub, invoice, sessionId };
+};
+const preview = async (subscriptionId: string, refund: string) =>
+  (
+    await post('/preview/cancellation', { subscriptionId, timing: 'immediate', refund }, shop.keys.read)
+  ).json().data;
+const ledgerOf = async () =>
+  t.deps.db
+    .select()
+    .from(creditEntries)
+    .where(and(eq(creditEntries.tenantId, shop.tenantId), eq(creditEntries.organizationId, org.id)));
 
+describe('cancellation with credit or refund: what is given back', () => {
   it('credit: the unused time, as previewed to the cent, goes to the account’s ledger', async () => {
     const { sub } = await paidSubscription(3);
     clock.set(new Date('2024-01-25T10:00:00.000Z'));
@@ -183,7 +182,9 @@ describe('cancellation with credit or refund', () => {
     const none = await t.deps.db.select().from(refunds).where(eq(refunds.tenantId, shop.tenantId));
     expect(none).toEqual([]);
   });
+});
 
+describe('cancellation with credit or refund: where credit goes, outages, and the preview property', () => {
   it('credit is kept only where it can pay: by the account linked to the billing account it came from', async () => {
     // An account without a link of its own, subscribed on the billing account `org` is linked to.
     const subsidiary = (await post('/accounts', { name: 'Initech Labs' })).json().data as { id: string };

@@ -7,48 +7,48 @@ import { listEvents } from '../../src/events/outbox.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
 import { api } from '../support/api.js';
 
-describe('payment sessions', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let engine: BuiltinBilling;
-  let billingId: string;
-  const faults = new FaultController();
+let t: TestApp;
+let tenant: TestTenant;
+let engine: BuiltinBilling;
+let billingId: string;
+const faults = new FaultController();
 
-  beforeAll(async () => {
-    t = await startApp({ wrapBilling: (a) => withFaults(a, faults) });
-    tenant = await createTestTenant(t.deps);
-    await t.app.inject({
-      method: 'PUT',
-      url: '/api/v1/admin/billing-integration',
-      headers: bearer(tenant.keys.admin),
-      payload: { adapter: 'builtin' },
-    });
-    engine = new BuiltinBilling(t.deps.db, t.deps.clock, tenant.tenantId);
-    billingId = (await engine.createAccount({ name: 'Acme', currency: 'USD' })).id;
+beforeAll(async () => {
+  t = await startApp({ wrapBilling: (a) => withFaults(a, faults) });
+  tenant = await createTestTenant(t.deps);
+  await t.app.inject({
+    method: 'PUT',
+    url: '/api/v1/admin/billing-integration',
+    headers: bearer(tenant.keys.admin),
+    payload: { adapter: 'builtin' },
   });
-  afterAll(() => t.app.close());
+  engine = new BuiltinBilling(t.deps.db, t.deps.clock, tenant.tenantId);
+  billingId = (await engine.createAccount({ name: 'Acme', currency: 'USD' })).id;
+});
+afterAll(() => t.app.close());
 
-  const newInvoice = async (cents: number) => {
-    const r = await engine.createInvoice({
-      accountId: billingId,
-      currency: 'USD',
-      lines: [{ description: 'x', quantity: 1, unitAmountCents: cents }],
-      idempotencyKey: `inv-${Math.random()}`,
-    });
-    if (!r.ok) throw new Error('invoice');
-    return r.value;
-  };
-  /** A session paying an invoice of the tenant's billing account (the invoice's own account). */
-  const payer = () => ({ ...valid, accountId: billingId });
-  const post = (
-    url: string,
-    payload?: object,
-    headers: Record<string, string> = {},
-    key = tenant.keys.commerce,
-  ) => api(t, key).post(url, payload, { headers });
-  const get = (url: string, key = tenant.keys.read) => api(t, key).get(url);
-  const valid = { accountId: 'acct_123', amountCents: 500, currency: 'USD' };
+const newInvoice = async (cents: number) => {
+  const r = await engine.createInvoice({
+    accountId: billingId,
+    currency: 'USD',
+    lines: [{ description: 'x', quantity: 1, unitAmountCents: cents }],
+    idempotencyKey: `inv-${Math.random()}`,
+  });
+  if (!r.ok) throw new Error('invoice');
+  return r.value;
+};
+/** A session paying an invoice of the tenant's billing account (the invoice's own account). */
+const payer = () => ({ ...valid, accountId: billingId });
+const post = (
+  url: string,
+  payload?: object,
+  headers: Record<string, string> = {},
+  key = tenant.keys.commerce,
+) => api(t, key).post(url, payload, { headers });
+const get = (url: string, key = tenant.keys.read) => api(t, key).get(url);
+const valid = { accountId: 'acct_123', amountCents: 500, currency: 'USD' };
 
+describe('payment sessions: create and validate', () => {
   it('creates a pending session with exact fields and an event, and reads it back', async () => {
     const res = await post('/payments', { ...valid, paymentPageSlug: 'checkout-1' });
     expect(res.statusCode).toBe(201);
@@ -108,7 +108,9 @@ describe('payment sessions', () => {
     expect(paid.statusCode).toBe(201);
     expect(paid.json().data.invoiceId).toBe(open.id);
   });
+});
 
+describe('payment sessions: paying invoices, completion and listing', () => {
   it('pays an invoice only from its own account, for at most its balance', async () => {
     const invoice = await newInvoice(1000);
     // Another account, made up or real, is 400 naming accountId (it once took money off this invoice).

@@ -16,61 +16,61 @@ const hiding = (hidden: Set<string>) => (adapter: BillingAdapter) =>
       hidden.has(String(property)) ? undefined : Reflect.get(target, property, receiver),
   });
 
-describe('refunds', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let other: TestTenant;
-  let engine: BuiltinBilling;
-  let billingId: string;
-  const faults = new FaultController();
-  const hidden = new Set<string>();
+let t: TestApp;
+let tenant: TestTenant;
+let other: TestTenant;
+let engine: BuiltinBilling;
+let billingId: string;
+const faults = new FaultController();
+const hidden = new Set<string>();
 
-  beforeAll(async () => {
-    t = await startApp({ wrapBilling: (a) => withFaults(hiding(hidden)(a), faults) });
-    tenant = await createTestTenant(t.deps);
-    other = await createTestTenant(t.deps);
-    for (const who of [tenant, other])
-      await t.app.inject({
-        method: 'PUT',
-        url: '/api/v1/admin/billing-integration',
-        headers: bearer(who.keys.admin),
-        payload: { adapter: 'builtin' },
-      });
-    engine = new BuiltinBilling(t.deps.db, t.deps.clock, tenant.tenantId);
-    billingId = (await engine.createAccount({ name: 'Acme', currency: 'USD' })).id;
+beforeAll(async () => {
+  t = await startApp({ wrapBilling: (a) => withFaults(hiding(hidden)(a), faults) });
+  tenant = await createTestTenant(t.deps);
+  other = await createTestTenant(t.deps);
+  for (const who of [tenant, other])
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/admin/billing-integration',
+      headers: bearer(who.keys.admin),
+      payload: { adapter: 'builtin' },
+    });
+  engine = new BuiltinBilling(t.deps.db, t.deps.clock, tenant.tenantId);
+  billingId = (await engine.createAccount({ name: 'Acme', currency: 'USD' })).id;
+});
+afterAll(() => t.app.close());
+
+const post = (
+  url: string,
+  payload?: object,
+  key = tenant.keys.commerce,
+  headers: Record<string, string> = {},
+) => api(t, key).post(url, payload, { headers });
+const get = (url: string, key = tenant.keys.read) => api(t, key).get(url);
+
+/** A successful session paying a fresh invoice of `cents`. */
+const paidSession = async (cents: number) => {
+  const invoice = await engine.createInvoice({
+    accountId: billingId,
+    currency: 'USD',
+    lines: [{ description: 'x', quantity: 1, unitAmountCents: cents }],
+    idempotencyKey: `inv-${Math.random()}`,
   });
-  afterAll(() => t.app.close());
+  if (!invoice.ok) throw new Error('invoice');
+  const created = await post('/payments', {
+    accountId: billingId,
+    amountCents: cents,
+    currency: 'USD',
+    invoiceId: invoice.value.id,
+  });
+  const id = created.json().data.id as string;
+  expect((await post(`/payments/${id}/complete`)).statusCode).toBe(200);
+  return { id, invoiceId: invoice.value.id };
+};
+const refundsOf = async (sessionId: string) =>
+  (await get(`/refunds?paymentId=${sessionId}`)).json().data as { amountCents: number; status: string }[];
 
-  const post = (
-    url: string,
-    payload?: object,
-    key = tenant.keys.commerce,
-    headers: Record<string, string> = {},
-  ) => api(t, key).post(url, payload, { headers });
-  const get = (url: string, key = tenant.keys.read) => api(t, key).get(url);
-
-  /** A successful session paying a fresh invoice of `cents`. */
-  const paidSession = async (cents: number) => {
-    const invoice = await engine.createInvoice({
-      accountId: billingId,
-      currency: 'USD',
-      lines: [{ description: 'x', quantity: 1, unitAmountCents: cents }],
-      idempotencyKey: `inv-${Math.random()}`,
-    });
-    if (!invoice.ok) throw new Error('invoice');
-    const created = await post('/payments', {
-      accountId: billingId,
-      amountCents: cents,
-      currency: 'USD',
-      invoiceId: invoice.value.id,
-    });
-    const id = created.json().data.id as string;
-    expect((await post(`/payments/${id}/complete`)).statusCode).toBe(200);
-    return { id, invoiceId: invoice.value.id };
-  };
-  const refundsOf = async (sessionId: string) =>
-    (await get(`/refunds?paymentId=${sessionId}`)).json().data as { amountCents: number; status: string }[];
-
+describe('refunds: amounts and refusals', () => {
   it('refunds the whole remainder by default, records it in the billing system and emits events', async () => {
     const { id, invoiceId } = await paidSession(5000);
     const res = await post(`/payments/${id}/refunds`, { reason: 'requested_by_customer', note: 'broken' });
@@ -216,7 +216,9 @@ describe('refunds', () => {
       { numRuns: 8 },
     );
   });
+});
 
+describe('refunds: outages and the reconciler', () => {
   it('a billing outage before the call leaves nothing; one after it is finished by the retry', async () => {
     const { id } = await paidSession(1200);
     faults.failNext = 1;

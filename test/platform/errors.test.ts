@@ -4,31 +4,31 @@ import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestT
 
 const ERROR_KEYS = ['code', 'error', 'requestId'];
 
-describe('error bodies', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
+let t: TestApp;
+let tenant: TestTenant;
 
-  beforeAll(async () => {
-    t = await startApp({
-      config: { bodyLimitBytes: 2048 },
-      extraRoutes: (app) => {
-        app.get('/test/boom', { config: { public: false } }, async () => {
-          throw new Error('secret internal detail');
-        });
-      },
-    });
-    tenant = await createTestTenant(t.deps);
+beforeAll(async () => {
+  t = await startApp({
+    config: { bodyLimitBytes: 2048 },
+    extraRoutes: (app) => {
+      app.get('/test/boom', { config: { public: false } }, async () => {
+        throw new Error('secret internal detail');
+      });
+    },
   });
-  afterAll(() => t.app.close());
+  tenant = await createTestTenant(t.deps);
+});
+afterAll(() => t.app.close());
 
-  const createKey = (payload: string | object, headers: Record<string, string> = {}) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/v1/admin/api-keys',
-      headers: { ...bearer(tenant.keys.admin), 'content-type': 'application/json', ...headers },
-      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
-    });
+const createKey = (payload: string | object, headers: Record<string, string> = {}) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/api/v1/admin/api-keys',
+    headers: { ...bearer(tenant.keys.admin), 'content-type': 'application/json', ...headers },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
 
+describe('error bodies: 400', () => {
   it('400 validation_failed names each field and rule', async () => {
     const res = await createKey({ name: 'x'.repeat(101), scopes: ['root'], extra: true });
     expect(res.statusCode).toBe(400);
@@ -171,7 +171,9 @@ describe('error bodies', () => {
     expect(body.code).toBe('headers_too_large');
     expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
+});
 
+describe('error bodies: MCP arguments, 404, 415, 413, 500 and request ids', () => {
   it('each detail also names the MCP tool argument the value came from', async () => {
     const res = await t.app.inject({
       method: 'POST',

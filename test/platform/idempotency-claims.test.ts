@@ -15,83 +15,83 @@ import { MoneyWorld } from '../support/money-world.js';
 // others are 422 idempotency_conflict and leave nothing (no intent, no billing call), before and
 // after the reconciler's pass.
 
-describe('an Idempotency-Key is claimed with its body before any effect', () => {
-  let t: TestApp;
-  let w: MoneyWorld;
-  const faults = new FaultController();
+let t: TestApp;
+let w: MoneyWorld;
+const faults = new FaultController();
 
-  beforeAll(async () => {
-    t = await startApp({ wrapBilling: (a) => withFaults(a, faults) });
-    w = new MoneyWorld(t, faults);
-    await w.setUp();
+beforeAll(async () => {
+  t = await startApp({ wrapBilling: (a) => withFaults(a, faults) });
+  w = new MoneyWorld(t, faults);
+  await w.setUp();
+});
+afterAll(() => t.app.close());
+
+const inject = (method: string, url: string, body: object | undefined, key: string, apiKey?: string) =>
+  t.app.inject({
+    method: method as 'POST',
+    url: `/api/v1${url}`,
+    headers: { ...bearer(apiKey ?? w.tenant.keys.commerce), 'idempotency-key': key },
+    ...(body ? { payload: body } : {}),
   });
-  afterAll(() => t.app.close());
 
-  const inject = (method: string, url: string, body: object | undefined, key: string, apiKey?: string) =>
-    t.app.inject({
-      method: method as 'POST',
-      url: `/api/v1${url}`,
-      headers: { ...bearer(apiKey ?? w.tenant.keys.commerce), 'idempotency-key': key },
-      ...(body ? { payload: body } : {}),
-    });
+/**
+ * Sends the bodies at once under one key, billing calls slowed so the first is still in flight
+ * while the others arrive; then the reconciler settles everything left pending.
+ */
+async function race(
+  method: string,
+  url: string,
+  bodies: object[],
+  apiKey?: string,
+  track?: (created: { id: string }) => void,
+) {
+  const key = `race-${Math.random().toString(36).slice(2)}`;
+  faults.latencyMs = 20;
+  const answers = await Promise.all(bodies.map((b) => inject(method, url, b, key, apiKey))).finally(() =>
+    faults.reset(),
+  );
+  await w.settle();
+  const statuses = answers.map((a) => `${a.statusCode} ${a.statusCode >= 300 ? errorBody(a).code : ''}`);
+  const won = answers.filter((a) => a.statusCode < 300);
+  const refused = answers.filter((a) => a.statusCode === 422);
+  expect(won, `statuses ${statuses}`).toHaveLength(1);
+  expect(refused, `statuses ${statuses}`).toHaveLength(bodies.length - 1);
+  for (const r of refused) expect(errorBody(r).code).toBe('idempotency_conflict');
+  track?.((won[0] as (typeof answers)[number]).json().data);
+  // The refused requests began nothing: no intent carries their request id.
+  const refusedIds = refused.map((r) => errorBody(r).requestId as string);
+  const begun = await t.deps.db.select().from(intents).where(eq(intents.tenantId, w.tenant.tenantId));
+  expect(begun.filter((i) => refusedIds.includes(i.requestId))).toEqual([]);
+  expect(await w.problems()).toEqual([]);
+  const winner = bodies[answers.indexOf(won[0] as (typeof answers)[number])] as Record<string, unknown>;
+  return { winner, answer: (won[0] as (typeof answers)[number]).json().data };
+}
 
-  /**
-   * Sends the bodies at once under one key, billing calls slowed so the first is still in flight
-   * while the others arrive; then the reconciler settles everything left pending.
-   */
-  async function race(
-    method: string,
-    url: string,
-    bodies: object[],
-    apiKey?: string,
-    track?: (created: { id: string }) => void,
-  ) {
-    const key = `race-${Math.random().toString(36).slice(2)}`;
-    faults.latencyMs = 20;
-    const answers = await Promise.all(bodies.map((b) => inject(method, url, b, key, apiKey))).finally(() =>
-      faults.reset(),
-    );
-    await w.settle();
-    const statuses = answers.map((a) => `${a.statusCode} ${a.statusCode >= 300 ? errorBody(a).code : ''}`);
-    const won = answers.filter((a) => a.statusCode < 300);
-    const refused = answers.filter((a) => a.statusCode === 422);
-    expect(won, `statuses ${statuses}`).toHaveLength(1);
-    expect(refused, `statuses ${statuses}`).toHaveLength(bodies.length - 1);
-    for (const r of refused) expect(errorBody(r).code).toBe('idempotency_conflict');
-    track?.((won[0] as (typeof answers)[number]).json().data);
-    // The refused requests began nothing: no intent carries their request id.
-    const refusedIds = refused.map((r) => errorBody(r).requestId as string);
-    const begun = await t.deps.db.select().from(intents).where(eq(intents.tenantId, w.tenant.tenantId));
-    expect(begun.filter((i) => refusedIds.includes(i.requestId))).toEqual([]);
-    expect(await w.problems()).toEqual([]);
-    const winner = bodies[answers.indexOf(won[0] as (typeof answers)[number])] as Record<string, unknown>;
-    return { winner, answer: (won[0] as (typeof answers)[number]).json().data };
-  }
+/** A fresh open invoice of `cents` on the billing account, known to the world. */
+async function openInvoice(cents: number) {
+  const id = (
+    await w.send(
+      'POST',
+      `/admin/billing/accounts/${w.billingId}/invoices`,
+      { lines: [{ description: 'x', unitAmountCents: cents }] },
+      undefined,
+      w.tenant.keys.admin,
+    )
+  ).json().data.id as string;
+  w.invoices.push(id);
+  return id;
+}
 
-  /** A fresh open invoice of `cents` on the billing account, known to the world. */
-  async function openInvoice(cents: number) {
-    const id = (
-      await w.send(
-        'POST',
-        `/admin/billing/accounts/${w.billingId}/invoices`,
-        { lines: [{ description: 'x', unitAmountCents: cents }] },
-        undefined,
-        w.tenant.keys.admin,
-      )
-    ).json().data.id as string;
-    w.invoices.push(id);
-    return id;
-  }
+/** A fresh invoice of `cents`, paid by a successful session. */
+async function paidSession(cents: number) {
+  const invoiceId = await openInvoice(cents);
+  const body = { accountId: w.billingId, amountCents: cents, currency: 'USD' };
+  const session = (await w.send('POST', `/invoices/${invoiceId}/pay`, body)).json().data;
+  expect((await w.send('POST', `/payments/${session.id}/complete`)).status).toBe(200);
+  return { sessionId: session.id as string, invoiceId };
+}
 
-  /** A fresh invoice of `cents`, paid by a successful session. */
-  async function paidSession(cents: number) {
-    const invoiceId = await openInvoice(cents);
-    const body = { accountId: w.billingId, amountCents: cents, currency: 'USD' };
-    const session = (await w.send('POST', `/invoices/${invoiceId}/pay`, body)).json().data;
-    expect((await w.send('POST', `/payments/${session.id}/complete`)).status).toBe(200);
-    return { sessionId: session.id as string, invoiceId };
-  }
-
+describe('an Idempotency-Key is claimed with its body: one effect per key', () => {
   it('refunds: three amounts under one key refund only the one answered 201', async () => {
     const { sessionId } = await paidSession(10_000);
     const bodies = [1000, 2000, 3000].map((amountCents) => ({
@@ -207,7 +207,9 @@ describe('an Idempotency-Key is claimed with its body before any effect', () => 
     );
     expect((await w.state()).orders.length - before).toBe(1);
   });
+});
 
+describe('an Idempotency-Key is claimed with its body: in flight, refused and crashed claims', () => {
   it('the same body sent at once: one runs, the others are 409 in flight or its replay', async () => {
     const { sessionId } = await paidSession(5000);
     const key = `same-${Math.random()}`;

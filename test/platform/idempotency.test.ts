@@ -8,54 +8,54 @@ import { listApiKeys } from '../../src/modules/api-keys/index.js';
 import { runUnitOfWork } from '../../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
 
-describe('Idempotency-Key', () => {
-  let t: TestApp;
-  const clock = new ManualClock();
-  let failNext = 0;
+let t: TestApp;
+const clock = new ManualClock();
+let failNext = 0;
 
-  beforeAll(async () => {
-    t = await startApp({
-      clock,
-      extraRoutes: (app) => {
-        // A write whose first attempts fail with a 5xx after writing: the retry must run again.
-        app.post('/test/flaky', { config: { public: false, scope: 'commerce' } }, async (request, reply) =>
-          respond(
-            t.deps,
-            request,
-            reply,
-            (ctx, key) =>
-              runUnitOfWork(t.deps, ctx, key, async (u) => {
-                await u.audit({ action: 'order.create', resourceType: 'order', resourceId: 'flaky' });
-                if (failNext > 0) {
-                  failNext--;
-                  throw new Error('downstream exploded');
-                }
-                return { ok: true, at: u.now.toISOString() };
-              }),
-            (body) => ({ status: 201, body }),
-          ),
-        );
-      },
-    });
+beforeAll(async () => {
+  t = await startApp({
+    clock,
+    extraRoutes: (app) => {
+      // A write whose first attempts fail with a 5xx after writing: the retry must run again.
+      app.post('/test/flaky', { config: { public: false, scope: 'commerce' } }, async (request, reply) =>
+        respond(
+          t.deps,
+          request,
+          reply,
+          (ctx, key) =>
+            runUnitOfWork(t.deps, ctx, key, async (u) => {
+              await u.audit({ action: 'order.create', resourceType: 'order', resourceId: 'flaky' });
+              if (failNext > 0) {
+                failNext--;
+                throw new Error('downstream exploded');
+              }
+              return { ok: true, at: u.now.toISOString() };
+            }),
+          (body) => ({ status: 201, body }),
+        ),
+      );
+    },
   });
-  afterAll(() => t.app.close());
+});
+afterAll(() => t.app.close());
 
-  const createKey = (
-    tenant: TestTenant,
-    idemKey: string | undefined,
-    payload: object,
-    url = '/api/v1/admin/api-keys',
-  ) =>
-    t.app.inject({
-      method: 'POST',
-      url,
-      headers: {
-        ...bearer(tenant.keys.admin),
-        ...(idemKey === undefined ? {} : { 'idempotency-key': idemKey }),
-      },
-      payload,
-    });
+const createKey = (
+  tenant: TestTenant,
+  idemKey: string | undefined,
+  payload: object,
+  url = '/api/v1/admin/api-keys',
+) =>
+  t.app.inject({
+    method: 'POST',
+    url,
+    headers: {
+      ...bearer(tenant.keys.admin),
+      ...(idemKey === undefined ? {} : { 'idempotency-key': idemKey }),
+    },
+    payload,
+  });
 
+describe('Idempotency-Key: replay, concurrency and conflicts', () => {
   it('replays the original response byte for byte, without running it again', async () => {
     const tenant = await createTestTenant(t.deps);
     const before = (await listApiKeys(t.deps.db, tenant.tenantId)).length;
@@ -120,7 +120,9 @@ describe('Idempotency-Key', () => {
     expect(otherCreate.headers['x-idempotency-replayed']).toBeUndefined();
     expect(otherCreate.json().data.tenantId).toBe(other.tenantId);
   });
+});
 
+describe('Idempotency-Key: what is stored, expiry and scope', () => {
   it('does not store 400s or 5xx: the same key can be retried', async () => {
     const tenant = await createTestTenant(t.deps);
     const bad = await createKey(tenant, 'retry-400', { name: '', scopes: ['read'] });

@@ -25,48 +25,48 @@ type Envelope<T = unknown> = {
   }[];
 };
 
-describe('MCP server at /mcp (SDK client over HTTP)', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let baseUrl: string;
-  const clients: Client[] = [];
+let t: TestApp;
+let tenant: TestTenant;
+let baseUrl: string;
+const clients: Client[] = [];
 
-  const connect = async (key: string) => {
-    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-      requestInit: { headers: bearer(key) },
-    });
-    await client.connect(transport);
-    clients.push(client);
-    return client;
-  };
-
-  const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
-    client.callTool({ name, arguments: args });
-
-  const ok = async <T = Record<string, unknown>>(
-    client: Client,
-    name: string,
-    args: Record<string, unknown> = {},
-  ) => {
-    const result = await call(client, name, args);
-    if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.structuredContent)}`);
-    return result.structuredContent as Envelope<T>;
-  };
-
-  beforeAll(async () => {
-    t = await startApp();
-    tenant = await createTestTenant(t.deps);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    if (!address || typeof address === 'string') throw new Error('no address');
-    baseUrl = `http://127.0.0.1:${address.port}`;
+const connect = async (key: string) => {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+    requestInit: { headers: bearer(key) },
   });
-  afterAll(async () => {
-    for (const c of clients) await c.close();
-    await t.app.close();
-  });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+};
 
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  client.callTool({ name, arguments: args });
+
+const ok = async <T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+) => {
+  const result = await call(client, name, args);
+  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.structuredContent)}`);
+  return result.structuredContent as Envelope<T>;
+};
+
+beforeAll(async () => {
+  t = await startApp();
+  tenant = await createTestTenant(t.deps);
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  baseUrl = `http://127.0.0.1:${address.port}`;
+});
+afterAll(async () => {
+  for (const c of clients) await c.close();
+  await t.app.close();
+});
+
+describe('MCP server at /mcp (SDK client over HTTP): listing and transport', () => {
   it('lists one tool per public operation the key may call, with schemas and annotations', async () => {
     const ops = t.app.registry.publicOperations;
     const names = async (key: string) =>
@@ -179,7 +179,9 @@ describe('MCP server at /mcp (SDK client over HTTP)', () => {
       expect(res.headers.get('allow')).toBe('POST');
     }
   });
+});
 
+describe('MCP server at /mcp (SDK client over HTTP): calling tools', () => {
   it('completes the typical flow choosing every call from the previous result’s nextActions', async () => {
     const admin = await connect(tenant.keys.admin);
     const agent = await connect(tenant.keys.commerce);

@@ -3,22 +3,22 @@ import { ManualClock } from '../../src/clock.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
 import { adminPost, seatPlan } from '../support/catalog-fixtures.js';
 
-describe('GET /pricing/resolve and GET /catalog', () => {
-  let t: TestApp;
-  let tenant: TestTenant;
-  let plan: { id: string; charges: { id: string }[] };
-  const clock = new ManualClock(new Date('2031-06-15T12:00:00Z'));
+let t: TestApp;
+let tenant: TestTenant;
+let plan: { id: string; charges: { id: string }[] };
+const clock = new ManualClock(new Date('2031-06-15T12:00:00Z'));
 
-  beforeAll(async () => {
-    t = await startApp({ clock });
-    tenant = await createTestTenant(t.deps);
-    plan = await adminPost(t, tenant, 'products', seatPlan());
-  });
-  afterAll(() => t.app.close());
+beforeAll(async () => {
+  t = await startApp({ clock });
+  tenant = await createTestTenant(t.deps);
+  plan = await adminPost(t, tenant, 'products', seatPlan());
+});
+afterAll(() => t.app.close());
 
-  const resolve = (query: string, key = tenant.keys.read) =>
-    t.app.inject({ method: 'GET', url: `/api/v1/pricing/resolve?${query}`, headers: bearer(key) });
+const resolve = (query: string, key = tenant.keys.read) =>
+  t.app.inject({ method: 'GET', url: `/api/v1/pricing/resolve?${query}`, headers: bearer(key) });
 
+describe('GET /pricing/resolve', () => {
   it('prices every charge for the quantity and explains the result', async () => {
     const res = await resolve(`productId=${plan.id}&quantity=12`);
     expect(res.statusCode).toBe(200);
@@ -177,7 +177,9 @@ describe('GET /pricing/resolve and GET /catalog', () => {
     expect(res.statusCode).toBe(401);
     expect((await resolve(`productId=${plan.id}`, tenant.keys.commerce)).statusCode).toBe(200);
   });
+});
 
+describe('GET /catalog', () => {
   it('catalog lists active products of this tenant with a resolvePrice action each', async () => {
     const fresh = await createTestTenant(t.deps);
     const a = await adminPost(t, fresh, 'products', seatPlan({ name: 'A' }));

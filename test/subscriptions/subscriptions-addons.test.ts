@@ -14,57 +14,57 @@ const START = new Date('2024-03-01T00:00:00.000Z');
 const CONTACT = '01900000-0000-7000-8000-0000000000c1';
 const MISSING = '01900000-0000-7000-8000-00000000dead';
 
-describe('subscription add-ons, journeys and previews', () => {
-  let t: TestApp;
-  const clock = new ManualClock(START);
-  let shop: TestTenant;
-  let other: TestTenant;
-  let team: { id: string };
-  let business: { id: string };
-  let seats: { id: string };
-  let audit: { id: string };
+let t: TestApp;
+const clock = new ManualClock(START);
+let shop: TestTenant;
+let other: TestTenant;
+let team: { id: string };
+let business: { id: string };
+let seats: { id: string };
+let audit: { id: string };
 
-  beforeAll(async () => {
-    t = await startApp({ clock });
-    shop = await createTestTenant(t.deps);
-    other = await createTestTenant(t.deps);
-    team = await adminPost(
-      t,
-      shop,
-      'products',
-      perSeat('Team', 1000, { entitlements: { seats: 10, sso: false } }),
-    );
-    business = await adminPost(
-      t,
-      shop,
-      'products',
-      perSeat('Business', 3000, { rank: 2, entitlements: { seats: 50, sso: true } }),
-    );
-    const addOn = (name: string, cents: number, entitlements: object) =>
-      addOnProduct(t, shop, name, cents, entitlements);
-    seats = await addOn('Extra seats', 300, { seats: 5 });
-    audit = await addOn('Audit log', 900, { audit_log: true, retention_days: null });
-  });
-  afterAll(() => t.app.close());
-  beforeEach(() => clock.set(START));
+beforeAll(async () => {
+  t = await startApp({ clock });
+  shop = await createTestTenant(t.deps);
+  other = await createTestTenant(t.deps);
+  team = await adminPost(
+    t,
+    shop,
+    'products',
+    perSeat('Team', 1000, { entitlements: { seats: 10, sso: false } }),
+  );
+  business = await adminPost(
+    t,
+    shop,
+    'products',
+    perSeat('Business', 3000, { rank: 2, entitlements: { seats: 50, sso: true } }),
+  );
+  const addOn = (name: string, cents: number, entitlements: object) =>
+    addOnProduct(t, shop, name, cents, entitlements);
+  seats = await addOn('Extra seats', 300, { seats: 5 });
+  audit = await addOn('Audit log', 900, { audit_log: true, retention_days: null });
+});
+afterAll(() => t.app.close());
+beforeEach(() => clock.set(START));
 
-  const post = (url: string, payload: object, key = shop.keys.commerce) => api(t, key).post(url, payload);
-  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
-  const create = async (payload: object) => {
-    const res = await post('/subscriptions', payload);
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json().data;
-  };
-  const lastEvent = async (resourceId: string) =>
-    (await listEvents(t.deps.db, shop.tenantId)).find(
-      (e) => (e.payload as { resourceId?: string }).resourceId === resourceId,
-    );
-  const counts = async () => {
-    const n = async (table: typeof subscriptions | typeof events | typeof auditLogs) =>
-      (await t.deps.db.select({ n: count() }).from(table).where(eq(table.tenantId, shop.tenantId)))[0]?.n;
-    return { subscriptions: await n(subscriptions), events: await n(events), audit: await n(auditLogs) };
-  };
+const post = (url: string, payload: object, key = shop.keys.commerce) => api(t, key).post(url, payload);
+const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
+const create = async (payload: object) => {
+  const res = await post('/subscriptions', payload);
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data;
+};
+const lastEvent = async (resourceId: string) =>
+  (await listEvents(t.deps.db, shop.tenantId)).find(
+    (e) => (e.payload as { resourceId?: string }).resourceId === resourceId,
+  );
+const counts = async () => {
+  const n = async (table: typeof subscriptions | typeof events | typeof auditLogs) =>
+    (await t.deps.db.select({ n: count() }).from(table).where(eq(table.tenantId, shop.tenantId)))[0]?.n;
+  return { subscriptions: await n(subscriptions), events: await n(events), audit: await n(auditLogs) };
+};
 
+describe('subscription add-ons: buying and previews', () => {
   it('add-on: preview, buy at the previewed figures; entitlements merge, never into resolvedFrom', async () => {
     const parent = await create({ productId: team.id, quantity: 2, contactId: CONTACT });
     clock.set(new Date('2024-03-11T08:00:00Z')); // 21 of 31 days left
@@ -226,7 +226,9 @@ describe('subscription add-ons, journeys and previews', () => {
     });
     expect(noKey.statusCode).toBe(401);
   });
+});
 
+describe('subscription add-ons: journeys and renewal', () => {
   it('a journey purchase provisions the subscription with the same payload shape, without userId', async () => {
     const journeyId = '01900000-0000-7000-8000-0000000000d1';
     const order = await post('/orders', {

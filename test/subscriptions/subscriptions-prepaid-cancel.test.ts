@@ -28,88 +28,87 @@ interface Sub {
   billingSubscriptionId: string;
 }
 
-describe('cancellation at the period end after an early renewal', () => {
-  let t: TestApp;
-  const clock = new ManualClock(START);
-  let shop: TestTenant;
-  let billingId: string;
-  let org: { id: string };
-  let starter: { id: string };
+let t: TestApp;
+const clock = new ManualClock(START);
+let shop: TestTenant;
+let billingId: string;
+let org: { id: string };
+let starter: { id: string };
 
-  beforeAll(async () => {
-    t = await startApp({ clock });
+beforeAll(async () => {
+  t = await startApp({ clock });
+});
+afterAll(() => t.app.close());
+// A tenant of its own per test: the scheduler's runs (limited to it) see only that test's work.
+beforeEach(async () => {
+  clock.set(START);
+  shop = await createTestTenant(t.deps);
+  ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
+  starter = await adminPost(t, shop, 'products', perSeat('Starter', 1000, { entitlements: { seats: 5 } }));
+  // Invoices are paid by payments here (to have something to refund), not by credit on issue.
+  await noCreditOnIssue(t, shop);
+});
+
+const post = (url: string, payload: object = {}, key = shop.keys.commerce) => api(t, key).post(url, payload);
+const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
+const read = async (id: string) => (await get(`/subscriptions/${id}`)).json();
+const runScheduler = () => runDueSubscriptionWork(t.deps, { tenantId: shop.tenantId });
+const pay = async (sessionId: string) =>
+  expect((await post(`/payments/${sessionId}/complete`)).statusCode).toBe(200);
+
+/** A billing-linked subscription (2 seats, 2000 a month) whose first invoice is paid. */
+const paidSubscription = async () => {
+  const res = await post('/subscriptions', { productId: starter.id, quantity: 2, organizationId: org.id });
+  expect(res.statusCode, res.body).toBe(201);
+  const sub = res.json().data as Sub;
+  const invoices = (await get(`/accounts/${billingId}/invoices`)).json().data as {
+    id: string;
+    balanceCents: number;
+    subscriptionId: string;
+  }[];
+  const invoice = invoices.find((i) => i.subscriptionId === sub.billingSubscriptionId);
+  if (!invoice) throw new Error('no first invoice');
+  const session = await post(`/invoices/${invoice.id}/pay`, {
+    accountId: billingId,
+    amountCents: invoice.balanceCents,
+    currency: 'USD',
   });
-  afterAll(() => t.app.close());
-  // A tenant of its own per test: the scheduler's runs (limited to it) see only that test's work.
-  beforeEach(async () => {
-    clock.set(START);
-    shop = await createTestTenant(t.deps);
-    ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
-    starter = await adminPost(t, shop, 'products', perSeat('Starter', 1000, { entitlements: { seats: 5 } }));
-    // Invoices are paid by payments here (to have something to refund), not by credit on issue.
-    await noCreditOnIssue(t, shop);
-  });
+  const first = session.json().data.id as string;
+  await pay(first);
+  return { sub, first };
+};
+/** The subscription renewed early on Feb 1 (Feb 15 to Mar 15 billed), the renewal paid. */
+const prepaid = async () => {
+  const { sub, first } = await paidSubscription();
+  clock.set(new Date(FEB_1));
+  const renewed = await post(`/subscriptions/${sub.id}/renew`);
+  expect(renewed.statusCode, renewed.body).toBe(200);
+  expect(renewed.json().data).toMatchObject({ renewal: 'early', billedThrough: MAR_15 });
+  const second = renewed.json().data.paymentSessionId as string;
+  await pay(second);
+  return { sub, first, second };
+};
+const previewCancel = async (subscriptionId: string, body: object) => {
+  const res = await post('/preview/cancellation', { subscriptionId, ...body }, shop.keys.read);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().data;
+};
+const seatsOf = async () => (await get(`/accounts/${org.id}/entitlements`)).json().data.entitlements.seats;
+const billingStatusOf = async (sub: Sub) =>
+  ((await get(`/accounts/${billingId}/subscriptions`)).json().data as { id: string; status: string }[]).find(
+    (s) => s.id === sub.billingSubscriptionId,
+  )?.status;
+const invoiceCount = async () =>
+  ((await get(`/accounts/${billingId}/invoices`)).json().data as unknown[]).length;
+const creditsOf = async () => (await get(`/accounts/${org.id}/credits`)).json().data;
+const refundedOf = async (sessionId: string) =>
+  (await get(`/payments/${sessionId}`)).json().data.refundedCents as number;
+const cancelAudit = async (id: string) =>
+  (await get(`/audit-logs?resourceId=${id}&action=subscription.cancel`, shop.keys.admin)).json().data as {
+    details: { timing: string; effectiveDate: string; status: string };
+  }[];
 
-  const post = (url: string, payload: object = {}, key = shop.keys.commerce) =>
-    api(t, key).post(url, payload);
-  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
-  const read = async (id: string) => (await get(`/subscriptions/${id}`)).json();
-  const runScheduler = () => runDueSubscriptionWork(t.deps, { tenantId: shop.tenantId });
-  const pay = async (sessionId: string) =>
-    expect((await post(`/payments/${sessionId}/complete`)).statusCode).toBe(200);
-
-  /** A billing-linked subscription (2 seats, 2000 a month) whose first invoice is paid. */
-  const paidSubscription = async () => {
-    const res = await post('/subscriptions', { productId: starter.id, quantity: 2, organizationId: org.id });
-    expect(res.statusCode, res.body).toBe(201);
-    const sub = res.json().data as Sub;
-    const invoices = (await get(`/accounts/${billingId}/invoices`)).json().data as {
-      id: string;
-      balanceCents: number;
-      subscriptionId: string;
-    }[];
-    const invoice = invoices.find((i) => i.subscriptionId === sub.billingSubscriptionId);
-    if (!invoice) throw new Error('no first invoice');
-    const session = await post(`/invoices/${invoice.id}/pay`, {
-      accountId: billingId,
-      amountCents: invoice.balanceCents,
-      currency: 'USD',
-    });
-    const first = session.json().data.id as string;
-    await pay(first);
-    return { sub, first };
-  };
-  /** The subscription renewed early on Feb 1 (Feb 15 to Mar 15 billed), the renewal paid. */
-  const prepaid = async () => {
-    const { sub, first } = await paidSubscription();
-    clock.set(new Date(FEB_1));
-    const renewed = await post(`/subscriptions/${sub.id}/renew`);
-    expect(renewed.statusCode, renewed.body).toBe(200);
-    expect(renewed.json().data).toMatchObject({ renewal: 'early', billedThrough: MAR_15 });
-    const second = renewed.json().data.paymentSessionId as string;
-    await pay(second);
-    return { sub, first, second };
-  };
-  const previewCancel = async (subscriptionId: string, body: object) => {
-    const res = await post('/preview/cancellation', { subscriptionId, ...body }, shop.keys.read);
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json().data;
-  };
-  const seatsOf = async () => (await get(`/accounts/${org.id}/entitlements`)).json().data.entitlements.seats;
-  const billingStatusOf = async (sub: Sub) =>
-    (
-      (await get(`/accounts/${billingId}/subscriptions`)).json().data as { id: string; status: string }[]
-    ).find((s) => s.id === sub.billingSubscriptionId)?.status;
-  const invoiceCount = async () =>
-    ((await get(`/accounts/${billingId}/invoices`)).json().data as unknown[]).length;
-  const creditsOf = async () => (await get(`/accounts/${org.id}/credits`)).json().data;
-  const refundedOf = async (sessionId: string) =>
-    (await get(`/payments/${sessionId}`)).json().data.refundedCents as number;
-  const cancelAudit = async (id: string) =>
-    (await get(`/audit-logs?resourceId=${id}&action=subscription.cancel`, shop.keys.admin)).json().data as {
-      details: { timing: string; effectiveDate: string; status: string };
-    }[];
-
+describe('cancellation at the period end after an early renewal: end_of_period', () => {
   it('end_of_period runs the billed period: granted until billedThrough, ended exactly then, as previewed', async () => {
     const { sub, first, second } = await prepaid();
     expect((await read(sub.id)).data).toMatchObject({ currentPeriodEnd: FEB_15, billedThrough: MAR_15 });
@@ -265,7 +264,9 @@ describe('cancellation at the period end after an early renewal', () => {
     expect(await seatsOf()).toBeUndefined();
     expect((await creditsOf()).entries).toHaveLength(1);
   });
+});
 
+describe('cancellation at the period end after an early renewal: catch-up, immediate, and the document', () => {
   it('the scheduler down past both ends catches up: runs the billed period, then ends it at billedThrough', async () => {
     const { sub } = await prepaid();
     expect((await post(`/subscriptions/${sub.id}/cancel`, { timing: 'end_of_period' })).statusCode).toBe(200);

@@ -25,128 +25,128 @@ interface Action {
   rel: string;
 }
 
-describe('subscription renewal, early and due', () => {
-  let t: TestApp;
-  const clock = new ManualClock(START);
-  const faults = new FaultController();
-  let shop: TestTenant;
-  let other: TestTenant;
-  let org: { id: string };
-  let billingId: string;
-  let starter: { id: string };
+let t: TestApp;
+const clock = new ManualClock(START);
+const faults = new FaultController();
+let shop: TestTenant;
+let other: TestTenant;
+let org: { id: string };
+let billingId: string;
+let starter: { id: string };
 
-  beforeAll(async () => {
-    t = await startApp({ clock, wrapBilling: (a) => withFaults(a, faults) });
-    other = await createTestTenant(t.deps);
-  });
-  afterAll(() => t.app.close());
-  // A tenant of its own per test: the scheduler's runs (limited to it) see only that test's work.
-  beforeEach(async () => {
-    clock.set(START);
-    faults.reset();
-    shop = await createTestTenant(t.deps);
-    ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
-    starter = await adminPost(t, shop, 'products', perSeat('Starter', 1000, { entitlements: { seats: 5 } }));
-  });
+beforeAll(async () => {
+  t = await startApp({ clock, wrapBilling: (a) => withFaults(a, faults) });
+  other = await createTestTenant(t.deps);
+});
+afterAll(() => t.app.close());
+// A tenant of its own per test: the scheduler's runs (limited to it) see only that test's work.
+beforeEach(async () => {
+  clock.set(START);
+  faults.reset();
+  shop = await createTestTenant(t.deps);
+  ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
+  starter = await adminPost(t, shop, 'products', perSeat('Starter', 1000, { entitlements: { seats: 5 } }));
+});
 
-  const post = (url: string, key = shop.keys.commerce, headers: Record<string, string> = {}, payload = {}) =>
-    api(t, key).post(url, payload, { headers });
-  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
-  const renew = (id: string, headers: Record<string, string> = {}) =>
-    post(`/subscriptions/${id}/renew`, shop.keys.commerce, headers);
-  const create = async (payload: object = {}) => {
-    const res = await post(
-      '/subscriptions',
-      shop.keys.commerce,
-      {},
-      {
-        productId: starter.id,
-        quantity: 1,
-        organizationId: org.id,
-        ...payload,
-      },
-    );
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json().data as { id: string; billingSubscriptionId: string | null };
-  };
-  const read = async (id: string) => (await get(`/subscriptions/${id}`)).json();
-  const rels = (body: { nextActions: Action[] }) => body.nextActions.map((a) => a.rel);
-  /** The billing system's invoices of the subscription (through the API). */
-  const invoicesOf = async (sub: { billingSubscriptionId: string | null }) =>
-    (
-      (await get(`/accounts/${billingId}/invoices`)).json().data as {
-        id: string;
-        amountCents: number;
-        subscriptionId: string | null;
-        lines: { description: string }[];
-      }[]
-    ).filter((i) => i.subscriptionId === sub.billingSubscriptionId);
-  const billingPeriodOf = async (sub: { billingSubscriptionId: string | null }) => {
-    const listed = (await get(`/accounts/${billingId}/subscriptions`)).json().data as {
+const post = (url: string, key = shop.keys.commerce, headers: Record<string, string> = {}, payload = {}) =>
+  api(t, key).post(url, payload, { headers });
+const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
+const renew = (id: string, headers: Record<string, string> = {}) =>
+  post(`/subscriptions/${id}/renew`, shop.keys.commerce, headers);
+const create = async (payload: object = {}) => {
+  const res = await post(
+    '/subscriptions',
+    shop.keys.commerce,
+    {},
+    {
+      productId: starter.id,
+      quantity: 1,
+      organizationId: org.id,
+      ...payload,
+    },
+  );
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data as { id: string; billingSubscriptionId: string | null };
+};
+const read = async (id: string) => (await get(`/subscriptions/${id}`)).json();
+const rels = (body: { nextActions: Action[] }) => body.nextActions.map((a) => a.rel);
+/** The billing system's invoices of the subscription (through the API). */
+const invoicesOf = async (sub: { billingSubscriptionId: string | null }) =>
+  (
+    (await get(`/accounts/${billingId}/invoices`)).json().data as {
       id: string;
-      currentPeriodStart: string;
-      currentPeriodEnd: string;
-    }[];
-    const found = listed.find((s) => s.id === sub.billingSubscriptionId);
-    return { start: found?.currentPeriodStart, end: found?.currentPeriodEnd };
-  };
-  const eventTypes = async (resourceId: string) =>
-    (
-      await t.deps.db
-        .select()
-        .from(events)
-        .where(eq(events.tenantId, shop.tenantId))
-        .orderBy(events.occurredAt, events.id)
-    )
-      .filter((e) => {
-        const p = e.payload as { resourceId?: string; subscriptionId?: string; invoiceId?: string };
-        return p.resourceId === resourceId || p.subscriptionId === resourceId;
-      })
-      .map((e) => e.type);
-  const sessionsOf = async (invoiceId: string) =>
-    (
-      await t.deps.db
-        .select({ n: count() })
-        .from(paymentSessions)
-        .where(and(eq(paymentSessions.tenantId, shop.tenantId), eq(paymentSessions.invoiceId, invoiceId)))
-    )[0]?.n;
-  const allSessions = async () =>
-    (
-      await t.deps.db
-        .select({ n: count() })
-        .from(paymentSessions)
-        .where(eq(paymentSessions.tenantId, shop.tenantId))
-    )[0]?.n;
-  const billedThrough = async (id: string) =>
-    (
-      await t.deps.db
-        .select({ at: subscriptions.billedThrough })
-        .from(subscriptions)
-        .where(and(eq(subscriptions.tenantId, shop.tenantId), eq(subscriptions.id, id)))
-    )[0]?.at?.toISOString() ?? null;
-  const auditOf = async (id: string) =>
-    (await get(`/audit-logs?resourceId=${id}&action=subscription.renew`, shop.keys.admin)).json().data as {
-      details: Record<string, unknown>;
-    }[];
-  const runScheduler = () => runDueSubscriptionWork(t.deps, { tenantId: shop.tenantId });
-  const previewPlanChange = (subscriptionId: string, targetProductId: string) =>
-    post('/preview/plan-change', shop.keys.read, {}, { subscriptionId, targetProductId });
-  /** Change-plan at exactly the figures of `preview` (its previewId). */
-  const changePlanAsPreviewed = (
-    subscriptionId: string,
-    targetProductId: string,
-    preview: Awaited<ReturnType<typeof post>>,
-  ) =>
-    post(
-      `/subscriptions/${subscriptionId}/change-plan`,
-      shop.keys.commerce,
-      {},
-      {
-        targetProductId,
-        previewId: preview.json().data.previewId,
-      },
-    );
+      amountCents: number;
+      subscriptionId: string | null;
+      lines: { description: string }[];
+    }[]
+  ).filter((i) => i.subscriptionId === sub.billingSubscriptionId);
+const billingPeriodOf = async (sub: { billingSubscriptionId: string | null }) => {
+  const listed = (await get(`/accounts/${billingId}/subscriptions`)).json().data as {
+    id: string;
+    currentPeriodStart: string;
+    currentPeriodEnd: string;
+  }[];
+  const found = listed.find((s) => s.id === sub.billingSubscriptionId);
+  return { start: found?.currentPeriodStart, end: found?.currentPeriodEnd };
+};
+const eventTypes = async (resourceId: string) =>
+  (
+    await t.deps.db
+      .select()
+      .from(events)
+      .where(eq(events.tenantId, shop.tenantId))
+      .orderBy(events.occurredAt, events.id)
+  )
+    .filter((e) => {
+      const p = e.payload as { resourceId?: string; subscriptionId?: string; invoiceId?: string };
+      return p.resourceId === resourceId || p.subscriptionId === resourceId;
+    })
+    .map((e) => e.type);
+const sessionsOf = async (invoiceId: string) =>
+  (
+    await t.deps.db
+      .select({ n: count() })
+      .from(paymentSessions)
+      .where(and(eq(paymentSessions.tenantId, shop.tenantId), eq(paymentSessions.invoiceId, invoiceId)))
+  )[0]?.n;
+const allSessions = async () =>
+  (
+    await t.deps.db
+      .select({ n: count() })
+      .from(paymentSessions)
+      .where(eq(paymentSessions.tenantId, shop.tenantId))
+  )[0]?.n;
+const billedThrough = async (id: string) =>
+  (
+    await t.deps.db
+      .select({ at: subscriptions.billedThrough })
+      .from(subscriptions)
+      .where(and(eq(subscriptions.tenantId, shop.tenantId), eq(subscriptions.id, id)))
+  )[0]?.at?.toISOString() ?? null;
+const auditOf = async (id: string) =>
+  (await get(`/audit-logs?resourceId=${id}&action=subscription.renew`, shop.keys.admin)).json().data as {
+    details: Record<string, unknown>;
+  }[];
+const runScheduler = () => runDueSubscriptionWork(t.deps, { tenantId: shop.tenantId });
+const previewPlanChange = (subscriptionId: string, targetProductId: string) =>
+  post('/preview/plan-change', shop.keys.read, {}, { subscriptionId, targetProductId });
+/** Change-plan at exactly the figures of `preview` (its previewId). */
+const changePlanAsPreviewed = (
+  subscriptionId: string,
+  targetProductId: string,
+  preview: Awaited<ReturnType<typeof post>>,
+) =>
+  post(
+    `/subscriptions/${subscriptionId}/change-plan`,
+    shop.keys.commerce,
+    {},
+    {
+      targetProductId,
+      previewId: preview.json().data.previewId,
+    },
+  );
 
+describe('subscription renewal, early and due', () => {
   it('early: bills the next period now (invoice, session); the scheduler moves into it without a second invoice', async () => {
     const sub = await create();
     clock.set(new Date('2024-02-01T00:00:00Z'));
@@ -307,7 +307,9 @@ describe('subscription renewal, early and due', () => {
     expect(await billingPeriodOf(sub)).toEqual({ start: MAR_15, end: APR_15 });
     expect((await runScheduler()).renewed).toBe(0);
   });
+});
 
+describe('subscription renewal: refusals, and changes after an early renewal', () => {
   it('refusals: a pending change or a billed next period is not due; pending cancellation, cancelled, other tenants, read keys', async () => {
     const sub = await create({ quantity: 3 });
     clock.set(new Date('2024-02-01T00:00:00Z'));
@@ -454,7 +456,9 @@ describe('subscription renewal, early and due', () => {
     expect(await billedThrough(sub.id)).toBeNull();
     expect(rels(await read(sub.id))).toContain('renew');
   });
+});
 
+describe('subscription renewal: without billing, outages and the reconciler', () => {
   it('a subscription kept only here: early renewal opens a session for the price, the period end opens none', async () => {
     const res = await post(
       '/subscriptions',

@@ -20,123 +20,118 @@ interface Product {
   name: string;
 }
 
-describe('subscriptions', () => {
-  let t: TestApp;
-  const clock = new ManualClock(START);
-  const faults = new FaultController();
-  let shop: TestTenant;
-  let other: TestTenant;
-  let org: { id: string };
-  let billingId: string;
-  let starter: Product;
-  let pro: Product;
-  let proYear: Product;
-  let addOn: Product;
-  let workshop: Product;
+let t: TestApp;
+const clock = new ManualClock(START);
+const faults = new FaultController();
+let shop: TestTenant;
+let other: TestTenant;
+let org: { id: string };
+let billingId: string;
+let starter: Product;
+let pro: Product;
+let proYear: Product;
+let addOn: Product;
+let workshop: Product;
 
-  beforeAll(async () => {
-    t = await startApp({ clock, wrapBilling: (a) => withFaults(a, faults) });
-    shop = await createTestTenant(t.deps);
-    other = await createTestTenant(t.deps);
-    ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
-    starter = await adminPost(
-      t,
-      shop,
-      'products',
-      perSeat('Starter', 1000, { entitlements: { seats: 5, sso: false } }),
-    );
-    pro = await adminPost(
-      t,
-      shop,
-      'products',
-      perSeat('Pro', 2500, { rank: 2, entitlements: { seats: 20, sso: true, api_calls: null } }),
-    );
-    proYear = await adminPost(
-      t,
-      shop,
-      'products',
-      perSeat('Pro annual', 25_000, {
-        rank: 2,
-        billingInterval: 'year',
-        entitlements: { seats: 20, sso: true, api_calls: null },
-      }),
-    );
-    addOn = await adminPost(t, shop, 'products', {
-      ...perSeat('Extra seats', 700, { entitlements: { seats: 5, audit_log: true } }),
-      type: 'add_on',
-      family: null,
-      rank: null,
-    });
-    workshop = await adminPost(t, shop, 'products', {
-      name: 'Workshop',
-      type: 'one_time',
-      currency: 'USD',
-      charges: [
-        {
-          name: 'Seat',
-          chargeModel: 'flat_fee',
-          tiers: [{ upTo: null, unitPriceCents: 0, flatPriceCents: 9900 }],
-        },
-      ],
-    });
+beforeAll(async () => {
+  t = await startApp({ clock, wrapBilling: (a) => withFaults(a, faults) });
+  shop = await createTestTenant(t.deps);
+  other = await createTestTenant(t.deps);
+  ({ billingId, account: org } = await linkedBillingAccount(t, shop, 'Initech'));
+  starter = await adminPost(
+    t,
+    shop,
+    'products',
+    perSeat('Starter', 1000, { entitlements: { seats: 5, sso: false } }),
+  );
+  pro = await adminPost(
+    t,
+    shop,
+    'products',
+    perSeat('Pro', 2500, { rank: 2, entitlements: { seats: 20, sso: true, api_calls: null } }),
+  );
+  proYear = await adminPost(
+    t,
+    shop,
+    'products',
+    perSeat('Pro annual', 25_000, {
+      rank: 2,
+      billingInterval: 'year',
+      entitlements: { seats: 20, sso: true, api_calls: null },
+    }),
+  );
+  addOn = await adminPost(t, shop, 'products', {
+    ...perSeat('Extra seats', 700, { entitlements: { seats: 5, audit_log: true } }),
+    type: 'add_on',
+    family: null,
+    rank: null,
   });
-  afterAll(() => t.app.close());
-  beforeEach(() => {
-    clock.set(START);
-    faults.reset();
+  workshop = await adminPost(t, shop, 'products', {
+    name: 'Workshop',
+    type: 'one_time',
+    currency: 'USD',
+    charges: [
+      {
+        name: 'Seat',
+        chargeModel: 'flat_fee',
+        tiers: [{ upTo: null, unitPriceCents: 0, flatPriceCents: 9900 }],
+      },
+    ],
   });
+});
+afterAll(() => t.app.close());
+beforeEach(() => {
+  clock.set(START);
+  faults.reset();
+});
 
-  const post = (
-    url: string,
-    payload: object,
-    key = shop.keys.commerce,
-    headers: Record<string, string> = {},
-  ) => api(t, key).post(url, payload, { headers });
-  const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
-  const create = async (payload: object = {}) => {
-    const res = await post('/subscriptions', {
-      productId: starter.id,
-      quantity: 5,
-      organizationId: org.id,
-      ...payload,
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    return res.json().data;
+const post = (url: string, payload: object, key = shop.keys.commerce, headers: Record<string, string> = {}) =>
+  api(t, key).post(url, payload, { headers });
+const get = (url: string, key = shop.keys.read) => api(t, key).get(url);
+const create = async (payload: object = {}) => {
+  const res = await post('/subscriptions', {
+    productId: starter.id,
+    quantity: 5,
+    organizationId: org.id,
+    ...payload,
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data;
+};
+const eventsOf = async (resourceId: string, tenant = shop) =>
+  (
+    await t.deps.db
+      .select()
+      .from(events)
+      .where(eq(events.tenantId, tenant.tenantId))
+      .orderBy(events.occurredAt, events.id)
+  )
+    .filter((e) => (e.payload as { resourceId?: string }).resourceId === resourceId)
+    .map((e) => ({ type: e.type, payload: e.payload as Record<string, unknown> }));
+const auditOf = async (resourceId: string, action: string) =>
+  (await get(`/audit-logs?resourceId=${resourceId}&action=${action}`, shop.keys.admin)).json().data as {
+    action: string;
+    actor: { keyId: string | null };
+    details: Record<string, unknown>;
+  }[];
+const rowCounts = async (tenantId = shop.tenantId) => {
+  const n = async (table: typeof subscriptions | typeof events | typeof auditLogs | typeof paymentSessions) =>
+    (await t.deps.db.select({ n: count() }).from(table).where(eq(table.tenantId, tenantId)))[0]?.n;
+  return {
+    subscriptions: await n(subscriptions),
+    events: await n(events),
+    audit: await n(auditLogs),
+    sessions: await n(paymentSessions),
   };
-  const eventsOf = async (resourceId: string, tenant = shop) =>
-    (
-      await t.deps.db
-        .select()
-        .from(events)
-        .where(eq(events.tenantId, tenant.tenantId))
-        .orderBy(events.occurredAt, events.id)
-    )
-      .filter((e) => (e.payload as { resourceId?: string }).resourceId === resourceId)
-      .map((e) => ({ type: e.type, payload: e.payload as Record<string, unknown> }));
-  const auditOf = async (resourceId: string, action: string) =>
-    (await get(`/audit-logs?resourceId=${resourceId}&action=${action}`, shop.keys.admin)).json().data as {
-      action: string;
-      actor: { keyId: string | null };
-      details: Record<string, unknown>;
-    }[];
-  const rowCounts = async (tenantId = shop.tenantId) => {
-    const n = async (
-      table: typeof subscriptions | typeof events | typeof auditLogs | typeof paymentSessions,
-    ) => (await t.deps.db.select({ n: count() }).from(table).where(eq(table.tenantId, tenantId)))[0]?.n;
-    return {
-      subscriptions: await n(subscriptions),
-      events: await n(events),
-      audit: await n(auditLogs),
-      sessions: await n(paymentSessions),
-    };
-  };
-  const invoices = async () =>
-    (await get(`/accounts/${billingId}/invoices`)).json().data as {
-      id: string;
-      amountCents: number;
-      lines: { description: string; amountCents: number }[];
-    }[];
+};
+const invoices = async () =>
+  (await get(`/accounts/${billingId}/invoices`)).json().data as {
+    id: string;
+    amountCents: number;
+    lines: { description: string; amountCents: number }[];
+  }[];
 
+describe('subscriptions: create', () => {
   it('creates a billing-linked subscription: period from the interval, first period invoiced, event and audit', async () => {
     const res = await post('/subscriptions', {
       productId: starter.id,
@@ -269,7 +264,9 @@ describe('subscriptions', () => {
     expect((await invoices()).length).toBe(billingBefore + 1);
     expect((await rowCounts()).subscriptions).toBe((before.subscriptions ?? 0) + 1);
   });
+});
 
+describe('subscriptions: plan changes and their previews', () => {
   it('upgrade: the preview equals the change to the cent, prorated by UTC days, and the previewId executes it', async () => {
     const sub = await create();
     clock.set(new Date(START.getTime() + 10 * DAY)); // Jan 25: 21 of 31 days left
@@ -405,7 +402,9 @@ describe('subscriptions', () => {
       headers: bearer(shop.keys.admin),
     });
   });
+});
 
+describe('subscriptions: downgrade and quantity', () => {
   it('downgrade at the period end by the default rule; the scheduler applies it and renews at the new price', async () => {
     const sub = await create({ productId: pro.id, quantity: 2 });
     clock.set(new Date('2024-02-01T00:00:00Z'));
@@ -522,7 +521,9 @@ describe('subscriptions', () => {
         .statusCode,
     ).toBe(404);
   });
+});
 
+describe('subscriptions: cancellation and renewal', () => {
   it('cancel at the period end, then immediately; changes of a cancelled subscription are 409', async () => {
     const sub = await create();
     clock.set(new Date('2024-01-20T10:00:00Z'));
@@ -642,7 +643,9 @@ describe('subscriptions', () => {
     expect(again.statusCode).toBe(409);
     expect(errorBody(again).code).toBe('subscription_not_due');
   });
+});
 
+describe('subscriptions: policies, concurrency and change failures', () => {
   it('a plan_change policy blocks the change (403) and shows in the preview', async () => {
     const tenant = await createTestTenant(t.deps);
     const a = await adminPost(t, tenant, 'products', perSeat('A', 100));
@@ -770,7 +773,9 @@ describe('subscriptions', () => {
     expect(replay.json().data.version).toBe(2);
     expect((await auditOf(sub.id, 'subscription.change')).length).toBe(1);
   });
+});
 
+describe('subscriptions: OpenAPI and the scheduler catching up', () => {
   it('documents the bodies with examples in OpenAPI', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
     for (const path of [
