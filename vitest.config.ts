@@ -14,7 +14,8 @@ export default defineConfig({
     exclude: ['test/reliability/**', '**/node_modules/**'],
     setupFiles: ['test/support/one-query-per-connection.ts'],
     // On PGlite: initdb and the migrations once, for every file's database to start from.
-    globalSetup: ['test/support/pglite-template.ts'],
+    // src/ compiled once for the tests that start the server, worker or CLI as child processes.
+    globalSetup: ['test/support/pglite-template.ts', 'test/support/built-src.ts'],
     pool: 'forks',
     // Test files run one after another in each worker process and share its module cache (the
     // app's modules are imported once per worker, not once per file) and its database (PGlite in

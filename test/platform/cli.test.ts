@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Database, openPglite } from '../../src/db/client.js';
 import { bearer, errorBody, startApp, type TestApp } from '../harness.js';
+import { nodeArgs } from '../support/built-src.js';
 
 // The real CLI (src/cli/main.ts) as child processes on an embedded PGlite data dir, then the keys it
 // issued proven over HTTP by an in-process app on the same data dir.
@@ -22,7 +23,7 @@ function cli(dataDir: string, args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      [...nodeArgs(inject('builtRoot'), 'src/cli/main.ts'), ...args],
       {
         cwd: ROOT,
         env: {

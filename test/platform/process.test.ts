@@ -5,10 +5,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { issueApiKey } from '../../src/modules/api-keys/index.js';
 import { createTenant } from '../../src/modules/tenants/index.js';
 import { createScratchDatabase, usingPostgres } from '../harness.js';
+import { nodeArgs } from '../support/built-src.js';
 import { waitFor } from '../support/wait.js';
 import { type Receiver, startReceiver, TEST_CA_FILE } from '../support/webhook-receiver.js';
 
@@ -49,7 +50,7 @@ async function startServer(
   script = 'src/main.ts',
 ): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, nodeArgs(inject('builtRoot'), script), {
     cwd: ROOT,
     env: {
       ...process.env,
