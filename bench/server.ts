@@ -28,11 +28,12 @@ import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { productCrud } from '../src/modules/catalog/index.js';
-import { EntitlementReader } from '../src/modules/entitlements/service.js';
 import { getOrder } from '../src/modules/orders/service.js';
 import { orders } from '../src/modules/orders/tables.js';
+import { EntitlementReader } from '../src/modules/subscriptions/index.js';
 import { createTenant } from '../src/modules/tenants/index.js';
 import { insertWebhook } from '../src/modules/webhooks/index.js';
+import { TABLE_LAYOUT } from '../src/schema.js';
 import type { Fixture } from './harness.js';
 
 /** A plan with a per-unit and a graduated charge: resolve runs the whole engine. */
@@ -100,7 +101,7 @@ const config = {
   redisUrl: process.env.REDIS_URL || undefined,
 };
 const database = openPostgres({ url, poolSize: 10, logger });
-await database.migrate();
+await database.migrate(TABLE_LAYOUT);
 const rateLimiter = config.redisUrl
   ? new RedisRateLimiter(config.redisUrl, logger, `cak:bench:${randomUUID()}:`)
   : new MemoryRateLimiter();

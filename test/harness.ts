@@ -15,6 +15,7 @@ import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { createTenant } from '../src/modules/tenants/index.js';
+import { TABLE_LAYOUT } from '../src/schema.js';
 import { loadTemplate } from './support/pglite-template.js';
 
 /** Real PostgreSQL when DATABASE_URL is set (CI's second pass), in-memory PGlite otherwise. */
@@ -34,7 +35,7 @@ export function testDatabase(): Promise<Database> {
     const database = url
       ? openPostgres({ url, poolSize: 5 })
       : await openPglite(undefined, template ? { loadDataDir: loadTemplate(template) } : {});
-    await database.migrate();
+    await database.migrate(TABLE_LAYOUT);
     return database;
   })();
   return shared;
@@ -57,7 +58,7 @@ export async function createScratchDatabase(): Promise<{
   // On a Citus coordinator the scratch database gets every node and the extension too.
   const url = await createDatabase(base, name, 4);
   const database = openPostgres({ url, poolSize: 3 });
-  await database.migrate();
+  await database.migrate(TABLE_LAYOUT);
   return {
     url,
     database,

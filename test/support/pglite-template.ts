@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import type { TestProject } from 'vitest/node';
 import { openPglite } from '../../src/db/client.js';
+import { TABLE_LAYOUT } from '../../src/schema.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -26,7 +27,7 @@ export default async function setup(project: TestProject) {
   const file = path.join(dir, 'migrated.tar');
   const database = await openPglite(undefined);
   try {
-    await database.migrate();
+    await database.migrate(TABLE_LAYOUT);
     // Drizzle keeps the driver's client on the handle.
     const client = (database.db as unknown as { $client: PGlite }).$client;
     const dump = await client.dumpDataDir('none');

@@ -11,7 +11,7 @@ import { errorResponses } from '../../http/errors.js';
 import { type Presented, respond } from '../../http/operation.js';
 import { inMemoryList, ListEnvelope, PageQuery } from '../../http/paging.js';
 import type { TypedApp } from '../../http/types.js';
-import { registerDeliveryRoutes } from './delivery-routes.js';
+import { registerDeliveryRoutes } from './delivery/delivery-routes.js';
 import {
   type CreatedWebhook,
   createWebhook,

@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { EventFanOut } from '../../unit-of-work/index.js';
 
 const TARGETED_EVENT = 'webhook.test';
 
@@ -10,16 +11,19 @@ const TARGETED_EVENT = 'webhook.test';
  * older events. Returns a row per delivery written. `webhook.test` is never fanned out: it goes
  * to the one subscription it was requested for.
  *
- * `tenantId`, when every event is that tenant's (a unit of work's are): named in the statement so
- * that on Citus it runs on the tenant's node alone instead of on every shard.
+ * `tenantId` (every event of a unit of work is that tenant's): named in the statement so that on
+ * Citus it runs on the tenant's node alone instead of on every shard.
+ *
+ * The unit of work (a lower layer) knows nothing of webhooks: the composition root hands it this
+ * statement as its `fanOut`, so the webhooks module alone writes its tables.
  */
-export function fanOutFromEvents(now: Date, tenantId?: string): SQL {
+export const fanOutFromEvents: EventFanOut = (now: Date, tenantId: string): SQL => {
   return sql`insert into webhook_deliveries
       (tenant_id, subscription_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at)
     select s.tenant_id, s.id, ev.id, ev.type, 'pending', 0, ${now}, ${now}, ${now}
     from ev
     join webhook_subscriptions s
       on s.tenant_id = ev.tenant_id and s.is_active and (ev.type = any(s.events) or '*' = any(s.events))
-    where ev.type <> ${TARGETED_EVENT} ${tenantId ? sql`and s.tenant_id = ${tenantId}::uuid` : sql``}
+    where ev.type <> ${TARGETED_EVENT} and s.tenant_id = ${tenantId}::uuid
     returning 1`;
-}
+};

@@ -14,7 +14,7 @@
  *   cent, computed in integers. Credit and charge are each rounded; net = charge - credit.
  */
 
-import type { BillingInterval } from './tables.js';
+import type { BillingInterval } from '../tables.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../core/schema.js';
-import { GiveBackField, Interval, SubscriptionId, Timestamp, Timing, Uuid } from './schemas.js';
+import { StringEnum } from '../../../core/schema.js';
+import { GiveBackField, Interval, SubscriptionId, Timestamp, Timing, Uuid } from '../schemas.js';
 
 // The previews' bodies and answers (POST /preview/plan-change, /add-on, /cancellation).
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { validationFailed } from '../../core/errors.js';
-import type { ChangeTiming } from '../price-engine/index.js';
-import type { GiveBack } from './figures.js';
+import { validationFailed } from '../../../core/errors.js';
+import type { ChangeTiming } from '../../catalog/index.js';
+import type { GiveBack } from '../amounts/figures.js';
 
 /**
  * A preview id is the preview's question, not its answer: which operation, on which subscription

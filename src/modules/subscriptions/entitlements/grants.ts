@@ -1,10 +1,10 @@
 import { eq, inArray, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/client.js';
-import { readTogether, type ScalarRead } from '../../db/read-together.js';
-import { tenantWhere } from '../../db/tenant-scope.js';
-import type { UnitOfWork } from '../../unit-of-work/index.js';
-import { type ProductRow, pricingDataFor, pricingDataRead } from '../catalog/index.js';
-import { type SubscriptionStatus, subscriptions } from './tables.js';
+import type { Queryable } from '../../../db/client.js';
+import { readTogether, type ScalarRead } from '../../../db/read-together.js';
+import { tenantWhere } from '../../../db/tenant-scope.js';
+import type { UnitOfWork } from '../../../unit-of-work/index.js';
+import { type ProductRow, pricingDataFor, pricingDataRead } from '../../catalog/index.js';
+import { type SubscriptionStatus, subscriptions } from '../tables.js';
 
 /**
  * Entitlements of a subscription (SPEC section 6): the base product's features merged with those

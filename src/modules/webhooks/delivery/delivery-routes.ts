@@ -1,16 +1,15 @@
 import { Type } from 'typebox';
-import { notFound, validationFailed } from '../../core/errors.js';
-import { NEWEST_FIRST, pageOfRows, pageRequest } from '../../core/paging.js';
-import { requireCtx } from '../../http/auth.js';
-import type { RequestContext } from '../../http/context.js';
-import type { Deps } from '../../http/deps.js';
-import { type ActionSpec, action, Envelope, envelope } from '../../http/envelope.js';
-import { errorResponses } from '../../http/errors.js';
-import { type Presented, respond } from '../../http/operation.js';
-import { PageMeta } from '../../http/paging.js';
-import type { TypedApp } from '../../http/types.js';
-import { type DeliveryApi, getDelivery, listDeliveries } from './deliveries.js';
-import { replayWebhookDelivery, sendTestEvent } from './operations.js';
+import { notFound, validationFailed } from '../../../core/errors.js';
+import { NEWEST_FIRST, pageOfRows, pageRequest } from '../../../core/paging.js';
+import { requireCtx } from '../../../http/auth.js';
+import type { RequestContext } from '../../../http/context.js';
+import type { Deps } from '../../../http/deps.js';
+import { type ActionSpec, action, Envelope, envelope } from '../../../http/envelope.js';
+import { errorResponses } from '../../../http/errors.js';
+import { type Presented, respond } from '../../../http/operation.js';
+import { PageMeta } from '../../../http/paging.js';
+import type { TypedApp } from '../../../http/types.js';
+import { replayWebhookDelivery, sendTestEvent } from '../operations.js';
 import {
   DeliveryDetailSchema,
   DeliveryListQuery,
@@ -18,8 +17,9 @@ import {
   DeliveryParams,
   DeliverySchema,
   WebhookParams,
-} from './schemas.js';
-import { webhookExists } from './service.js';
+} from '../schemas.js';
+import { webhookExists } from '../service.js';
+import { type DeliveryApi, getDelivery, listDeliveries } from './log.js';
 
 const TAGS = ['Webhooks'];
 const BASE = '/api/v1/webhooks/:id';

@@ -1,21 +1,26 @@
-import { checkedTotal } from '../../core/money.js';
+import { checkedTotal } from '../../../core/money.js';
 /**
  * Reads everything a change depends on and computes its figures. Previews and operations both
  * call these (reads only: before any transaction), so they cannot disagree.
  */
 
-import { AppError, validationFailed } from '../../core/errors.js';
-import { toDecimal } from '../../core/money.js';
-import type { Queryable } from '../../db/client.js';
-import { type ProductRow, planChangeRulesOf, planLinksBetween, pricingDataFor } from '../catalog/index.js';
-import { evaluatePolicies, type PlanChangePolicyInput, type PolicyEvaluation } from '../policies/index.js';
+import { AppError, validationFailed } from '../../../core/errors.js';
+import { toDecimal } from '../../../core/money.js';
+import type { Queryable } from '../../../db/client.js';
 import {
   type ChangeTiming,
   type PriceResolution,
+  type ProductRow,
+  planChangeRulesOf,
+  planLinksBetween,
+  pricingDataFor,
   resolvePrice,
   type SelectedPlanChangeRule,
   selectPlanChangeRule,
-} from '../price-engine/index.js';
+} from '../../catalog/index.js';
+import { evaluatePolicies, type PlanChangePolicyInput, type PolicyEvaluation } from '../../policies/index.js';
+import type { SubscriptionRow } from '../service.js';
+import type { BillingInterval } from '../tables.js';
 import {
   type AddOnFigures,
   addOnFigures,
@@ -27,8 +32,6 @@ import {
   type PlanChangeFigures,
   planChangeFigures,
 } from './figures.js';
-import type { SubscriptionRow } from './service.js';
-import type { BillingInterval } from './tables.js';
 
 type NotFound = (what: 'product' | 'add-on product') => AppError;
 

@@ -1,14 +1,14 @@
 import { and, asc, count, desc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
-import { iso, isoOrNull } from '../../core/format.js';
-import type { SortKey } from '../../core/paging.js';
-import { type Queryable, rowsOf, type Tx } from '../../db/client.js';
-import { rowsAfter } from '../../db/keyset.js';
-import { tenantWhere } from '../../db/tenant-scope.js';
-import { eventRow, eventRowsInsert } from '../../events/outbox.js';
-import { events } from '../../events/tables.js';
-import type { DeliveryDetailSchema, DeliverySchema } from './schemas.js';
-import { type DeliveryStatus, webhookAttempts, webhookDeliveries } from './tables.js';
+import { iso, isoOrNull } from '../../../core/format.js';
+import type { SortKey } from '../../../core/paging.js';
+import { type Queryable, rowsOf, type Tx } from '../../../db/client.js';
+import { rowsAfter } from '../../../db/keyset.js';
+import { tenantWhere } from '../../../db/tenant-scope.js';
+import { eventRow, eventRowsInsert } from '../../../events/outbox.js';
+import { events } from '../../../events/tables.js';
+import type { DeliveryDetailSchema, DeliverySchema } from '../schemas.js';
+import { type DeliveryStatus, webhookAttempts, webhookDeliveries } from '../tables.js';
 
 export type DeliveryApi = Static<typeof DeliverySchema>;
 export type DeliveryDetailApi = Static<typeof DeliveryDetailSchema>;

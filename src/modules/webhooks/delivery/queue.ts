@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
-import { isCitus } from '../../db/citus-runtime.js';
-import { type Queryable, rowsOf } from '../../db/client.js';
-import { ATTEMPT_TEXT_LIMIT, storableText } from './delivery/storable-text.js';
-import type { DeliveryStatus } from './tables.js';
+import { isCitus } from '../../../db/citus-runtime.js';
+import { type Queryable, rowsOf } from '../../../db/client.js';
+import type { DeliveryStatus } from '../tables.js';
+import { ATTEMPT_TEXT_LIMIT, storableText } from './storable-text.js';
 
 /**
  * The delivery worker's side of webhook_deliveries. The worker serves every tenant, so these are

@@ -1,11 +1,7 @@
-import { action } from '../../core/actions.js';
-import { AppError, notFound } from '../../core/errors.js';
-import { resolveAccount } from '../accounts/index.js';
-import {
-  type AccountEntitlements,
-  type EntitlementValue,
-  readAccountEntitlements,
-} from '../subscriptions/index.js';
+import { action } from '../../../core/actions.js';
+import { AppError, notFound } from '../../../core/errors.js';
+import { resolveAccount } from '../../accounts/index.js';
+import { type AccountEntitlements, type EntitlementValue, readAccountEntitlements } from './grants.js';
 
 /** How many accounts a process remembers (which exist, and which products their set named). */
 const REMEMBERED = 10_000;

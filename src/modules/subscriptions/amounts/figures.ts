@@ -3,9 +3,9 @@
  * and the change that follows it agree to the cent (they run this same code on the same inputs).
  */
 
-import type { ChangeTiming, PlanDirection, ProrationType } from '../price-engine/index.js';
+import type { ChangeTiming, PlanDirection, ProrationType } from '../../catalog/index.js';
+import type { BillingInterval } from '../tables.js';
 import { type ProrationDays, periodEnd, prorate, prorationDays } from './periods.js';
-import type { BillingInterval } from './tables.js';
 
 export interface PeriodState {
   priceCents: number;

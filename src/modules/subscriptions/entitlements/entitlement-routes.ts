@@ -1,8 +1,8 @@
-import { requireCtx } from '../../http/auth.js';
-import type { Deps } from '../../http/deps.js';
-import { action, Envelope, envelope } from '../../http/envelope.js';
-import { errorResponses } from '../../http/errors.js';
-import type { TypedApp } from '../../http/types.js';
+import { requireCtx } from '../../../http/auth.js';
+import type { Deps } from '../../../http/deps.js';
+import { action, Envelope, envelope } from '../../../http/envelope.js';
+import { errorResponses } from '../../../http/errors.js';
+import type { TypedApp } from '../../../http/types.js';
 import {
   AccountEntitlementsParams,
   AccountEntitlementsSchema,
@@ -10,15 +10,15 @@ import {
   EntitlementCheckQuery,
   EntitlementCheckSchema,
   entitlementCheckExample,
-} from './schemas.js';
-import { checkFeature, EntitlementReader } from './service.js';
+} from './entitlement-schemas.js';
+import { checkFeature, EntitlementReader } from './reader.js';
 
 const TAGS = ['Entitlements'];
 const UNKNOWN =
   '404: not this tenant’s account. 409: a subscription’s product is gone or unreadable (set unknown, never empty).';
 
 export function registerEntitlementRoutes(app: TypedApp, deps: Deps) {
-  // One per app (process): what it remembers is safe to keep (src/modules/entitlements/service.ts).
+  // One per app (process): what it remembers is safe to keep (src/modules/subscriptions/entitlements/reader.ts).
   const reader = new EntitlementReader(deps);
 
   app.get(

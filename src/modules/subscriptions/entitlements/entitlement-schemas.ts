@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../core/schema.js';
+import { StringEnum } from '../../../core/schema.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 

@@ -1,10 +1,7 @@
 import type { Static } from 'typebox';
-import { notFound } from '../../core/errors.js';
-import type { ServiceDeps } from '../../unit-of-work/index.js';
-import { pricingDataFor } from '../catalog/index.js';
-import type { Entitlements } from './entitlements.js';
-import type { AddOnPreviewBody, CancellationPreviewBody, PlanChangePreviewBody } from './preview-schemas.js';
-import { encodePreviewId, figuresDigest, type PreviewClaims, previewExpiry } from './preview-token.js';
+import { notFound } from '../../../core/errors.js';
+import type { ServiceDeps } from '../../../unit-of-work/index.js';
+import { pricingDataFor } from '../../catalog/index.js';
 import {
   addOnDigestInput,
   missingFor,
@@ -13,8 +10,11 @@ import {
   quoteAddOn,
   quoteCancellation,
   quotePlanChange,
-} from './quotes.js';
-import { getSubscription, liveAddOns, resolveEntitlements } from './service.js';
+} from '../amounts/quotes.js';
+import type { Entitlements } from '../entitlements/grants.js';
+import { getSubscription, liveAddOns, resolveEntitlements } from '../service.js';
+import type { AddOnPreviewBody, CancellationPreviewBody, PlanChangePreviewBody } from './preview-schemas.js';
+import { encodePreviewId, figuresDigest, type PreviewClaims, previewExpiry } from './preview-token.js';
 
 // The previews: what a change, an add-on purchase or a cancellation would do now, computed by the
 // same code as the operations (quotes.ts), changing nothing, with a previewId that executes them.

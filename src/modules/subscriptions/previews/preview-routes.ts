@@ -1,8 +1,8 @@
-import { requireCtx } from '../../http/auth.js';
-import type { Deps } from '../../http/deps.js';
-import { action, Envelope, envelope } from '../../http/envelope.js';
-import { errorResponses } from '../../http/errors.js';
-import type { TypedApp } from '../../http/types.js';
+import { requireCtx } from '../../../http/auth.js';
+import type { Deps } from '../../../http/deps.js';
+import { action, Envelope, envelope } from '../../../http/envelope.js';
+import { errorResponses } from '../../../http/errors.js';
+import type { TypedApp } from '../../../http/types.js';
 import {
   AddOnPreviewBody,
   AddOnPreviewSchema,
