@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
@@ -41,6 +41,7 @@ export default async function setup(project: TestProject) {
     sourcemap: 'inline',
     logLevel: 'warning',
   });
+  await stop(); // esbuild's service process: nothing else to compile
   for (const linked of ['drizzle', 'examples', 'node_modules', 'packages'])
     symlinkSync(path.join(ROOT, linked), path.join(root, linked));
   copyFileSync(path.join(ROOT, 'package.json'), path.join(root, 'package.json'));
