@@ -453,81 +453,86 @@ describe('accounts: auth and isolation', () => {
   });
 });
 
-describe('accounts: billing fall-through and sub-lists', () => {
-  let billed: TestTenant;
-  let engine: BuiltinBilling;
-  let usd: { id: string };
-  let jpy: { id: string };
-  let empty: { id: string };
-  const invoiceIds: Record<string, string> = {};
+let billed: TestTenant;
+let engine: BuiltinBilling;
+let usd: { id: string };
+let jpy: { id: string };
+let empty: { id: string };
+const invoiceIds: Record<string, string> = {};
 
-  beforeAll(async () => {
-    billed = await createTestTenant(t.deps);
-    await t.deps.db.insert(billingIntegrations).values({
-      tenantId: billed.tenantId,
-      adapter: 'builtin',
-      config: {},
-      createdAt: new Date(),
-      updatedAt: new Date(),
-    });
-    engine = new BuiltinBilling(t.deps.db, t.deps.clock, billed.tenantId);
-    usd = await engine.createAccount({
-      name: 'Globex',
-      currency: 'USD',
-      contacts: [{ name: 'Hank Scorpio', email: 'hank@globex.example', phone: '+1 555 0199' }],
-    });
-    jpy = await engine.createAccount({ name: 'Tokyo KK', currency: 'JPY' });
-    empty = await engine.createAccount({ name: 'Nothing Yet', currency: 'EUR' });
-    const invoice = async (key: string, accountId: string, currency: string, cents: number) => {
-      const res = await engine.createInvoice({
-        accountId,
-        currency,
-        lines: [{ description: `${key} line`, quantity: 1, unitAmountCents: cents }],
-        idempotencyKey: key,
-      });
-      if (!res.ok) throw new Error(res.failure.message);
-      invoiceIds[key] = res.value.id;
-      return res.value;
-    };
-    const paid = await invoice('usd-paid', usd.id, 'USD', 1234);
-    const partial = await invoice('usd-partial', usd.id, 'USD', 5000);
-    await invoice('jpy', jpy.id, 'JPY', 12000);
-    const settle = async (invoiceId: string, amountCents: number, key: string) => {
-      const res = await engine.settleInvoice(invoiceId, {
-        amountCents,
-        currency: 'USD',
-        paymentReference: key,
-        idempotencyKey: key,
-      });
-      if (!res.ok) throw new Error(res.failure.message);
-    };
-    await settle(paid.id, 1234, 'pay-1');
-    await settle(partial.id, 1766, 'pay-2');
-    const sub = await engine.provisionSubscription({
-      accountId: usd.id,
-      productId: 'prod-1',
-      productName: 'Pro plan',
-      quantity: 3,
-      priceCents: 2900,
-      currency: 'USD',
-      billingInterval: 'month',
-      currentPeriodStart: '2030-01-01T00:00:00.000Z',
-      currentPeriodEnd: '2030-02-01T00:00:00.000Z',
-      invoiceFirstPeriod: false,
-      idempotencyKey: 'sub-1',
-    });
-    if (!sub.ok) throw new Error(sub.failure.message);
-    const pm = await engine.addPaymentMethod(usd.id, {
-      type: 'card',
-      cardType: 'visa',
-      lastFour: '4242',
-      expirationMonth: 12,
-      expirationYear: 2031,
-    });
-    if (!pm.ok) throw new Error(pm.failure.message);
+// The billing-linked tenant of the three describes below, set up once for all of them.
+let billedReady: Promise<void> | undefined;
+const setUpBilled = () => (billedReady ??= setUpBilledOnce());
+async function setUpBilledOnce() {
+  billed = await createTestTenant(t.deps);
+  await t.deps.db.insert(billingIntegrations).values({
+    tenantId: billed.tenantId,
+    adapter: 'builtin',
+    config: {},
+    createdAt: new Date(),
+    updatedAt: new Date(),
   });
+  engine = new BuiltinBilling(t.deps.db, t.deps.clock, billed.tenantId);
+  usd = await engine.createAccount({
+    name: 'Globex',
+    currency: 'USD',
+    contacts: [{ name: 'Hank Scorpio', email: 'hank@globex.example', phone: '+1 555 0199' }],
+  });
+  jpy = await engine.createAccount({ name: 'Tokyo KK', currency: 'JPY' });
+  empty = await engine.createAccount({ name: 'Nothing Yet', currency: 'EUR' });
+  const invoice = async (key: string, accountId: string, currency: string, cents: number) => {
+    const res = await engine.createInvoice({
+      accountId,
+      currency,
+      lines: [{ description: `${key} line`, quantity: 1, unitAmountCents: cents }],
+      idempotencyKey: key,
+    });
+    if (!res.ok) throw new Error(res.failure.message);
+    invoiceIds[key] = res.value.id;
+    return res.value;
+  };
+  const paid = await invoice('usd-paid', usd.id, 'USD', 1234);
+  const partial = await invoice('usd-partial', usd.id, 'USD', 5000);
+  await invoice('jpy', jpy.id, 'JPY', 12000);
+  const settle = async (invoiceId: string, amountCents: number, key: string) => {
+    const res = await engine.settleInvoice(invoiceId, {
+      amountCents,
+      currency: 'USD',
+      paymentReference: key,
+      idempotencyKey: key,
+    });
+    if (!res.ok) throw new Error(res.failure.message);
+  };
+  await settle(paid.id, 1234, 'pay-1');
+  await settle(partial.id, 1766, 'pay-2');
+  const sub = await engine.provisionSubscription({
+    accountId: usd.id,
+    productId: 'prod-1',
+    productName: 'Pro plan',
+    quantity: 3,
+    priceCents: 2900,
+    currency: 'USD',
+    billingInterval: 'month',
+    currentPeriodStart: '2030-01-01T00:00:00.000Z',
+    currentPeriodEnd: '2030-02-01T00:00:00.000Z',
+    invoiceFirstPeriod: false,
+    idempotencyKey: 'sub-1',
+  });
+  if (!sub.ok) throw new Error(sub.failure.message);
+  const pm = await engine.addPaymentMethod(usd.id, {
+    type: 'card',
+    cardType: 'visa',
+    lastFour: '4242',
+    expirationMonth: 12,
+    expirationYear: 2031,
+  });
+  if (!pm.ok) throw new Error(pm.failure.message);
+}
 
-  const get = (path: string, key = billed.keys.read) => call('GET', path, key);
+const get = (path: string, key = billed.keys.read) => call('GET', path, key);
+
+describe('accounts: billing fall-through', () => {
+  beforeAll(setUpBilled);
 
   it('GET /accounts/{billing id} falls through to the billing system, without an update action', async () => {
     const res = await get(`/accounts/${usd.id}`);
@@ -586,6 +591,10 @@ describe('accounts: billing fall-through and sub-lists', () => {
       expect((await get(`/accounts/${usd.id}${suffix}`, other.keys.read)).statusCode, suffix).toBe(404);
     }
   });
+});
+
+describe('accounts: billing sub-lists', () => {
+  beforeAll(setUpBilled);
 
   it('lists invoices with decimal amounts and balances, and the createPaymentSession action', async () => {
     const res = await get(`/accounts/${usd.id}/invoices`);
@@ -750,56 +759,57 @@ describe('accounts: billing fall-through and sub-lists', () => {
     // Nor does GET fall through to a billing system the tenant has not integrated.
     expect((await call('GET', `/accounts/${usd.id}`, tenant.keys.read)).statusCode).toBe(404);
   });
+});
 
-  describe('billing outage', () => {
-    let faulty: TestApp;
-    const faults = new FaultController();
+describe('accounts: billing outage', () => {
+  let faulty: TestApp;
+  const faults = new FaultController();
 
-    beforeAll(async () => {
-      faulty = await startApp({ wrapBilling: (a) => withFaults(a, faults) });
-    });
-    afterAll(() => faulty.app.close());
+  beforeAll(async () => {
+    await setUpBilled();
+    faulty = await startApp({ wrapBilling: (a) => withFaults(a, faults) });
+  });
+  afterAll(() => faulty.app.close());
 
-    const fget = (path: string) =>
-      faulty.app.inject({ method: 'GET', url: `/api/v1${path}`, headers: bearer(billed.keys.read) });
+  const fget = (path: string) =>
+    faulty.app.inject({ method: 'GET', url: `/api/v1${path}`, headers: bearer(billed.keys.read) });
 
-    it('answers 502 billing_unavailable on the fall-through and the sub-lists; local accounts still work', async () => {
-      expect((await fget(`/accounts/${usd.id}`)).statusCode).toBe(200);
-      faults.failAll = true;
-      try {
-        const linked = await create({ name: 'Outage linked', externalId: jpy.id }, billed);
-        const paths = [
-          `/accounts/${usd.id}`,
-          ...['invoices', 'subscriptions', 'payment-methods'].flatMap((l) => [
-            `/accounts/${usd.id}/${l}`,
-            `/accounts/${linked.id}/${l}`,
-          ]),
-        ];
-        for (const path of paths) {
-          const res = await fget(path);
-          expect(res.statusCode, path).toBe(502);
-          expect(errorBody(res).code).toBe('billing_unavailable');
-        }
-        expect(faults.calls).toEqual(
-          expect.arrayContaining(['getAccount', 'listInvoices', 'listSubscriptions', 'listPaymentMethods']),
-        );
-
-        const post = await faulty.app.inject({
-          method: 'POST',
-          url: '/api/v1/accounts',
-          headers: bearer(billed.keys.commerce),
-          payload: { name: 'Created during outage', externalId: empty.id },
-        });
-        expect(post.statusCode).toBe(201);
-        const local = await fget(`/accounts/${post.json().data.id}`);
-        expect(local.statusCode).toBe(200);
-        expect(local.json().data.name).toBe('Created during outage');
-        // Still answered from local data and the id check: no adapter I/O.
-        expect((await fget('/accounts/not-an-id/invoices')).statusCode).toBe(400);
-      } finally {
-        faults.reset();
+  it('answers 502 billing_unavailable on the fall-through and the sub-lists; local accounts still work', async () => {
+    expect((await fget(`/accounts/${usd.id}`)).statusCode).toBe(200);
+    faults.failAll = true;
+    try {
+      const linked = await create({ name: 'Outage linked', externalId: jpy.id }, billed);
+      const paths = [
+        `/accounts/${usd.id}`,
+        ...['invoices', 'subscriptions', 'payment-methods'].flatMap((l) => [
+          `/accounts/${usd.id}/${l}`,
+          `/accounts/${linked.id}/${l}`,
+        ]),
+      ];
+      for (const path of paths) {
+        const res = await fget(path);
+        expect(res.statusCode, path).toBe(502);
+        expect(errorBody(res).code).toBe('billing_unavailable');
       }
-      expect((await fget(`/accounts/${usd.id}/invoices`)).statusCode).toBe(200);
-    });
+      expect(faults.calls).toEqual(
+        expect.arrayContaining(['getAccount', 'listInvoices', 'listSubscriptions', 'listPaymentMethods']),
+      );
+
+      const post = await faulty.app.inject({
+        method: 'POST',
+        url: '/api/v1/accounts',
+        headers: bearer(billed.keys.commerce),
+        payload: { name: 'Created during outage', externalId: empty.id },
+      });
+      expect(post.statusCode).toBe(201);
+      const local = await fget(`/accounts/${post.json().data.id}`);
+      expect(local.statusCode).toBe(200);
+      expect(local.json().data.name).toBe('Created during outage');
+      // Still answered from local data and the id check: no adapter I/O.
+      expect((await fget('/accounts/not-an-id/invoices')).statusCode).toBe(400);
+    } finally {
+      faults.reset();
+    }
+    expect((await fget(`/accounts/${usd.id}/invoices`)).statusCode).toBe(200);
   });
 });
