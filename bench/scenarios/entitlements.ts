@@ -65,6 +65,7 @@ export async function entitlementScenarios(server: BenchServer, opts: LoadOption
       requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
       p50Ms: median(runs.map((r) => r.p50Ms)),
       p99Ms: median(runs.map((r) => r.p99Ms)),
+      requests: runs.reduce((sum, r) => sum + r.requests, 0),
       non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
       errors: runs.reduce((sum, r) => sum + r.errors, 0),
       rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
