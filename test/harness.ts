@@ -42,6 +42,17 @@ export function testDatabase(): Promise<Database> {
 }
 
 /**
+ * A PGlite database of the calling file's own (from the migrated template), for tests that scan
+ * every row of the database: the worker's shared one also holds other files' data. `close()` it.
+ */
+export async function ownPgliteDatabase(): Promise<Database> {
+  const template = inject('pgliteTemplate');
+  const database = await openPglite(undefined, template ? { loadDataDir: loadTemplate(template) } : {});
+  await database.migrate(TABLE_LAYOUT);
+  return database;
+}
+
+/**
  * A fresh, migrated PostgreSQL database on DATABASE_URL's server, for tests that start server or
  * worker processes: their background work (delivery worker, subscription scheduler) serves
  * every tenant of the database it opens, so on the shared test database it would act on other

@@ -9,10 +9,10 @@ import {
   bearer,
   createScratchDatabase,
   createTestTenant,
+  ownPgliteDatabase,
   startApp,
   type TestApp,
   type TestTenant,
-  testDatabase,
   usingPostgres,
 } from '../harness.js';
 
@@ -64,11 +64,16 @@ describe('nothing secret at rest', () => {
   let dropScratch: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
+    // A database of its own: it scans every sealed column, and the shared one holds other files'
+    // rows (sealed by other rings, or fixtures such as outbox.test.ts's 'v1.test').
     if (usingPostgres) {
       const scratch = await createScratchDatabase();
       database = scratch.database;
       dropScratch = scratch.drop;
-    } else database = await testDatabase();
+    } else {
+      database = await ownPgliteDatabase();
+      dropScratch = () => database.close();
+    }
     t = await startApp({ database, config: { webhookAllowPrivateTargets: true } });
     tenant = await createTestTenant(t.deps);
   });
