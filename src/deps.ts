@@ -14,19 +14,31 @@ export type { Deps } from './http/deps.js';
 import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
-import { resumeOperatorCommand } from './modules/billing-admin/index.js';
-import { resumeApplication } from './modules/credits/index.js';
+import { operatorOperation } from './modules/billing-admin/index.js';
+import { applyOperation } from './modules/credits/index.js';
 import {
   getOrder,
   moveOrderMoney,
   orderFollowsInvoice,
   orderOfInvoice,
+  orderOperation,
   recordOrderUsage,
 } from './modules/orders/index.js';
-import { orderSessions, resumeRefund, resumeReversal, resumeSettlement } from './modules/payments/index.js';
-import { resumeCancel, resumeChange, resumeEnd, resumeRenewal } from './modules/subscriptions/index.js';
+import {
+  orderSessions,
+  refundOperation,
+  reverseOperation,
+  settleOperation,
+} from './modules/payments/index.js';
+import {
+  cancelOperation,
+  changeOperation,
+  createOperation,
+  endOperation,
+  renewOperation,
+} from './modules/subscriptions/index.js';
 import { fanOutFromEvents } from './modules/webhooks/index.js';
-import type { IntentHandlers } from './unit-of-work/index.js';
+import { operationRegistry } from './unit-of-work/index.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
@@ -43,18 +55,24 @@ export async function openConfiguredDatabase(config: Config, logger: Logger): Pr
     : openPglite(config.dataDir);
 }
 
-/** How the reconciler finishes each roll-forward operation left pending, by operation name. */
-const INTENT_HANDLERS: IntentHandlers = {
-  'subscriptions.change': resumeChange,
-  'subscriptions.cancel': resumeCancel,
-  'subscriptions.renew': resumeRenewal,
-  'subscriptions.end': resumeEnd,
-  'payments.settle': resumeSettlement,
-  'payments.reverse': resumeReversal,
-  'payments.refund': resumeRefund,
-  'credits.apply': resumeApplication,
-  'billing.operator': resumeOperatorCommand,
-};
+/**
+ * Every declared operation (src/unit-of-work/declared-operation.ts): the reconciler resumes each
+ * roll-forward intent left pending by its operation's name. One left out, or listed twice, stops
+ * the start-up.
+ */
+const OPERATIONS = operationRegistry([
+  createOperation,
+  changeOperation,
+  cancelOperation,
+  renewOperation,
+  endOperation,
+  settleOperation,
+  reverseOperation,
+  refundOperation,
+  applyOperation,
+  operatorOperation,
+  orderOperation,
+]);
 
 /** The key resolver; with Redis, connected to the other instances for revocations. */
 function keyResolver(config: Config, database: Database, clock: Clock, logger: Logger): ApiKeyResolver {
@@ -100,7 +118,7 @@ export function createDeps(
       orderOfInvoice,
       moveOrderMoney,
     },
-    intentHandlers: INTENT_HANDLERS,
+    intentHandlers: OPERATIONS,
     keyRing: overrides.keyRing ?? loadKeyRing(config),
   };
 }

@@ -7,6 +7,7 @@ import type { KeyRing } from '../core/key-ring.js';
 import type { Database, Db, Queryable } from '../db/client.js';
 import type { DeliverySignal } from '../events/delivery-signal.js';
 import type { Intent } from './intents.js';
+import type { OperationName } from './operation-names.js';
 import type { EventFanOut, UnitOfWork } from './unit-of-work.js';
 
 /** Platform usage metering (tenants opt in); fed after responses, never affecting them. */
@@ -73,10 +74,10 @@ export interface ModuleLookups {
  * Finishes an operation left pending: when one of its calls took effect, re-runs the remaining
  * calls (same keys, so the billing system applies each once) and commits its local record,
  * closing the intent (`completed`); when none did, closes it `abandoned` and gives its subject
- * back. Modules provide one per roll-forward operation; the composition root gathers them.
+ * back. Each declared operation has one (declared-operation.ts); the composition root gathers them.
  */
 export type ResumeIntent = (deps: ServiceDeps, intent: Intent) => Promise<'completed' | 'abandoned'>;
-export type IntentHandlers = Readonly<Record<string, ResumeIntent>>;
+export type IntentHandlers = Readonly<Record<OperationName, ResumeIntent>>;
 
 /**
  * What operations and services need from the outside world, whoever runs them (a request, the
@@ -98,7 +99,7 @@ export interface ServiceDeps {
   deliveries: DeliverySignal;
   /** What follows from a unit's events, in the statement that writes them (webhook deliveries). */
   fanOut: EventFanOut;
-  /** The reconciler's handlers of roll-forward operations, by operation name. */
+  /** The reconciler's handlers of the declared operations, by name (operationRegistry). */
   intentHandlers: IntentHandlers;
   /** Seals and opens the secrets kept at rest. */
   keyRing: KeyRing;

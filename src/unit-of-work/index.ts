@@ -7,7 +7,7 @@ export {
   diffChanges,
   recordAudit,
 } from './audit-log.js';
-export { abandonIntent, anyCallTookEffect, compensate } from './compensation.js';
+export { compensate } from './compensation.js';
 export {
   type AnyCrudSpec,
   type CrudService,
@@ -18,28 +18,32 @@ export {
   resourceName,
   updateResource,
 } from './crud.js';
+export {
+  declareOperation,
+  declined,
+  local,
+  operationRegistry,
+  type ResourceClaim,
+  type Run,
+} from './declared-operation.js';
 export type {
-  IntentHandlers,
   InvoiceMoneyMoved,
   ModuleLookups,
   OrderMoney,
   PayableOrder,
-  ResumeIntent,
   ServiceDeps,
   UsageMeter,
 } from './deps.js';
 export {
-  beginIntent,
   effectKey,
   INTENT_LEASE_MS,
   Intent,
   type IntentRow,
-  type IntentSpec,
   type IntentStep,
   pendingIntentStats,
-  pendingPlanOf,
 } from './intents.js';
 export { type CommitHooks, derivedKey, mintedKey, type OperationKey } from './operation-key.js';
+export type { OperationName } from './operation-names.js';
 export { type ReconcileReport, reconcileIntents, startReconciler } from './reconciler.js';
 export { auditLogs, type EffectKind, type EffectRecord, type IntentStatus, intents } from './tables.js';
 export {

@@ -9,6 +9,7 @@ import { type Db, type Queryable, rowsOf, type Tx } from '../db/client.js';
 import { jsonParam } from '../db/sql-params.js';
 import { tenantWhere } from '../db/tenant-scope.js';
 import type { OperationKey } from './operation-key.js';
+import type { OperationName } from './operation-names.js';
 import {
   type EffectKind,
   type EffectRecord,
@@ -57,7 +58,7 @@ export interface IntentStep {
 
 export interface IntentSpec<P> {
   /** What runs, e.g. `subscriptions.create`; roll-forward intents are resumed by this name. */
-  operation: string;
+  operation: OperationName;
   recovery: IntentRecovery;
   subject?: { type: string; id: string };
   plan: P;

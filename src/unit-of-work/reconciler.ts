@@ -1,6 +1,7 @@
 import { compensate } from './compensation.js';
-import type { ServiceDeps } from './deps.js';
+import type { ResumeIntent, ServiceDeps } from './deps.js';
 import { expiredIntents, type Intent, takeOver } from './intents.js';
+import type { OperationName } from './operation-names.js';
 
 export interface ReconcileReport {
   examined: number;
@@ -27,7 +28,7 @@ const BATCH = 100;
 async function reconcileOne(deps: ServiceDeps, intent: Intent, report: ReconcileReport) {
   const now = deps.clock.now();
   if (intent.row.recovery === 'roll_forward') {
-    const resume = deps.intentHandlers[intent.row.operation];
+    const resume = deps.intentHandlers[intent.row.operation as OperationName] as ResumeIntent | undefined;
     if (!resume) {
       await intent.close(deps.db, now, 'attention', {
         error: `no handler resumes ${intent.row.operation}`,

@@ -1,2 +1,2 @@
 export { saveIntegration } from './integration.js';
-export { resumeOperatorCommand } from './operations.js';
+export { operatorOperation } from './operations.js';

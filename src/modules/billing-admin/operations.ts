@@ -13,12 +13,8 @@ import type { OperationContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { checkedSum, checkedTotal } from '../../core/money.js';
 import {
-  abandonIntent,
-  anyCallTookEffect,
-  beginIntent,
-  type Intent,
+  declareOperation,
   type OperationKey,
-  type ResumeIntent,
   runUnitOfWork,
   type ServiceDeps,
   type UnitOfWork,
@@ -170,55 +166,43 @@ const describe = (r: OperatorResult) =>
       ? { accountId: r.accountId }
       : { invoiceId: r.invoice.id };
 
-async function execute(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: OperationKey<OperatorResult>,
-  engine: BuiltinBilling,
-  intent: Intent<OperatorCommand>,
-  resolvedBy: 'operation' | 'reconciler' = 'operation',
-): Promise<OperatorResult> {
-  try {
+/**
+ * An operator command on the tenant's built-in engine: the engine call under an intent, then its
+ * audit entry. Left pending (a crash between the two), the reconciler finishes it; if the engine
+ * never took it (the same key), the intent is abandoned (the operator was told it failed).
+ */
+export const operatorOperation = declareOperation<{
+  input: OperatorCommand;
+  plan: OperatorCommand;
+  called: { result: OperatorResult; engine: BuiltinBilling; credit: ReservedCredit };
+  result: OperatorResult;
+  adapter: BuiltinBilling;
+}>({
+  name: 'billing.operator',
+  recovery: 'roll_forward',
+  plan: async (_run, command) => command,
+  steps: () => [{ step: 'call', kind: 'operator' }],
+  adapter: (deps, tenantId) => builtinEngineFor(deps, tenantId),
+  noAdapter: () => new Error('no built-in billing engine'),
+  async call(_run, intent, engine) {
     const command = intent.plan;
     const result = unwrapBilling(
       await intent.call('call', (k) => call(engine, command, k), describe),
       'Billing account',
     );
-    let credit: ReservedCredit = null;
-    const recorded = await runUnitOfWork(deps, ctx, key, async (u) => {
-      await record(u, command, result);
-      await intent.complete(u, resolvedBy);
-      if (result.action === 'issue_invoice')
-        credit = await reserveCreditOnIssue(u, deps, engine, result.invoice, key);
-      return result;
-    });
-    await applyReservedCredit(deps, ctx, engine, credit);
-    return recorded;
-  } catch (err) {
-    await abandonIntent(deps, intent, engine, err);
-    throw err;
-  }
-}
-
-/**
- * Runs an operator command on the tenant's built-in engine: the engine call under an intent, then
- * its audit entry. Left pending (a crash between the two), the reconciler finishes it.
- */
-export async function runOperatorCommand(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  engine: BuiltinBilling,
-  command: OperatorCommand,
-  key: OperationKey<OperatorResult>,
-): Promise<OperatorResult> {
-  const intent = await beginIntent(deps.db, deps, ctx, key, {
-    operation: 'billing.operator',
-    recovery: 'roll_forward',
-    plan: command,
-    steps: [{ step: 'call', kind: 'operator' }],
-  });
-  return execute(deps, ctx, key, engine, intent);
-}
+    return { result, engine, credit: null };
+  },
+  async commit(u, run, command, called) {
+    await record(u, command, called.result);
+    if (called.result.action === 'issue_invoice')
+      called.credit = await reserveCreditOnIssue(u, run.deps, called.engine, called.result.invoice, run.key);
+    return called.result;
+  },
+  async afterCommit(run, _command, result, called, engine) {
+    await applyReservedCredit(run.deps, run.ctx, engine, called.credit);
+    return result;
+  },
+});
 
 /** The tenant's built-in engine, with the integration's config when builtin is the active adapter. */
 export async function builtinEngineFor(deps: ServiceDeps, tenantId: string): Promise<BuiltinBilling> {
@@ -227,29 +211,6 @@ export async function builtinEngineFor(deps: ServiceDeps, tenantId: string): Pro
   return deps.billing.adapter('builtin', tenantId, config) as unknown as BuiltinBilling;
 }
 
-/**
- * The reconciler finishing an operator command: if the engine took it (the same key), its audit
- * entry is written; if not, the intent is abandoned (the operator was told it failed).
- */
-export const resumeOperatorCommand: ResumeIntent = async (deps, intent) => {
-  const ctx = {
-    tenantId: intent.row.tenantId,
-    keyId: intent.row.actorKeyId,
-    requestId: intent.row.requestId,
-  };
-  const engine = await builtinEngineFor(deps, ctx.tenantId);
-  if (!(await anyCallTookEffect(deps, intent, engine, async () => {}))) return 'abandoned';
-  await execute(
-    deps,
-    ctx,
-    { id: intent.row.operationId },
-    engine,
-    intent as Intent<OperatorCommand>,
-    'reconciler',
-  );
-  return 'completed';
-};
-
 /** POST /admin/billing/accounts: opens an account in the built-in engine. */
 export async function openBillingAccount(
   deps: ServiceDeps,
@@ -257,8 +218,7 @@ export async function openBillingAccount(
   input: { name: string; currency: string; contacts: BillingAccount['contacts'] },
   key: OperationKey<OperatorResult>,
 ): Promise<OperatorResult> {
-  const engine = await builtinEngineFor(deps, ctx.tenantId);
-  return runOperatorCommand(deps, ctx, engine, { action: 'open_account', ...input }, key);
+  return operatorOperation.run(deps, ctx, { action: 'open_account', ...input }, key);
 }
 
 /** POST /admin/billing/accounts/{id}/invoices: issues an open invoice in the account's currency. */
@@ -282,7 +242,7 @@ export async function issueBillingInvoice(
     lines: input.lines,
     ...(input.dueDate ? { dueDate: input.dueDate } : {}),
   };
-  return runOperatorCommand(deps, ctx, engine, command, key);
+  return operatorOperation.run(deps, ctx, command, key);
 }
 
 /** Voids or writes off an open built-in invoice (already so: unchanged, no audit entry); a partly paid one is not voided (409). */
@@ -303,7 +263,7 @@ export async function closeBillingInvoice(
     status: input.status,
     before: before.status,
   };
-  return runOperatorCommand(deps, ctx, engine, command, key);
+  return operatorOperation.run(deps, ctx, command, key);
 }
 
 /** Stores a payment method on a built-in billing account (the first becomes the default). */
@@ -316,5 +276,5 @@ export async function addBillingPaymentMethod(
   const engine = await builtinEngineFor(deps, ctx.tenantId);
   // The account is checked before the intent: an unknown one is 404 with nothing recorded.
   unwrapBilling(await engine.getAccount(input.accountId), 'Billing account');
-  return runOperatorCommand(deps, ctx, engine, { action: 'add_payment_method', ...input }, key);
+  return operatorOperation.run(deps, ctx, { action: 'add_payment_method', ...input }, key);
 }

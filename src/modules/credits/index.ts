@@ -7,9 +7,9 @@ export {
 } from './on-issue.js';
 export {
   applyCredit,
+  applyOperation,
   expireCredits,
   grantCredit,
-  resumeApplication,
   startCreditExpiry,
 } from './operations.js';
 export { type CreditEntryApi, grant } from './service.js';

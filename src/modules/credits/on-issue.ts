@@ -8,13 +8,7 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
-import {
-  type ApplyPlan,
-  applyCredit,
-  type CreditApplication,
-  executeApplication,
-  reserveApplication,
-} from './operations.js';
+import { type ApplyPlan, applyCredit, applyOperation, type CreditApplication } from './operations.js';
 import { autoApplyTarget } from './service.js';
 
 // Credit on issue: a tenant with `autoApplyCredits` has an account's credit applied to each
@@ -47,16 +41,12 @@ export async function reserveCreditOnIssue(
   if (!found || found.balanceCents <= 0) return null;
   const key = onIssueKey(issuedBy, invoice);
   try {
-    const { intent } = await reserveApplication(
-      u.tx,
-      deps,
-      u.ctx,
-      key,
+    const run = { deps, ctx: u.ctx, key, input: null, claim: null, resumed: false };
+    const { intent } = await applyOperation.begin(u.tx, run, {
       invoice,
-      found.accountId,
-      undefined,
-      true,
-    );
+      accountId: found.accountId,
+      onIssue: true,
+    });
     return { intent, invoice };
   } catch (err) {
     // Spent meanwhile (the balance read before the ledger lock): nothing to apply.
@@ -79,7 +69,8 @@ export async function applyReservedCredit(
   if (!reserved) return null;
   const key = { id: reserved.intent.row.operationId };
   try {
-    return (await executeApplication(deps, ctx, key, reserved.intent, adapter)).invoice;
+    const run = { deps, ctx, key, input: null, claim: null, resumed: false };
+    return (await applyOperation.proceed(run, reserved.intent, adapter)).invoice;
   } catch (err) {
     deps.logger.warn(
       { err, tenantId: ctx.tenantId, invoiceId: reserved.invoice.id },

@@ -11,16 +11,12 @@ import { AppError, validationFailed } from '../../core/errors.js';
 import type { Tx } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import {
-  abandonIntent,
-  anyCallTookEffect,
-  beginIntent,
+  declareOperation,
   derivedKey,
-  type Intent,
   type OperationKey,
-  pendingPlanOf,
-  type ResumeIntent,
   runUnitOfWork,
   type ServiceDeps,
+  type UnitOfWork,
 } from '../../unit-of-work/index.js';
 import { accountLinkedTo } from '../accounts/index.js';
 import { creditHolder } from './holder.js';
@@ -99,6 +95,9 @@ export interface ApplyPlan {
 
 const noCredit = (message: string) => new AppError('no_credit_available', message);
 
+const noIntegration = () =>
+  new AppError('not_found', 'Not found: this tenant has no active billing integration');
+
 /** The open invoice credit is applied to, and the account whose credit pays it. */
 async function target(deps: ServiceDeps, ctx: OperationContext, adapter: BillingAdapter, invoiceId: string) {
   const invoice = unwrapBilling(await adapter.getInvoice(invoiceId), 'Invoice');
@@ -115,29 +114,18 @@ async function target(deps: ServiceDeps, ctx: OperationContext, adapter: Billing
   return { invoice, accountId };
 }
 
-/**
- * In `tx`, under the ledger lock: the amount taken from the grants with a pending entry and its
- * intent (or a retry's).
- */
-export async function reserveApplication(
-  tx: Tx,
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: Pick<OperationKey, 'id'>,
-  invoice: Invoice,
-  accountId: string,
-  requested: number | undefined,
-  onIssue = false,
-): Promise<{ intent: Intent<ApplyPlan>; resumed: boolean }> {
-  const spec = (plan: ApplyPlan) => ({
-    operation: 'credits.apply',
-    recovery: 'roll_forward' as const,
-    subject: { type: 'credit_entry', id: plan.entryId },
-    plan,
-    steps: [{ step: 'apply', kind: 'apply_credit' as const }],
-  });
-  const earlier = await pendingPlanOf<ApplyPlan>(tx, ctx.tenantId, key.id);
-  if (earlier) return { intent: await beginIntent(tx, deps, ctx, key, spec(earlier)), resumed: true };
+/** An application as asked: the invoice, the account whose credit pays it, how much (default: all it can). */
+export interface ApplyRequest {
+  invoice: Invoice;
+  accountId: string;
+  requested?: number | undefined;
+  /** Credit on issue (on-issue.ts): promised with the invoice. */
+  onIssue?: boolean;
+}
+
+/** Under the ledger lock: the amount taken from the grants with a pending entry. */
+async function reserveApplication(tx: Tx, deps: ServiceDeps, ctx: OperationContext, request: ApplyRequest) {
+  const { invoice, accountId, requested } = request;
   await lockLedger(tx, ctx.tenantId, accountId, invoice.currency);
   const now = deps.clock.now();
   const balance = await balanceIn(tx, ctx.tenantId, accountId, invoice.currency, now);
@@ -174,13 +162,13 @@ export async function reserveApplication(
     amountCents: amount,
     currency: invoice.currency,
     spent,
-    ...(onIssue ? { onIssue } : {}),
+    ...(request.onIssue ? { onIssue: true as const } : {}),
   };
-  return { intent: await beginIntent(tx, deps, ctx, key, spec(plan)), resumed: false };
+  return plan;
 }
 
 /** The billing system never took the application: its pending entry goes and the grants get theirs back. */
-const dropApplication = (tenantId: string, plan: ApplyPlan) => async (tx: Tx) => {
+async function dropApplication(tx: Tx, tenantId: string, plan: ApplyPlan) {
   await lockLedger(tx, tenantId, plan.accountId, plan.currency);
   const gone = await tx
     .delete(creditEntries)
@@ -194,18 +182,64 @@ const dropApplication = (tenantId: string, plan: ApplyPlan) => async (tx: Tx) =>
     )
     .returning({ id: creditEntries.id });
   if (gone.length > 0) await adjustRemaining(tx, tenantId, plan.spent, 1);
-};
+}
 
-export async function executeApplication(
+/** In the unit of work: the entry posted, its audit entry and events; the invoice's order follows. */
+async function commitApplication(
+  u: UnitOfWork,
   deps: ServiceDeps,
-  ctx: OperationContext,
-  key: OperationKey<CreditApplication>,
-  intent: Intent<ApplyPlan>,
-  adapter: BillingAdapter,
-  resolvedBy: 'operation' | 'reconciler' = 'operation',
+  plan: ApplyPlan,
+  applied: Invoice,
 ): Promise<CreditApplication> {
-  const plan = intent.plan;
-  try {
+  const invoice = presentInvoice(applied);
+  const [row] = await u.tx
+    .update(creditEntries)
+    .set({ status: 'posted' })
+    .where(tenantWhere(creditEntries, u.ctx.tenantId, eq(creditEntries.id, plan.entryId)))
+    .returning();
+  const application = presentEntry(row as NonNullable<typeof row>);
+  await u.audit({
+    action: 'credit.apply',
+    resourceType: 'credit_entry',
+    resourceId: application.id,
+    details: { invoiceId: plan.invoiceId, amountCents: plan.amountCents, currency: plan.currency },
+  });
+  await u.emit('credit.applied', { ...application, invoice });
+  if (applied.status === 'paid')
+    await u.emit('invoice.paid', { resourceType: 'invoice', resourceId: invoice.id, invoice });
+  // The invoice's order (if any) follows in this unit: paid by credit is paid.
+  await deps.invoiceMoneyMoved(u, applied);
+  return { application, invoice: applied };
+}
+
+/**
+ * Applies the account's credit to an open invoice: `amountCents`, or as much as both the balance
+ * and the invoice's balance allow. No credit: 409 no_credit_available; a billing system without
+ * credits: 501 capability_unavailable.
+ */
+export const applyOperation = declareOperation<{
+  input: { invoiceId: string; amountCents?: number };
+  decided: ApplyRequest;
+  plan: ApplyPlan;
+  called: Invoice;
+  result: CreditApplication;
+}>({
+  name: 'credits.apply',
+  recovery: 'roll_forward',
+  async plan({ deps, ctx }, input) {
+    const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
+    if (!adapter) throw noIntegration();
+    requireCapability(adapter, 'credits');
+    const found = await target(deps, ctx, adapter, input.invoiceId);
+    return { ...found, requested: input.amountCents };
+  },
+  reserve: (tx, { deps, ctx }, request) => reserveApplication(tx, deps, ctx, request),
+  subject: (plan) => ({ type: 'credit_entry', id: plan.entryId }),
+  steps: () => [{ step: 'apply', kind: 'apply_credit' }],
+  adapter: (deps, tenantId) => deps.billing.forTenant(deps.db, tenantId),
+  noAdapter: noIntegration,
+  async call(_run, intent, adapter) {
+    const plan = intent.plan;
     const apply = requireCapability(adapter, 'credits');
     const applied = await intent.call(
       'apply',
@@ -220,75 +254,23 @@ export async function executeApplication(
     );
     if (!applied.ok)
       throw new AppError('conflict', `The billing system refused the credit: ${applied.failure.message}`);
-    const invoice = presentInvoice(applied.value);
-    return await runUnitOfWork<CreditApplication>(deps, ctx, key, async (u) => {
-      const [row] = await u.tx
-        .update(creditEntries)
-        .set({ status: 'posted' })
-        .where(tenantWhere(creditEntries, ctx.tenantId, eq(creditEntries.id, plan.entryId)))
-        .returning();
-      const application = presentEntry(row as NonNullable<typeof row>);
-      await u.audit({
-        action: 'credit.apply',
-        resourceType: 'credit_entry',
-        resourceId: application.id,
-        details: { invoiceId: plan.invoiceId, amountCents: plan.amountCents, currency: plan.currency },
-      });
-      await u.emit('credit.applied', { ...application, invoice });
-      if (applied.value.status === 'paid')
-        await u.emit('invoice.paid', { resourceType: 'invoice', resourceId: invoice.id, invoice });
-      // The invoice's order (if any) follows in this unit: paid by credit is paid.
-      await deps.invoiceMoneyMoved(u, applied.value);
-      await intent.complete(u, resolvedBy);
-      return { application, invoice: applied.value };
-    });
-  } catch (err) {
-    await abandonIntent(deps, intent, adapter, err, dropApplication(ctx.tenantId, plan));
-    throw err;
-  }
-}
+    return applied.value;
+  },
+  commit: (u, run, plan, applied) => commitApplication(u, run.deps, plan, applied),
+  release: dropApplication,
+  // Credit on issue was promised with the invoice: its call is made (again, under its key) even
+  // if it never went out. Otherwise a call that never took effect leaves nothing to finish.
+  resumeAlways: (plan) => plan.onIssue === true,
+});
 
-/**
- * Applies the account's credit to an open invoice: `amountCents`, or as much as both the balance
- * and the invoice's balance allow. No credit: 409 no_credit_available; a billing system without
- * credits: 501 capability_unavailable.
- */
-export async function applyCredit(
+export function applyCredit(
   deps: ServiceDeps,
   ctx: OperationContext,
   input: { invoiceId: string; amountCents?: number },
   key: OperationKey<CreditApplication>,
 ): Promise<CreditApplication> {
-  const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
-  if (!adapter) throw new AppError('not_found', 'Not found: this tenant has no active billing integration');
-  requireCapability(adapter, 'credits');
-  const found = await target(deps, ctx, adapter, input.invoiceId);
-  const { intent } = await deps.db.transaction((tx) =>
-    reserveApplication(tx, deps, ctx, key, found.invoice, found.accountId, input.amountCents),
-  );
-  return executeApplication(deps, ctx, key, intent, adapter);
+  return applyOperation.run(deps, ctx, input, key);
 }
-
-/** The reconciler finishing an application left pending: the same call (same key), then the commit. */
-export const resumeApplication: ResumeIntent = async (deps, intent) => {
-  const plan = intent.plan as ApplyPlan;
-  const ctx = intent.context;
-  const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
-  if (!adapter) throw new Error('no billing integration to finish the credit application with');
-  // Credit on issue was promised with the invoice: its call is made (again, under its key) even
-  // if it never went out. Otherwise a call that never took effect leaves nothing to finish.
-  if (!plan.onIssue && !(await anyCallTookEffect(deps, intent, adapter, dropApplication(ctx.tenantId, plan))))
-    return 'abandoned';
-  await executeApplication(
-    deps,
-    ctx,
-    { id: intent.row.operationId },
-    intent as Intent<ApplyPlan>,
-    adapter,
-    'reconciler',
-  );
-  return 'completed';
-};
 
 /**
  * Ends what remains of every grant whose expiry has passed (at most `limit` per run): an `expiry`

@@ -3,10 +3,11 @@ import { type BillingAdapter, type Invoice, presentInvoice, unwrapBilling } from
 import type { OperationContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import {
-  abandonIntent,
-  beginIntent,
+  declareOperation,
   type Intent,
+  local,
   type OperationKey,
+  type Run,
   runUnitOfWork,
   type ServiceDeps,
   type UnitOfWork,
@@ -110,55 +111,66 @@ async function billOrder(intent: Intent<OrderPlan>, adapter: BillingAdapter, pla
   return { invoice, journey };
 }
 
-async function createBilledOrder(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: OperationKey<CreatedOrder>,
-  plan: OrderPlan,
-) {
-  const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
-  if (!adapter)
-    throw new AppError(
-      'conflict',
-      'The order is billing-linked but the tenant has no active billing integration',
-    );
-  const intent = await beginIntent(deps.db, deps, ctx, key, {
-    operation: 'orders.create',
-    recovery: 'compensate',
-    plan,
-    steps: [
-      ...(plan.invoice ? [{ step: 'invoice', kind: 'create_invoice' as const }] : []),
-      ...plan.journey.flatMap((sub, i) => provisionSteps(sub, journeyPrefix(i))),
-    ],
-  });
-  try {
-    // A retry that took the intent over continues its stored plan: the same order, the same calls.
-    const stored = intent.plan;
-    const billed = await billOrder(intent, adapter, stored);
-    const credits: ReservedCredit[] = [];
-    const created = await runUnitOfWork(deps, ctx, key, async (u) => {
-      if (stored.cart) await checkOut(u, stored.cart);
-      const made = await writeOrder(u, stored, billed.invoice);
-      for (const [i, sub] of stored.journey.entries())
-        await commitCreate(u, sub, billed.journey[i] as Provisioned, null, { orderId: made.order.id });
-      await emitOrderInvoice(u, billed.invoice, made.order.id);
-      await intent.complete(u);
-      // Reserved with the order (the reconciler applies it if this process stops now); applied
-      // after the commit: an order that fails is undone by voiding its invoices, which credit would block.
-      for (const invoice of [billed.invoice, ...billed.journey.map((j) => j.invoice)])
-        credits.push(await reserveCreditOnIssue(u, deps, adapter, invoice, key));
-      return made;
-    });
-    // The first reservation is the order's own invoice's; the others are its journey's.
-    const [own, ...journey] = credits;
-    const credited = await applyReservedCredit(deps, ctx, adapter, own ?? null);
-    for (const credit of journey) await applyReservedCredit(deps, ctx, adapter, credit);
-    return credited ? await creditedOrder(deps, ctx, key, created, credited) : created;
-  } catch (err) {
-    await abandonIntent(deps, intent, adapter, err);
-    throw err;
-  }
+/** What the billing calls made; the credit reserved on their invoices in the commit. */
+interface Billed {
+  invoice: Invoice | null;
+  journey: Provisioned[];
+  adapter: BillingAdapter;
+  credits: ReservedCredit[];
 }
+
+/**
+ * POST /orders: an order from items, or a checkout of a cart. A plain order is one statement; a
+ * checkout locks its cart in the order's transaction (409 if the cart changed since it was read);
+ * a billing-linked order invoices its one-time lines and provisions a journey's subscriptions
+ * under an intent first, undone if the order then fails.
+ */
+export const orderOperation = declareOperation<{
+  input: Static<typeof CreateOrderBody>;
+  plan: OrderPlan;
+  called: Billed;
+  result: CreatedOrder;
+}>({
+  name: 'orders.create',
+  recovery: 'compensate',
+  async plan(run, body) {
+    const plan = await planOrder(run.deps, run.ctx, body);
+    return noBilling(plan) ? local(() => createLocally(run, plan)) : plan;
+  },
+  steps: (plan) => [
+    ...(plan.invoice ? [{ step: 'invoice', kind: 'create_invoice' as const }] : []),
+    ...plan.journey.flatMap((sub, i) => provisionSteps(sub, journeyPrefix(i))),
+  ],
+  adapter: (deps, tenantId) => deps.billing.forTenant(deps.db, tenantId),
+  noAdapter: () =>
+    new AppError('conflict', 'The order is billing-linked but the tenant has no active billing integration'),
+  call: async (_run, intent, adapter) => ({
+    ...(await billOrder(intent, adapter, intent.plan)),
+    adapter,
+    credits: [],
+  }),
+  async commit(u, run, plan, billed) {
+    if (plan.cart) await checkOut(u, plan.cart);
+    const made = await writeOrder(u, plan, billed.invoice);
+    for (const [i, sub] of plan.journey.entries())
+      await commitCreate(u, sub, billed.journey[i] as Provisioned, null, { orderId: made.order.id });
+    await emitOrderInvoice(u, billed.invoice, made.order.id);
+    // Reserved with the order (the reconciler applies it if this process stops now); applied
+    // after the commit: an order that fails is undone by voiding its invoices, which credit would block.
+    for (const invoice of [billed.invoice, ...billed.journey.map((j) => j.invoice)])
+      billed.credits.push(await reserveCreditOnIssue(u, run.deps, billed.adapter, invoice, run.key));
+    return made;
+  },
+  async afterCommit(run, plan, created, billed, adapter) {
+    // The first reservation is the order's own invoice's; the others are its journey's.
+    const [own, ...journey] = billed.credits;
+    const credited = await applyReservedCredit(run.deps, run.ctx, adapter, own ?? null);
+    for (const credit of journey) await applyReservedCredit(run.deps, run.ctx, adapter, credit);
+    const told = credited ? await creditedOrder(run.deps, run.ctx, run.key, created, credited) : created;
+    if (plan.cart) meterUsageLater(run.deps, run.ctx.tenantId, told.order.id, plan.cartUnits);
+    return told;
+  },
+});
 
 /**
  * The new order as credit on issue left it (its application moved the order's `paymentStatus` in
@@ -182,34 +194,13 @@ async function creditedOrder(
   return result;
 }
 
-/**
- * POST /orders: an order from items, or a checkout of a cart. A plain order is one statement; a
- * checkout locks its cart in the order's transaction (409 if the cart changed since it was read);
- * a billing-linked order invoices its one-time lines and provisions a journey's subscriptions
- * under an intent first, undone if the order then fails.
- */
-export async function createOrder(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  body: Static<typeof CreateOrderBody>,
-  key: OperationKey<CreatedOrder>,
-): Promise<CreatedOrder> {
-  const plan = await planOrder(deps, ctx, body);
+/** An order without billing calls: its row, a checkout's cart and a journey's subscriptions. */
+async function createLocally(run: Run<unknown, CreatedOrder>, plan: OrderPlan): Promise<CreatedOrder> {
+  const { deps, ctx, key } = run;
   let created: CreatedOrder;
-  if (!noBilling(plan)) created = await createBilledOrder(deps, ctx, key, plan);
-  else if (plan.cart) {
-    const cart = plan.cart;
+  if (plan.cart || plan.journey.length > 0) {
     created = await runUnitOfWork(deps, ctx, key, async (u) => {
-      await checkOut(u, cart);
-      const made = await writeOrder(u, plan, null);
-      for (const sub of plan.journey)
-        await commitCreate(u, sub, { billingSubscriptionId: null, invoice: null }, null, {
-          orderId: made.order.id,
-        });
-      return made;
-    });
-  } else if (plan.journey.length > 0) {
-    created = await runUnitOfWork(deps, ctx, key, async (u) => {
+      if (plan.cart) await checkOut(u, plan.cart);
       const made = await writeOrder(u, plan, null);
       for (const sub of plan.journey)
         await commitCreate(u, sub, { billingSubscriptionId: null, invoice: null }, null, {
@@ -223,6 +214,15 @@ export async function createOrder(
   }
   if (plan.cart) meterUsageLater(deps, ctx.tenantId, created.order.id, plan.cartUnits);
   return created;
+}
+
+export function createOrder(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  body: Static<typeof CreateOrderBody>,
+  key: OperationKey<CreatedOrder>,
+): Promise<CreatedOrder> {
+  return orderOperation.run(deps, ctx, body, key);
 }
 
 /** After the response: a usage event for an order made from a cart, if the tenant opted in. */

@@ -1,3 +1,4 @@
+export { orderOperation } from './create.js';
 export {
   moveOrderMoney,
   orderFollowsInvoice,

@@ -7,8 +7,8 @@ export {
   refundCall,
   reserveRefund,
 } from './refund-store.js';
-export { resumeRefund } from './refunds.js';
-export { type FailOutcome, failSession, resumeReversal } from './reversal.js';
+export { refundOperation } from './refunds.js';
+export { type FailOutcome, failSession, reverseOperation } from './reversal.js';
 export { InvoiceParams } from './schemas.js';
 export {
   getSession,
@@ -18,4 +18,4 @@ export {
   type PaymentSessionApi,
   presentSession,
 } from './service.js';
-export { resumeSettlement, type SettleOutcome, settleSession } from './settlement.js';
+export { type SettleOutcome, settleOperation, settleSession } from './settlement.js';

@@ -1,30 +1,26 @@
-import { type BillingAdapter, type Invoice, presentInvoice } from '../../billing/index.js';
+import { type Invoice, presentInvoice } from '../../billing/index.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import {
-  abandonIntent,
-  anyCallTookEffect,
-  beginIntent,
-  type Intent,
+  declareOperation,
+  local,
   type ModuleLookups,
   type OperationKey,
-  type ResumeIntent,
   runUnitOfWork,
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
 import {
-  claimSession,
   lockSession,
   type PaymentSessionApi,
   type PaymentSessionRow,
   presentSession,
   recordReversal,
-  releaseSession,
   resolveSessionRow,
   sessionBusy,
 } from './service.js';
+import { andRecord, onSessionPayment, sessionToDecide } from './session-operation.js';
 
 // A provider's failure event decides `failed` for a pending session. After `success` (terminal,
 // SPEC.md) it is a dispute: the session stays `success`, what the provider said is recorded as its
@@ -133,54 +129,44 @@ async function commitFailure(
   return { kind: 'failed', session };
 }
 
-type Decision = { row: PaymentSessionRow; intent: Intent<ReversalPlan> | null };
+/** A settled invoice payment, not refunded nor reversed yet: its reversal goes through the billing system. */
+const reversible = (row: PaymentSessionRow) =>
+  row.status === 'success' && row.invoiceId !== null && row.refundedCents === 0 && !row.reversal;
 
-/** Under the row lock: a settled session is claimed for the reversal and its intent committed. */
-async function decide(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: Pick<OperationKey, 'id'>,
-  input: FailRequest,
-): Promise<Decision> {
-  return deps.db.transaction(async (tx) => {
-    const row = await lockSession(tx, ctx.tenantId, input.sessionId);
-    if (!row) throw notFound('Payment session');
-    if (row.operationKey !== null && row.operationKey !== key.id) throw sessionBusy();
-    if (row.status !== 'success' || !row.invoiceId || row.refundedCents > 0 || row.reversal)
-      return { row, intent: null };
-    await claimSession(tx, ctx.tenantId, row.id, key.id);
-    const intent = await beginIntent(tx, deps, ctx, key, {
-      operation: 'payments.reverse',
-      recovery: 'roll_forward',
-      subject: { type: 'payment_session', id: row.id },
-      plan: {
-        sessionId: row.id,
-        invoiceId: row.invoiceId,
-        resolvedBy: input.resolvedBy,
-        ...(input.reason ? { reason: input.reason } : {}),
-      },
-      steps: [{ step: 'reverse', kind: 'reverse_payment' }],
-    });
-    return { row, intent };
-  });
-}
-
-async function executeReversal(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: OperationKey<FailOutcome>,
-  intent: Intent<ReversalPlan>,
-  also?: AlsoRecordFailure,
-  resolvedBy: 'operation' | 'reconciler' = 'operation',
-): Promise<FailOutcome> {
-  const plan = intent.plan;
-  const adapter: BillingAdapter | null = await deps.billing.forTenant(deps.db, ctx.tenantId);
-  try {
-    if (!adapter)
-      throw new AppError(
-        'conflict',
-        'The tenant has no active billing integration to reverse the payment in',
+/**
+ * A provider's failure: a pending session `failed` at once; one that succeeded stays `success`
+ * with its `reversal`, its settlement undone first. `also` records the caller's facts (the
+ * provider event) in the same unit.
+ */
+export const reverseOperation = declareOperation<{
+  input: FailRequest & { also?: AlsoRecordFailure | undefined };
+  plan: ReversalPlan;
+  called: Invoice;
+  result: FailOutcome;
+}>({
+  name: 'payments.reverse',
+  ...onSessionPayment(reversible),
+  async plan(run, input) {
+    const { deps, ctx, key } = run;
+    const row = await sessionToDecide(run, input.sessionId);
+    if (!reversible(row))
+      return local(() =>
+        runUnitOfWork(deps, ctx, key, (u) =>
+          andRecord(u, commitFailure(deps.lookups, u, input, null, null), input.also),
+        ),
       );
+    return {
+      sessionId: row.id,
+      invoiceId: row.invoiceId as string,
+      resolvedBy: input.resolvedBy,
+      ...(input.reason ? { reason: input.reason } : {}),
+    };
+  },
+  steps: () => [{ step: 'reverse', kind: 'reverse_payment' }],
+  noAdapter: () =>
+    new AppError('conflict', 'The tenant has no active billing integration to reverse the payment in'),
+  async call(_run, intent, adapter) {
+    const plan = intent.plan;
     const reversed = await intent.call(
       'reverse',
       (idempotencyKey) =>
@@ -192,47 +178,18 @@ async function executeReversal(
         'conflict',
         `The billing system refused to reverse the payment: ${reversed.failure.message}`,
       );
-    return await runUnitOfWork(deps, ctx, key, async (u) => {
-      const outcome = await commitFailure(deps.lookups, u, plan, key.id, reversed.value);
-      await also?.(u, outcome);
-      await intent.complete(u, resolvedBy);
-      return outcome;
-    });
-  } catch (err) {
-    await abandonIntent(deps, intent, adapter, err, releaseSession(ctx.tenantId, plan.sessionId, key.id));
-    throw err;
-  }
-}
+    return reversed.value;
+  },
+  commit: (u, run, plan, reopened) =>
+    andRecord(u, commitFailure(run.deps.lookups, u, plan, run.claim, reopened), run.input?.also),
+});
 
-/**
- * A provider's failure: a pending session `failed` at once; one that succeeded stays `success`
- * with its `reversal`, its settlement undone first. `also` records the caller's facts (the
- * provider event) in the same unit.
- */
-export async function failSession(
+export function failSession(
   deps: ServiceDeps,
   ctx: OperationContext,
   key: OperationKey<FailOutcome>,
   input: FailRequest,
   also?: AlsoRecordFailure,
 ): Promise<FailOutcome> {
-  const decided = await decide(deps, ctx, key, input);
-  if (decided.intent) return executeReversal(deps, ctx, key, decided.intent, also);
-  return runUnitOfWork(deps, ctx, key, async (u) => {
-    const outcome = await commitFailure(deps.lookups, u, input, null, null);
-    await also?.(u, outcome);
-    return outcome;
-  });
+  return reverseOperation.run(deps, ctx, { ...input, also }, key);
 }
-
-/** The reconciler finishing a reversal left pending: the same call (same key), then the commit. */
-export const resumeReversal: ResumeIntent = async (deps, intent) => {
-  const plan = intent.plan as ReversalPlan;
-  const ctx = intent.context;
-  const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
-  const release = releaseSession(ctx.tenantId, plan.sessionId, intent.row.operationId);
-  if (adapter && !(await anyCallTookEffect(deps, intent, adapter, release))) return 'abandoned';
-  const key = { id: intent.row.operationId };
-  await executeReversal(deps, ctx, key, intent as Intent<ReversalPlan>, undefined, 'reconciler');
-  return 'completed';
-};

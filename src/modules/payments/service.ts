@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
-import { AppError } from '../../core/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import type { PageRequest } from '../../core/paging.js';
 import type { Tags } from '../../core/tags.js';
@@ -9,6 +9,7 @@ import { rowsAfter } from '../../db/keyset.js';
 import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
+import type { ResourceClaim } from '../../unit-of-work/index.js';
 import { type PaymentStatus, paymentSessions, type SessionReversal, TERMINAL_STATUSES } from './tables.js';
 
 export type PaymentSessionRow = typeof paymentSessions.$inferSelect;
@@ -115,16 +116,22 @@ export async function insertSession(tx: Queryable, tenantId: string, input: NewS
 export const lockSession = (tx: Queryable, tenantId: string, id: string) =>
   getSession(tx, tenantId, id, true);
 
-/** Claims the session for operation `key` (settling or reversing its invoice payment). */
-export async function claimSession(tx: Queryable, tenantId: string, id: string, key: string) {
-  await repo.update(tx, tenantId, id, { operationKey: key });
-}
-
-/** Gives the session's claim back (the operation's intent closed without taking effect). */
-export const releaseSession =
-  (tenantId: string, id: string, key: string) =>
-  async (tx: Queryable): Promise<void> => {
-    await tx
+/**
+ * The claim of a session by the operation settling or reversing its invoice payment, under its row
+ * lock: 404 when missing; 409 (retry shortly) when another operation holds it or it is no longer
+ * as the operation decided (`expected`).
+ */
+export const sessionClaim: ResourceClaim<(row: PaymentSessionRow) => boolean> = {
+  subjectType: 'payment_session',
+  async claim(tx, tenantId, id, operationId, expected) {
+    const row = await lockSession(tx, tenantId, id);
+    if (!row) throw notFound('Payment session');
+    if ((row.operationKey !== null && row.operationKey !== operationId) || !expected(row))
+      throw sessionBusy();
+    await repo.update(tx, tenantId, id, { operationKey: operationId });
+  },
+  async release(q, tenantId, id, operationId) {
+    await q
       .update(paymentSessions)
       .set({ operationKey: null })
       .where(
@@ -132,10 +139,11 @@ export const releaseSession =
           paymentSessions,
           tenantId,
           eq(paymentSessions.id, id),
-          eq(paymentSessions.operationKey, key),
+          eq(paymentSessions.operationKey, operationId),
         ),
       );
-  };
+  },
+};
 
 export const sessionBusy = () =>
   new AppError(

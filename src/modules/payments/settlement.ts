@@ -1,30 +1,27 @@
-import { type BillingAdapter, type Invoice, presentInvoice } from '../../billing/index.js';
+import { type Invoice, presentInvoice } from '../../billing/index.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError, notFound } from '../../core/errors.js';
 import {
   type AuditInput,
-  abandonIntent,
-  anyCallTookEffect,
-  beginIntent,
-  type Intent,
+  declareOperation,
+  declined,
+  local,
   type ModuleLookups,
   type OperationKey,
-  type ResumeIntent,
   runUnitOfWork,
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
 import {
-  claimSession,
   getSession,
   isTerminal,
   lockSession,
   type PaymentSessionApi,
   presentSession,
-  releaseSession,
   resolveSessionRow,
   sessionBusy,
 } from './service.js';
+import { andRecord, onSessionPayment, sessionToDecide } from './session-operation.js';
 
 // A session's terminal state and its invoice's settlement are decided here, in one place, under
 // the session: `complete` and a provider's success event both come through `settleSession`, which
@@ -108,61 +105,45 @@ async function commitSuccess(
 }
 
 /**
- * Under the session's row lock: what to do now. A session that pays an invoice is claimed for this
- * operation and its intent committed with the claim, before any billing call.
+ * Moves a pending session to `success`, settling the invoice it pays first (once: the claim keeps
+ * other outcomes out until this one commits). `also` records the caller's own facts in the same
+ * unit of work. Terminal already, or refused by the billing system: the outcome says so and the
+ * session is unchanged.
  */
-async function claimForSettlement(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: Pick<OperationKey, 'id'>,
-  request: SettleRequest,
-): Promise<{ session: PaymentSessionApi; intent: Intent<SettlementPlan> | null; terminal: boolean }> {
-  const { sessionId, resolvedBy } = request;
-  return deps.db.transaction(async (tx) => {
-    const row = await lockSession(tx, ctx.tenantId, sessionId);
-    if (!row) throw notFound('Payment session');
+export const settleOperation = declareOperation<{
+  input: SettleRequest & { also?: AlsoRecord | undefined };
+  plan: SettlementPlan;
+  called: Invoice;
+  result: SettleOutcome;
+}>({
+  name: 'payments.settle',
+  ...onSessionPayment((row) => !isTerminal(row.status)),
+  async plan(run, input) {
+    const { deps, ctx, key } = run;
+    const row = await sessionToDecide(run, input.sessionId);
     const session = presentSession(row);
-    if (isTerminal(row.status)) return { session, intent: null, terminal: true };
-    if (row.operationKey !== null && row.operationKey !== key.id) throw sessionBusy();
-    if (!row.invoiceId) return { session, intent: null, terminal: false };
-    await claimSession(tx, ctx.tenantId, row.id, key.id);
-    const plan: SettlementPlan = {
-      sessionId,
+    if (isTerminal(row.status))
+      return local(() => recordOnly(deps, ctx, key, { kind: 'terminal', session }, input.also));
+    if (!row.invoiceId)
+      return local(() =>
+        runUnitOfWork(deps, ctx, key, (u) =>
+          andRecord(u, commitSuccess(deps.lookups, u, input, null, null), input.also),
+        ),
+      );
+    return {
+      sessionId: row.id,
       invoiceId: row.invoiceId,
       amountCents: row.amountCents,
       currency: row.currency,
-      resolvedBy,
-      audit: request.audit ?? null,
+      resolvedBy: input.resolvedBy,
+      audit: input.audit ?? null,
     };
-    const intent = await beginIntent(tx, deps, ctx, key, {
-      operation: 'payments.settle',
-      recovery: 'roll_forward',
-      subject: { type: 'payment_session', id: sessionId },
-      plan,
-      steps: [{ step: 'settle', kind: 'settle_invoice' }],
-    });
-    return { session, intent, terminal: false };
-  });
-}
-
-/** The billing call and the commit of a claimed settlement (a first run, a retry or the reconciler). */
-async function executeSettlement(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: OperationKey<SettleOutcome>,
-  intent: Intent<SettlementPlan>,
-  also?: AlsoRecord,
-  resolvedBy: 'operation' | 'reconciler' = 'operation',
-): Promise<SettleOutcome> {
-  const plan = intent.plan;
-  const adapter: BillingAdapter | null = await deps.billing.forTenant(deps.db, ctx.tenantId);
-  const release = releaseSession(ctx.tenantId, plan.sessionId, key.id);
-  try {
-    if (!adapter)
-      throw new AppError(
-        'conflict',
-        'The session pays an invoice but the tenant has no active billing integration',
-      );
+  },
+  steps: () => [{ step: 'settle', kind: 'settle_invoice' }],
+  noAdapter: () =>
+    new AppError('conflict', 'The session pays an invoice but the tenant has no active billing integration'),
+  async call({ deps, ctx, key, input }, intent, adapter) {
+    const plan = intent.plan;
     const settled = await intent.call(
       'settle',
       (idempotencyKey) =>
@@ -174,62 +155,25 @@ async function executeSettlement(
         }),
       () => ({ invoiceId: plan.invoiceId }),
     );
-    if (!settled.ok) {
-      await abandonIntent(deps, intent, adapter, new Error(settled.failure.message), release);
+    if (settled.ok) return settled.value;
+    return declined(settled.failure.message, async () => {
       const session = await getSession(deps.db, ctx.tenantId, plan.sessionId);
       if (!session) throw notFound('Payment session');
-      return recordOnly(
-        deps,
-        ctx,
-        key,
-        { kind: 'refused', session: presentSession(session), message: settled.failure.message },
-        also,
-      );
-    }
-    return await runUnitOfWork(deps, ctx, key, async (u) => {
-      const outcome = await commitSuccess(deps.lookups, u, plan, key.id, settled.value);
-      await also?.(u, outcome);
-      await intent.complete(u, resolvedBy);
-      return outcome;
+      const message = settled.failure.message;
+      const outcome: SettleOutcome = { kind: 'refused', session: presentSession(session), message };
+      return recordOnly(deps, ctx, key, outcome, input?.also);
     });
-  } catch (err) {
-    await abandonIntent(deps, intent, adapter, err, release);
-    throw err;
-  }
-}
+  },
+  commit: (u, run, plan, settled) =>
+    andRecord(u, commitSuccess(run.deps.lookups, u, plan, run.claim, settled), run.input?.also),
+});
 
-/**
- * Moves a pending session to `success`, settling the invoice it pays first (once: the claim keeps
- * other outcomes out until this one commits). `also` records the caller's own facts in the same
- * unit of work. Terminal already, or refused by the billing system: the outcome says so and the
- * session is unchanged.
- */
-export async function settleSession(
+export function settleSession(
   deps: ServiceDeps,
   ctx: OperationContext,
   key: OperationKey<SettleOutcome>,
   input: SettleRequest,
   also?: AlsoRecord,
 ): Promise<SettleOutcome> {
-  const claimed = await claimForSettlement(deps, ctx, key, input);
-  if (claimed.intent) return executeSettlement(deps, ctx, key, claimed.intent, also);
-  if (claimed.terminal)
-    return recordOnly(deps, ctx, key, { kind: 'terminal', session: claimed.session }, also);
-  return runUnitOfWork(deps, ctx, key, async (u) => {
-    const outcome = await commitSuccess(deps.lookups, u, input, null, null);
-    await also?.(u, outcome);
-    return outcome;
-  });
+  return settleOperation.run(deps, ctx, { ...input, also }, key);
 }
-
-/** The reconciler finishing a settlement left pending: the same call (same key), then the commit. */
-export const resumeSettlement: ResumeIntent = async (deps, intent) => {
-  const plan = intent.plan as SettlementPlan;
-  const ctx = intent.context;
-  const adapter = await deps.billing.forTenant(deps.db, ctx.tenantId);
-  const release = releaseSession(ctx.tenantId, plan.sessionId, intent.row.operationId);
-  if (adapter && !(await anyCallTookEffect(deps, intent, adapter, release))) return 'abandoned';
-  const key = { id: intent.row.operationId };
-  await executeSettlement(deps, ctx, key, intent as Intent<SettlementPlan>, undefined, 'reconciler');
-  return 'completed';
-};

@@ -3,10 +3,11 @@ import type { OperationContext } from '../../core/context.js';
 import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import type { Tx } from '../../db/client.js';
 import {
+  declareOperation,
   type Intent,
+  local,
   type ModuleLookups,
   type OperationKey,
-  type ResumeIntent,
   runUnitOfWork,
   type ServiceDeps,
   type UnitOfWork,
@@ -35,13 +36,10 @@ import {
   adapterFor,
   assertSameFigures,
   billingValue,
-  claimAndBegin,
-  contextOf,
+  changesSubscription,
   eventData,
   previewInstant,
   snapshot,
-  tookEffect,
-  underClaim,
 } from './shared.js';
 
 /** A cancellation as decided (the preview's effective date); JSON, kept in its intent. */
@@ -161,32 +159,25 @@ type CancelRequest = {
 };
 
 /** With the claim: the refunds reserved on their sessions (a retry resuming the intent keeps its own). */
-const reserveGiveBack =
-  (deps: ServiceDeps, tenantId: string, subscriptionId: string) =>
-  async (tx: Tx, plan: CancelPlan): Promise<CancelPlan> => {
-    const sources = sourcesOf(plan);
-    if (sources.length === 0) return plan;
-    const refunds: RefundPlan[] = [];
-    for (const source of sources)
-      refunds.push(
-        await reserveRefund(
-          tx,
-          tenantId,
-          {
-            ...source,
-            reason: 'requested_by_customer',
-            note: `cancellation of subscription ${subscriptionId}`,
-          },
-          deps.clock.now(),
-        ),
-      );
-    return { ...plan, refunds };
-  };
-
-/** Nothing took effect: the refunds reserved with the claim go with it. */
-const dropGiveBack = (tenantId: string, plan: CancelPlan) => async (tx: Tx) => {
-  for (const refund of refundsOf(plan)) await dropRefund(tenantId, refund)(tx);
-};
+async function reserveGiveBack(tx: Tx, deps: ServiceDeps, tenantId: string, plan: CancelPlan) {
+  const sources = sourcesOf(plan);
+  if (sources.length === 0) return plan;
+  const refunds: RefundPlan[] = [];
+  for (const source of sources)
+    refunds.push(
+      await reserveRefund(
+        tx,
+        tenantId,
+        {
+          ...source,
+          reason: 'requested_by_customer',
+          note: `cancellation of subscription ${plan.subscriptionId}`,
+        },
+        deps.clock.now(),
+      ),
+    );
+  return { ...plan, refunds };
+}
 
 async function cancelInBilling(intent: Intent<CancelPlan>, adapter: BillingAdapter, plan: CancelPlan) {
   for (const s of plan.linked) {
@@ -260,77 +251,45 @@ async function commitCancel(
   return after;
 }
 
-async function executeCancel(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: OperationKey<SubscriptionRow>,
-  plan: CancelPlan,
-  resumed?: Intent,
-): Promise<SubscriptionRow> {
-  if (plan.linked.length === 0)
-    return runUnitOfWork(deps, ctx, key, (u) => commitCancel(deps.lookups, u, plan, null));
-  const intent =
-    (resumed as Intent<CancelPlan> | undefined) ??
-    (await claimAndBegin(
-      deps,
-      ctx,
-      key,
-      { id: plan.subscriptionId, version: plan.version },
-      {
-        operation: 'subscriptions.cancel',
-        plan,
-        steps: [
-          ...plan.linked.map((s) => ({ step: `cancel-${s.id}`, kind: 'cancel_subscription' as const })),
-          ...sourcesOf(plan).map((_, i) => ({ step: refundStep(i), kind: 'refund_payment' as const })),
-        ],
-      },
-      reserveGiveBack(deps, ctx.tenantId, plan.subscriptionId),
-    ));
-  const stored = intent.plan;
-  return underClaim(
-    deps,
-    ctx,
-    key,
-    intent,
-    plan.subscriptionId,
-    async (adapter) => {
-      await cancelInBilling(intent, adapter, stored);
-      return runUnitOfWork(deps, ctx, key, async (u) => {
-        const row = await commitCancel(deps.lookups, u, stored, key.id);
-        await intent.complete(u, resumed ? 'reconciler' : 'operation');
-        return row;
-      });
-    },
-    dropGiveBack(ctx.tenantId, stored),
-  );
-}
-
 /**
  * Cancels now or at the end of what was billed (`billedThrough`: the period end, or the end of a
  * next period billed early unless that is given back), with its live add-ons; in the billing
  * system first.
  */
-export async function cancelSubscription(
+export const cancelOperation = declareOperation<{
+  input: { subscriptionId: string } & CancelRequest;
+  plan: CancelPlan;
+  result: SubscriptionRow;
+}>({
+  name: 'subscriptions.cancel',
+  ...changesSubscription,
+  async plan(run, input) {
+    const sub = await getSubscription(run.deps.db, run.ctx.tenantId, input.subscriptionId);
+    if (!sub) throw notFound('Subscription');
+    const plan = await planCancel(run.deps, sub, input);
+    if (plan.linked.length > 0) return plan;
+    return local(() =>
+      runUnitOfWork(run.deps, run.ctx, run.key, (u) => commitCancel(run.deps.lookups, u, plan, null)),
+    );
+  },
+  reserve: (tx, run, plan) => reserveGiveBack(tx, run.deps, run.ctx.tenantId, plan),
+  steps: (plan) => [
+    ...plan.linked.map((s) => ({ step: `cancel-${s.id}`, kind: 'cancel_subscription' as const })),
+    ...sourcesOf(plan).map((_, i) => ({ step: refundStep(i), kind: 'refund_payment' as const })),
+  ],
+  call: (_run, intent, adapter) => cancelInBilling(intent, adapter, intent.plan),
+  commit: (u, run, plan) => commitCancel(run.deps.lookups, u, plan, run.claim),
+  // Nothing took effect: the refunds reserved with the claim go with it.
+  async release(tx, tenantId, plan) {
+    for (const refund of refundsOf(plan)) await dropRefund(tenantId, refund)(tx);
+  },
+});
+
+export function cancelSubscription(
   deps: ServiceDeps,
   ctx: OperationContext,
   input: { subscriptionId: string } & CancelRequest,
   key: OperationKey<SubscriptionRow>,
 ): Promise<SubscriptionRow> {
-  const sub = await getSubscription(deps.db, ctx.tenantId, input.subscriptionId);
-  if (!sub) throw notFound('Subscription');
-  return executeCancel(deps, ctx, key, await planCancel(deps, sub, input));
+  return cancelOperation.run(deps, ctx, input, key);
 }
-
-export const resumeCancel: ResumeIntent = async (deps, intent) => {
-  const plan = intent.plan as CancelPlan;
-  if (!(await tookEffect(deps, intent, plan.subscriptionId, dropGiveBack(intent.row.tenantId, plan))))
-    return 'abandoned';
-  await executeCancel(
-    deps,
-    contextOf(intent),
-    { id: intent.row.operationId },
-    intent.plan as CancelPlan,
-    intent,
-  );
-  return 'completed';
-};

@@ -2,10 +2,11 @@ import type { BillingAdapter, Invoice } from '../../billing/index.js';
 import type { OperationContext } from '../../core/context.js';
 import { notFound, validationFailed } from '../../core/errors.js';
 import {
+  declareOperation,
   type Intent,
   type IntentStep,
+  local,
   type OperationKey,
-  type ResumeIntent,
   runUnitOfWork,
   type ServiceDeps,
   type UnitOfWork,
@@ -20,14 +21,11 @@ import {
   assertSameFigures,
   at,
   billingValue,
-  claimAndBegin,
-  contextOf,
+  changesSubscription,
   emitInvoice,
   eventData,
   previewInstant,
   snapshot,
-  tookEffect,
-  underClaim,
 } from './shared.js';
 import type { BillingInterval } from './tables.js';
 
@@ -253,62 +251,44 @@ export interface ChangedSubscription {
   invoice: Invoice | null;
 }
 
-/** Carries out a planned change: its billing calls under an intent, then the local commit. */
-async function executeChange(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: OperationKey<ChangedSubscription>,
-  plan: ChangePlan,
-  resumed?: Intent,
-): Promise<ChangedSubscription> {
-  const steps = changeSteps(plan);
-  if (steps.length === 0) {
-    return runUnitOfWork(deps, ctx, key, async (u) => ({
-      subscription: await commitChange(u, plan, null, null),
-      invoice: null,
-    }));
-  }
-  const intent =
-    (resumed as Intent<ChangePlan> | undefined) ??
-    (await claimAndBegin(
-      deps,
-      ctx,
-      key,
-      { id: plan.subscriptionId, version: plan.version },
-      {
-        operation: 'subscriptions.change',
-        plan,
-        steps,
-      },
-    ));
-  return underClaim(deps, ctx, key, intent, plan.subscriptionId, async (adapter) => {
-    // A retry (or the reconciler) that took the intent over continues its stored plan.
-    const stored = intent.plan;
-    const invoice = await applyCreditOnIssue(deps, ctx, await changeInBilling(intent, adapter, stored), key);
-    return runUnitOfWork(deps, ctx, key, async (u) => {
-      const subscription = await commitChange(u, stored, invoice, key.id);
-      await intent.complete(u, resumed ? 'reconciler' : 'operation');
-      return { subscription, invoice };
-    });
-  });
-}
-
 /** Change-plan and change-quantity: the figures its preview showed, in the billing system first. */
-export async function changeSubscription(
+export const changeOperation = declareOperation<{
+  input: { subscriptionId: string; change: ChangeRequest };
+  plan: ChangePlan;
+  called: Invoice | null;
+  result: ChangedSubscription;
+}>({
+  name: 'subscriptions.change',
+  ...changesSubscription,
+  async plan(run, input) {
+    const sub = await getSubscription(run.deps.db, run.ctx.tenantId, input.subscriptionId);
+    if (!sub) throw notFound('Subscription');
+    const plan = await planChange(run.deps, sub, input.change);
+    if (changeSteps(plan).length > 0) return plan;
+    return local(() =>
+      runUnitOfWork(run.deps, run.ctx, run.key, async (u) => ({
+        subscription: await commitChange(u, plan, null, null),
+        invoice: null,
+      })),
+    );
+  },
+  steps: changeSteps,
+  async call(run, intent, adapter) {
+    // Credit pays part of the invoice before the commit answers with it.
+    const invoice = await changeInBilling(intent, adapter, intent.plan);
+    return applyCreditOnIssue(run.deps, run.ctx, invoice, run.key);
+  },
+  commit: async (u, run, plan, invoice) => ({
+    subscription: await commitChange(u, plan, invoice, run.claim),
+    invoice,
+  }),
+});
+
+export function changeSubscription(
   deps: ServiceDeps,
   ctx: OperationContext,
   input: { subscriptionId: string; change: ChangeRequest },
   key: OperationKey<ChangedSubscription>,
 ): Promise<ChangedSubscription> {
-  const sub = await getSubscription(deps.db, ctx.tenantId, input.subscriptionId);
-  if (!sub) throw notFound('Subscription');
-  return executeChange(deps, ctx, key, await planChange(deps, sub, input.change));
+  return changeOperation.run(deps, ctx, input, key);
 }
-
-/** The reconciler finishing a change left pending: the remaining calls, then the commit. */
-export const resumeChange: ResumeIntent = async (deps, intent) => {
-  const plan = intent.plan as ChangePlan;
-  if (!(await tookEffect(deps, intent, plan.subscriptionId))) return 'abandoned';
-  await executeChange(deps, contextOf(intent), { id: intent.row.operationId }, plan, intent);
-  return 'completed';
-};

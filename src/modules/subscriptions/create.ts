@@ -2,10 +2,10 @@ import { type BillingAdapter, type Invoice, unwrapBilling } from '../../billing/
 import type { OperationContext } from '../../core/context.js';
 import { AppError, validationFailed } from '../../core/errors.js';
 import {
-  abandonIntent,
-  beginIntent,
+  declareOperation,
   type Intent,
   type IntentStep,
+  local,
   type OperationKey,
   runUnitOfWork,
   type ServiceDeps,
@@ -15,7 +15,7 @@ import { applyCreditOnIssue } from '../credits/index.js';
 import { type CreateInput, type CreatePlan, planCreate } from './create-plan.js';
 import { emitEntitlementsChanged } from './entitlements/grants.js';
 import { getSubscription, insertSubscription, type SubscriptionRow } from './service.js';
-import { adapterFor, at, emitInvoice, eventData, snapshot } from './shared.js';
+import { at, emitInvoice, eventData, noIntegration, snapshot } from './shared.js';
 
 export interface Provisioned {
   billingSubscriptionId: string | null;
@@ -174,41 +174,44 @@ export interface CreatedSubscription {
  * Creates a subscription, or buys an add-on. Billing-linked: provisioned in the billing system
  * under an intent first; a failure after the call undoes it (nobody was told of it).
  */
-export async function createSubscription(
+export const createOperation = declareOperation<{
+  input: CreateInput;
+  plan: CreatePlan;
+  called: Provisioned;
+  result: CreatedSubscription;
+}>({
+  name: 'subscriptions.create',
+  recovery: 'compensate',
+  async plan(run, input) {
+    const plan = await planCreate(run.deps, run.ctx.tenantId, input);
+    if (provisionSteps(plan).length > 0) return plan;
+    return local(() =>
+      runUnitOfWork(run.deps, run.ctx, run.key, async (u) => ({
+        subscription: await commitCreate(u, plan, NOT_PROVISIONED, run.ctx.keyId),
+        invoice: null,
+      })),
+    );
+  },
+  steps: (plan) => provisionSteps(plan),
+  adapter: (deps, tenantId) => deps.billing.forTenant(deps.db, tenantId),
+  noAdapter: noIntegration,
+  call: (_run, intent, adapter) => provision(intent, adapter, intent.plan),
+  commit: async (u, run, plan, provisioned) => ({
+    subscription: await commitCreate(u, plan, provisioned, run.ctx.keyId),
+    invoice: provisioned.invoice,
+  }),
+  // After the commit: a creation that fails is undone by voiding its invoice, which credit would block.
+  async afterCommit(run, _plan, created, provisioned) {
+    await applyCreditOnIssue(run.deps, run.ctx, provisioned.invoice, run.key);
+    return created;
+  },
+});
+
+export function createSubscription(
   deps: ServiceDeps,
   ctx: OperationContext,
   input: CreateInput,
   key: OperationKey<CreatedSubscription>,
 ): Promise<CreatedSubscription> {
-  const plan = await planCreate(deps, ctx.tenantId, input);
-  const steps = provisionSteps(plan);
-  if (steps.length === 0) {
-    return runUnitOfWork(deps, ctx, key, async (u) => ({
-      subscription: await commitCreate(u, plan, NOT_PROVISIONED, ctx.keyId),
-      invoice: null,
-    }));
-  }
-  const adapter = await adapterFor(deps, ctx.tenantId);
-  const intent = await beginIntent(deps.db, deps, ctx, key, {
-    operation: 'subscriptions.create',
-    recovery: 'compensate',
-    plan,
-    steps,
-  });
-  try {
-    // A retry that took the intent over continues its stored plan: the same calls, the same keys.
-    const stored = intent.plan;
-    const provisioned = await provision(intent, adapter, stored);
-    const created = await runUnitOfWork(deps, ctx, key, async (u) => {
-      const subscription = await commitCreate(u, stored, provisioned, ctx.keyId);
-      await intent.complete(u);
-      return { subscription, invoice: provisioned.invoice };
-    });
-    // After the commit: a creation that fails is undone by voiding its invoice, which credit would block.
-    await applyCreditOnIssue(deps, ctx, provisioned.invoice, key);
-    return created;
-  } catch (err) {
-    await abandonIntent(deps, intent, adapter, err);
-    throw err;
-  }
+  return createOperation.run(deps, ctx, input, key);
 }

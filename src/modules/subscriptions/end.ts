@@ -1,15 +1,15 @@
 import type { OperationContext } from '../../core/context.js';
 import {
-  type Intent,
+  declareOperation,
+  local,
   type OperationKey,
-  type ResumeIntent,
   runUnitOfWork,
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
 import { emitEntitlementsChanged } from './entitlements/grants.js';
 import { lockForChange, type SubscriptionRow, updateSubscription } from './service.js';
-import { billingValue, claimAndBegin, contextOf, eventData, tookEffect, underClaim } from './shared.js';
+import { billingValue, changesSubscription, eventData } from './shared.js';
 
 // The end of a subscription cancelled at its period end, once that has passed (the scheduler):
 // cancelled in the billing system first, then here.
@@ -46,42 +46,34 @@ async function commitFinalCancel(u: UnitOfWork, plan: FinalCancelPlan, claim: st
   return after;
 }
 
-async function executeFinalCancel(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: OperationKey<SubscriptionRow>,
-  plan: FinalCancelPlan,
-  resumed?: Intent,
-): Promise<SubscriptionRow> {
-  if (!plan.billingSubscriptionId)
-    return runUnitOfWork(deps, ctx, key, (u) => commitFinalCancel(u, plan, null));
-  const billingId = plan.billingSubscriptionId;
-  const intent =
-    (resumed as Intent<FinalCancelPlan> | undefined) ??
-    (await claimAndBegin(
-      deps,
-      ctx,
-      key,
-      { id: plan.subscriptionId, version: plan.version },
-      {
-        operation: 'subscriptions.end',
-        plan,
-        steps: [{ step: 'cancel', kind: 'cancel_subscription' }],
-      },
-    ));
-  return underClaim(deps, ctx, key, intent, plan.subscriptionId, async (adapter) => {
+export const endOperation = declareOperation<{
+  input: SubscriptionRow;
+  plan: FinalCancelPlan;
+  result: SubscriptionRow;
+}>({
+  name: 'subscriptions.end',
+  ...changesSubscription,
+  async plan(run, sub) {
+    const plan: FinalCancelPlan = {
+      subscriptionId: sub.id,
+      version: sub.version,
+      billingSubscriptionId: sub.billingSubscriptionId,
+    };
+    if (!plan.billingSubscriptionId)
+      return local(() => runUnitOfWork(run.deps, run.ctx, run.key, (u) => commitFinalCancel(u, plan, null)));
+    return plan;
+  },
+  steps: () => [{ step: 'cancel', kind: 'cancel_subscription' }],
+  async call(_run, intent, adapter) {
+    const billingId = intent.plan.billingSubscriptionId as string;
     const result = await intent.call('cancel', (idempotencyKey) =>
       adapter.cancelSubscription({ subscriptionId: billingId, timing: 'immediate', idempotencyKey }),
     );
     // Already cancelled there: the two sides agree.
     if (!result.ok && result.failure.kind !== 'conflict') billingValue(result);
-    return runUnitOfWork(deps, ctx, key, async (u) => {
-      const row = await commitFinalCancel(u, intent.plan, key.id);
-      await intent.complete(u, resumed ? 'reconciler' : 'operation');
-      return row;
-    });
-  });
-}
+  },
+  commit: (u, run, plan) => commitFinalCancel(u, plan, run.claim),
+});
 
 /** Ends a `pending_cancellation` subscription whose period has passed (the scheduler). */
 export function endSubscription(
@@ -90,23 +82,5 @@ export function endSubscription(
   sub: SubscriptionRow,
   key: OperationKey<SubscriptionRow>,
 ): Promise<SubscriptionRow> {
-  const plan = {
-    subscriptionId: sub.id,
-    version: sub.version,
-    billingSubscriptionId: sub.billingSubscriptionId,
-  };
-  return executeFinalCancel(deps, ctx, key, plan);
+  return endOperation.run(deps, ctx, sub, key);
 }
-
-export const resumeEnd: ResumeIntent = async (deps, intent) => {
-  const plan = intent.plan as FinalCancelPlan;
-  if (!(await tookEffect(deps, intent, plan.subscriptionId))) return 'abandoned';
-  await executeFinalCancel(
-    deps,
-    contextOf(intent),
-    { id: intent.row.operationId },
-    intent.plan as FinalCancelPlan,
-    intent,
-  );
-  return 'completed';
-};

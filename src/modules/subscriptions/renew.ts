@@ -3,10 +3,11 @@ import { action } from '../../core/actions.js';
 import type { OperationContext } from '../../core/context.js';
 import { AppError, notFound } from '../../core/errors.js';
 import {
+  declareOperation,
   type Intent,
   type IntentStep,
+  local,
   type OperationKey,
-  type ResumeIntent,
   runUnitOfWork,
   type ServiceDeps,
   type UnitOfWork,
@@ -19,14 +20,11 @@ import { getSubscription, lockForChange, type SubscriptionRow, updateSubscriptio
 import {
   at,
   billingValue,
-  claimAndBegin,
-  contextOf,
+  changesSubscription,
   emitInvoice,
   eventData,
   openSession,
   snapshot,
-  tookEffect,
-  underClaim,
 } from './shared.js';
 import type { BillingInterval, PendingChange } from './tables.js';
 
@@ -322,55 +320,46 @@ async function commitRenewal(
   return resultOf(plan, after, invoice, session?.id ?? null);
 }
 
-async function executeRenewal(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: OperationKey<RenewalResult>,
-  plan: RenewalPlan,
-  resumed?: Intent,
-): Promise<RenewalResult> {
-  const steps = renewalSteps(plan);
-  if (steps.length === 0) return runUnitOfWork(deps, ctx, key, (u) => commitRenewal(u, plan, null, null));
-  const intent =
-    (resumed as Intent<RenewalPlan> | undefined) ??
-    (await claimAndBegin(
-      deps,
-      ctx,
-      key,
-      { id: plan.subscriptionId, version: plan.version },
-      {
-        operation: 'subscriptions.renew',
-        plan,
-        steps,
-      },
-    ));
-  return underClaim(deps, ctx, key, intent, plan.subscriptionId, async (adapter) => {
-    // A retry taking over a pending intent finishes what was planned then, not what is due now.
-    const stored = intent.plan;
+/** Renews due or early (`subscriptionId`), or moves an ending subscription into its billed period (`ending`). */
+type RenewalInput = { subscriptionId: string } | { sub: SubscriptionRow; ending: true };
+
+export const renewOperation = declareOperation<{
+  input: RenewalInput;
+  plan: RenewalPlan;
+  called: Invoice | null;
+  result: RenewalResult;
+}>({
+  name: 'subscriptions.renew',
+  ...changesSubscription,
+  async plan(run, input) {
+    const sub =
+      'sub' in input ? input.sub : await getSubscription(run.deps.db, run.ctx.tenantId, input.subscriptionId);
+    if (!sub) throw notFound('Subscription');
+    const plan = planRenewal(run.deps, sub, 'ending' in input);
+    if (renewalSteps(plan).length > 0) return plan;
+    return local(() => runUnitOfWork(run.deps, run.ctx, run.key, (u) => commitRenewal(u, plan, null, null)));
+  },
+  steps: renewalSteps,
+  async call(run, intent, adapter) {
     // Credit paid part of the invoice before the session for the rest is opened.
-    const invoice = await applyCreditOnIssue(deps, ctx, await renewInBilling(intent, adapter, stored), key);
-    return runUnitOfWork(deps, ctx, key, async (u) => {
-      const result = await commitRenewal(u, stored, invoice, key.id);
-      await intent.complete(u, resumed ? 'reconciler' : 'operation');
-      return result;
-    });
-  });
-}
+    const invoice = await renewInBilling(intent, adapter, intent.plan);
+    return applyCreditOnIssue(run.deps, run.ctx, invoice, run.key);
+  },
+  commit: (u, run, plan, invoice) => commitRenewal(u, plan, invoice, run.claim),
+});
 
 /**
  * Renews a subscription. Due (its period ended): into the next period, invoiced, with a payment
  * session, or without either when an early renewal billed that period. Not due yet: bills the next
  * period now (invoice, payment session, `billedThrough`); the current period runs on.
  */
-export async function renewSubscription(
+export function renewSubscription(
   deps: ServiceDeps,
   ctx: OperationContext,
   input: { subscriptionId: string },
   key: OperationKey<RenewalResult>,
 ): Promise<RenewalResult> {
-  const sub = await getSubscription(deps.db, ctx.tenantId, input.subscriptionId);
-  if (!sub) throw notFound('Subscription');
-  return executeRenewal(deps, ctx, key, planRenewal(deps, sub));
+  return renewOperation.run(deps, ctx, input, key);
 }
 
 /**
@@ -384,18 +373,5 @@ export function moveIntoBilledPeriod(
   sub: SubscriptionRow,
   key: OperationKey<RenewalResult>,
 ): Promise<RenewalResult> {
-  return executeRenewal(deps, ctx, key, planRenewal(deps, sub, true));
+  return renewOperation.run(deps, ctx, { sub, ending: true }, key);
 }
-
-export const resumeRenewal: ResumeIntent = async (deps, intent) => {
-  const plan = intent.plan as RenewalPlan;
-  if (!(await tookEffect(deps, intent, plan.subscriptionId))) return 'abandoned';
-  await executeRenewal(
-    deps,
-    contextOf(intent),
-    { id: intent.row.operationId },
-    intent.plan as RenewalPlan,
-    intent,
-  );
-  return 'completed';
-};

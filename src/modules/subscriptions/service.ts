@@ -8,6 +8,7 @@ import { rowsAfter } from '../../db/keyset.js';
 import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
+import type { ResourceClaim } from '../../unit-of-work/index.js';
 import { pricingDataFor } from '../catalog/index.js';
 import { billedAheadUntil } from './amounts/figures.js';
 import { type Entitlements, mergeEntitlements, type ResolvedEntitlements } from './entitlements/grants.js';
@@ -177,45 +178,48 @@ export async function updateSubscription(
 }
 
 /**
- * Claims the subscription for one operation with billing calls, in the transaction that commits the
- * operation's intent: only at `version`, and only when no other operation holds it (the same
- * operation, retried, takes it again). The operation's commit gives it back, as does its intent
- * closing without effect; an operation left pending keeps it until a retry or the reconciler
- * finishes it, so nothing else changes the subscription meanwhile. False: 409 for the caller.
+ * The claim of a subscription by one operation with billing calls, taken in the transaction that
+ * commits the operation's intent: only at the `expected` version, and only when no other operation
+ * holds it (the same operation, retried, takes it again); else 409. The operation's commit gives
+ * it back, as does its intent closing without effect; an operation left pending keeps it until a
+ * retry or the reconciler finishes it, so nothing else changes the subscription meanwhile.
  */
-export async function claimOperation(
-  db: Queryable,
-  tenantId: string,
-  id: string,
-  version: number,
-  key: string,
-  now: Date,
-): Promise<boolean> {
-  const rows = await db
-    .update(subscriptions)
-    .set({ operationKey: key, operationAt: now })
-    .where(
-      tenantWhere(
-        subscriptions,
-        tenantId,
-        eq(subscriptions.id, id),
-        eq(subscriptions.version, version),
-        or(isNull(subscriptions.operationKey), eq(subscriptions.operationKey, key)),
-      ),
-    )
-    .returning({ id: subscriptions.id });
-  return rows.length > 0;
-}
-
-/** Gives the claim of operation `key` back (its intent closed without taking effect). */
-export async function releaseOperation(db: Queryable, tenantId: string, id: string, key: string) {
-  await db
-    .update(subscriptions)
-    .set({ operationKey: null, operationAt: null })
-    .where(
-      tenantWhere(subscriptions, tenantId, eq(subscriptions.id, id), eq(subscriptions.operationKey, key)),
-    );
-}
+export const subscriptionClaim: ResourceClaim<number> = {
+  subjectType: 'subscription',
+  async claim(tx, tenantId, id, operationId, version, now) {
+    const rows = await tx
+      .update(subscriptions)
+      .set({ operationKey: operationId, operationAt: now })
+      .where(
+        tenantWhere(
+          subscriptions,
+          tenantId,
+          eq(subscriptions.id, id),
+          eq(subscriptions.version, version),
+          or(isNull(subscriptions.operationKey), eq(subscriptions.operationKey, operationId)),
+        ),
+      )
+      .returning({ id: subscriptions.id });
+    if (rows.length === 0)
+      throw new AppError(
+        'conflict',
+        'The subscription changed meanwhile, or another change of it is in progress; read it again and retry',
+      );
+  },
+  async release(q, tenantId, id, operationId) {
+    await q
+      .update(subscriptions)
+      .set({ operationKey: null, operationAt: null })
+      .where(
+        tenantWhere(
+          subscriptions,
+          tenantId,
+          eq(subscriptions.id, id),
+          eq(subscriptions.operationKey, operationId),
+        ),
+      );
+  },
+};
 
 /**
  * Locks the row in the unit of work and checks it is still the version the change was computed

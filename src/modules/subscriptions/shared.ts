@@ -5,41 +5,25 @@ import {
   presentInvoice,
   unwrapBilling,
 } from '../../billing/index.js';
-import type { OperationContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
-import type { Tx } from '../../db/client.js';
-import {
-  abandonIntent,
-  anyCallTookEffect,
-  beginIntent,
-  type Intent,
-  type IntentSpec,
-  type OperationKey,
-  pendingPlanOf,
-  type ServiceDeps,
-  type UnitOfWork,
-} from '../../unit-of-work/index.js';
+import type { ServiceDeps, UnitOfWork } from '../../unit-of-work/index.js';
 import { insertSession, presentSession } from '../payments/index.js';
 import { subscriptionEventData } from './entitlements/grants.js';
 import { figuresDigest, readPreviewId } from './previews/preview-token.js';
-import {
-  baseOf,
-  claimOperation,
-  releaseOperation,
-  resolveEntitlements,
-  type SubscriptionRow,
-} from './service.js';
+import { baseOf, resolveEntitlements, type SubscriptionRow, subscriptionClaim } from './service.js';
 
 // What the subscription operations share: the billing adapter, presenting billing results,
 // event data, audit snapshots, preview checks and the payment session of a period billed.
 
+export const noIntegration = () =>
+  new AppError(
+    'conflict',
+    'The subscription is billing-linked but the tenant has no active billing integration',
+  );
+
 export async function adapterFor(deps: ServiceDeps, tenantId: string): Promise<BillingAdapter> {
   const adapter = await deps.billing.forTenant(deps.db, tenantId);
-  if (!adapter)
-    throw new AppError(
-      'conflict',
-      'The subscription is billing-linked but the tenant has no active billing integration',
-    );
+  if (!adapter) throw noIntegration();
   return adapter;
 }
 
@@ -102,91 +86,23 @@ export function assertSameFigures(claims: { d: string } | null, figures: unknown
     throw new AppError('conflict', 'Prices or rules changed since the preview; preview again');
 }
 
-/** Who acts when the reconciler finishes an operation: the key that asked for it, as then. */
-export const contextOf = (intent: Intent): OperationContext => intent.context;
-
-/**
- * Gives the subscription's claim back (the operation's intent closed without taking effect), and
- * whatever else the operation reserved with it (`also`: a cancellation's refund).
- */
-export const releaseClaim =
-  (tenantId: string, subscriptionId: string, operationId: string, also?: (tx: Tx) => Promise<void>) =>
-  async (tx: Tx): Promise<void> => {
-    await releaseOperation(tx, tenantId, subscriptionId, operationId);
-    await also?.(tx);
-  };
-
-/**
- * The reconciler, before finishing a change left pending: whether one of its calls took effect.
- * None did: its intent is closed `abandoned` and the subscription's claim given back.
- */
-export async function tookEffect(
-  deps: ServiceDeps,
-  intent: Intent,
-  subscriptionId: string,
-  also?: (tx: Tx) => Promise<void>,
-): Promise<boolean> {
-  const adapter = await adapterFor(deps, intent.row.tenantId);
-  const release = releaseClaim(intent.row.tenantId, subscriptionId, intent.row.operationId, also);
-  return anyCallTookEffect(deps, intent, adapter, release);
-}
-
 /** The ISO instants of plans as Dates again. */
 export const at = (iso: string) => new Date(iso);
 
 /**
- * Claims the subscription for `key`'s operation and commits its intent, in one transaction: at the
- * version the operation was planned on, and only when no other operation holds it (409).
+ * What every change of an existing, billing-linked subscription declares alike: rolled forward
+ * once a call took effect, under the claim of the subscription at the version it was planned on.
  */
-export async function claimAndBegin<P>(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: Pick<OperationKey, 'id'>,
-  sub: { id: string; version: number },
-  spec: Omit<IntentSpec<P>, 'subject' | 'recovery'>,
-  reserve?: (tx: Tx, plan: P) => Promise<P>,
-): Promise<Intent<P>> {
-  return deps.db.transaction(async (tx) => {
-    if (!(await claimOperation(tx, ctx.tenantId, sub.id, sub.version, key.id, deps.clock.now())))
-      throw new AppError(
-        'conflict',
-        'The subscription changed meanwhile, or another change of it is in progress; read it again and retry',
-      );
-    // What the operation reserves with its claim (a refund), unless a retry resumes an earlier plan.
-    const resuming = reserve && (await pendingPlanOf(tx, ctx.tenantId, key.id));
-    const plan = reserve && !resuming ? await reserve(tx, spec.plan) : spec.plan;
-    return beginIntent(tx, deps, ctx, key, {
-      ...spec,
-      plan,
-      recovery: 'roll_forward',
-      subject: { type: 'subscription', id: sub.id },
-    });
-  });
-}
-
-/**
- * Runs the billing part and the commit of a change of an existing subscription under its intent
- * (claimed by `claimAndBegin`, or held by the reconciler resuming it). A failure leaves the intent
- * pending when a call may have taken effect (a retry or the reconciler finishes the change), or
- * closes it and gives the claim back when none did.
- */
-export async function underClaim<P, T>(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: Pick<OperationKey, 'id'>,
-  intent: Intent<P>,
-  subscriptionId: string,
-  run: (adapter: BillingAdapter) => Promise<T>,
-  also?: (tx: Tx) => Promise<void>,
-): Promise<T> {
-  const adapter = await adapterFor(deps, ctx.tenantId);
-  try {
-    return await run(adapter);
-  } catch (err) {
-    await abandonIntent(deps, intent, adapter, err, releaseClaim(ctx.tenantId, subscriptionId, key.id, also));
-    throw err;
-  }
-}
+export const changesSubscription = {
+  recovery: 'roll_forward',
+  claims: {
+    resource: subscriptionClaim,
+    id: (plan: { subscriptionId: string }) => plan.subscriptionId,
+    expected: (plan: { version: number }) => plan.version,
+  },
+  adapter: (deps: ServiceDeps, tenantId: string) => deps.billing.forTenant(deps.db, tenantId),
+  noAdapter: noIntegration,
+} as const;
 
 /** The payment session for a period billed now: the invoice's balance, or the price without one. */
 export async function openSession(
