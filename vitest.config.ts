@@ -13,8 +13,15 @@ export default defineConfig({
     // The reliability suite (crash, outage, fuzz, soak) runs on its own: npm run test:reliability.
     exclude: ['test/reliability/**', '**/node_modules/**'],
     setupFiles: ['test/support/one-query-per-connection.ts'],
+    // On PGlite: initdb and the migrations once, for every file's database to start from.
+    // src/ compiled once for the tests that start the server, worker or CLI as child processes.
+    globalSetup: ['test/support/pglite-template.ts', 'test/support/built-src.ts'],
     pool: 'forks',
-    // Each file opens its own database (PGlite in memory, or a pool to DATABASE_URL).
+    // Test files run one after another in each worker process and share its module cache (the
+    // app's modules are imported once per worker, not once per file) and its database (PGlite in
+    // memory started from the migrated template, or a pool to DATABASE_URL). Tests isolate by
+    // tenant, as they always did on PostgreSQL, where every file shares one database.
+    isolate: false,
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 90_000,

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pino from 'pino';
+import { inject } from 'vitest';
 import { type App, type BuildOptions, buildApp } from '../src/app.js';
 import type { BillingAdapter } from '../src/billing/adapter.js';
 import type { Clock } from '../src/clock.js';
@@ -15,21 +16,40 @@ import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { createTenant } from '../src/modules/tenants/index.js';
 import { TABLE_LAYOUT } from '../src/schema.js';
+import { loadTemplate } from './support/pglite-template.js';
 
 /** Real PostgreSQL when DATABASE_URL is set (CI's second pass), in-memory PGlite otherwise. */
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
 
 let shared: Promise<Database> | undefined;
 
-/** One migrated database per test file (PGlite takes seconds to start). */
+/**
+ * One migrated database per test file (PGlite takes seconds to start). On PGlite it starts from
+ * the template the global setup migrated (test/support/pglite-template.ts), when there is one;
+ * migrate() then finds nothing left to apply.
+ */
 export function testDatabase(): Promise<Database> {
   shared ??= (async () => {
     const url = process.env.DATABASE_URL;
-    const database = url ? openPostgres({ url, poolSize: 5 }) : await openPglite(undefined);
+    const template = url ? undefined : inject('pgliteTemplate');
+    const database = url
+      ? openPostgres({ url, poolSize: 5 })
+      : await openPglite(undefined, template ? { loadDataDir: loadTemplate(template) } : {});
     await database.migrate(TABLE_LAYOUT);
     return database;
   })();
   return shared;
+}
+
+/**
+ * A PGlite database of the calling file's own (from the migrated template), for tests that scan
+ * every row of the database: the worker's shared one also holds other files' data. `close()` it.
+ */
+export async function ownPgliteDatabase(): Promise<Database> {
+  const template = inject('pgliteTemplate');
+  const database = await openPglite(undefined, template ? { loadDataDir: loadTemplate(template) } : {});
+  await database.migrate(TABLE_LAYOUT);
+  return database;
 }
 
 /**

@@ -104,15 +104,25 @@ export function openPostgres({ url, poolSize = 10, waitMs = 5_000, logger }: Pos
   };
 }
 
-/** Embedded PostgreSQL (PGlite). `dataDir` undefined means in memory (tests). */
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
+/**
+ * Embedded PostgreSQL (PGlite). `dataDir` undefined means in memory (tests). `loadDataDir`
+ * starts it from a dump (`dumpDataDir`) instead of an empty cluster: tests start every file's
+ * database from one migrated template instead of running initdb and the migrations again.
+ */
+export async function openPglite(
+  dataDir: string | undefined,
+  options: { loadDataDir?: Blob } = {},
+): Promise<Database> {
   let lock: DataDirLock | undefined;
   if (dataDir) {
     keepPrivate(dataDir);
     lock = lockDataDir(dataDir);
   }
   try {
-    const client = await PGlite.create(dataDir ? path.join(dataDir, 'pgdata') : undefined);
+    const client = await PGlite.create({
+      ...(dataDir ? { dataDir: path.join(dataDir, 'pgdata') } : {}),
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    });
     const db = guardRootHandle(drizzlePglite({ client }) as unknown as Db);
     return {
       db,

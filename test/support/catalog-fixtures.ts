@@ -47,3 +47,19 @@ export const perSeat = (name: string, unitPriceCents: number, overrides: object 
   charges: [{ name: 'Seats', chargeModel: 'per_unit', tiers: [{ upTo: null, unitPriceCents }] }],
   ...overrides,
 });
+
+/** An add-on product (no family, rank or interval of its own) priced per seat. */
+export const addOnProduct = (
+  t: TestApp,
+  tenant: TestTenant,
+  name: string,
+  cents: number,
+  entitlements: object,
+) =>
+  adminPost(t, tenant, 'products', {
+    ...perSeat(name, cents, { entitlements }),
+    type: 'add_on',
+    family: null,
+    rank: null,
+    billingInterval: null,
+  });

@@ -14,7 +14,7 @@ import { intents, reconcileIntents } from '../../src/unit-of-work/index.js';
 import { bearer, createTestTenant, type TestApp, type TestTenant } from '../harness.js';
 import { adminPost, perSeat } from './catalog-fixtures.js';
 
-// The world of the model-based money test (test/money-model.test.ts): one tenant on the built-in
+// The world of the model-based money test (test/intents/money-model.test.ts): one tenant on the built-in
 // billing engine behind a fault-injecting wrapper, the calls the commands make, what the client
 // was told, and the invariants that must hold once everything has settled.
 

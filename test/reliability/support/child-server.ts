@@ -4,7 +4,7 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 // The real server (src/main.ts) or worker (src/worker.ts) as a child process, as in
-// test/process.test.ts.
+// test/platform/process.test.ts.
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
