@@ -206,7 +206,7 @@ export function renderAgentDoc(scopes: Record<Scope, string>): string {
     '',
     'What an agent needs before its first call. The same text is the MCP server’s instructions, and',
     '`x-agent` in the OpenAPI document carries the flow and the scopes: all three come from',
-    '`src/core/agent-guide.ts` (`npx vitest run test/mcp.test.ts -u` rewrites this file).',
+    '`src/core/agent-guide.ts` (`npx vitest run test/platform/mcp.test.ts -u` rewrites this file).',
     '',
     renderAgentGuide(scopes),
   ].join('\n');

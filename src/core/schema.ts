@@ -18,7 +18,7 @@ export const INT4_MAX = 2_147_483_647;
  * An integer input bound by what stores it: an int4 column by default (`maximum` INT4_MAX,
  * `minimum` 0), or a tighter business bound. Every integer a request carries has both bounds,
  * so a value the column cannot hold is a 400 naming the field, never a 500 from the database
- * (`test/schema-bounds.test.ts` walks the served document for any that lacks one).
+ * (`test/platform/schema-bounds.test.ts` walks the served document for any that lacks one).
  */
 export function Int4(
   options: { minimum?: number; maximum?: number; description?: string; default?: number } = {},

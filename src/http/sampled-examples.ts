@@ -8,7 +8,7 @@ const SUCCESS = /^2\d\d$/;
  * (the typical flow has examples recorded from the real routes, `http/examples.ts`), one is
  * generated from the response schema with Redocly's `openapi-sampler` (formats, enums, bounds
  * and `$ref`s into the document honoured). Agents and the reference page then show a shape for
- * every operation; `test/openapi-examples.test.ts` checks each against its schema.
+ * every operation; `test/platform/openapi-examples.test.ts` checks each against its schema.
  */
 export function addSampledResponseExamples<T extends object>(
   document: T,

@@ -5,6 +5,7 @@ import { claimScope, requestHash } from '../../src/http/idempotency/store.js';
 import { idempotencyKeys } from '../../src/http/idempotency/tables.js';
 import { intents } from '../../src/unit-of-work/index.js';
 import { bearer, errorBody, startApp, type TestApp } from '../harness.js';
+import { noCreditOnIssue } from '../support/billing-fixtures.js';
 import { MoneyWorld } from '../support/money-world.js';
 
 // Issue 27, finding 1: a request answered 4xx took effect. The Idempotency-Key's scope was only
@@ -23,6 +24,9 @@ beforeAll(async () => {
   t = await startApp({ wrapBilling: (a) => withFaults(a, faults) });
   w = new MoneyWorld(t, faults);
   await w.setUp();
+  // Credit left over by one race (whichever amount won) must not pay part of the invoices later
+  // tests issue: each test here names exact amounts. Credit on issue has its own tests.
+  await noCreditOnIssue(t, w.tenant);
 });
 afterAll(() => t.app.close());
 
