@@ -271,87 +271,6 @@ export const cartItemAddedExample = {
   nextActions: cartActions,
 };
 
-export const orderCreatedExample = {
-  data: {
-    id: '0190b000-0000-7000-8000-000000000008',
-    tenantId: '0190b000-0000-7000-8000-000000000001',
-    orderNumber: 'ORD-1000',
-    status: 'pending',
-    items: [
-      {
-        productId: '0190b000-0000-7000-8000-000000000003',
-        productName: 'Onboarding workshop',
-        quantity: 2,
-        priceCents: 2500,
-        totalCents: 5000,
-        priced: 'engine',
-      },
-    ],
-    totalCents: 5000,
-    currency: 'USD',
-    contactId: null,
-    organizationId: '0190b000-0000-7000-8000-000000000005',
-    journeyId: null,
-    cartId: '0190b000-0000-7000-8000-000000000006',
-    customerContext: {
-      locale: null,
-      partner: null,
-      segment: null,
-    },
-    promoCode: null,
-    discountCents: 0,
-    billingAccountId: 'ba_9f2k4m6p8r0t2v4x6z8b',
-    invoiceId: 'in_3h5j7l9n1q3s5u7w9y1a',
-    paymentStatus: 'unpaid',
-    paidCents: 0,
-    refundedCents: 0,
-    tags: {},
-    createdAt: '2026-03-01T10:00:00.000Z',
-    updatedAt: '2026-03-01T10:00:00.000Z',
-    rulesApplied: {
-      policyEvaluation: {
-        allowed: true,
-        evaluations: [],
-      },
-      priceRules: [],
-      offers: [],
-      promotion: null,
-      quotes: [],
-      hints: [],
-    },
-  },
-  nextActions: [
-    {
-      rel: 'self',
-      method: 'GET',
-      href: '/api/v1/orders/0190b000-0000-7000-8000-000000000008',
-      requiredScope: 'read',
-      allowed: true,
-    },
-    {
-      rel: 'update',
-      method: 'PATCH',
-      href: '/api/v1/orders/0190b000-0000-7000-8000-000000000008',
-      requiredScope: 'commerce',
-      allowed: true,
-    },
-    {
-      rel: 'payInvoice',
-      method: 'POST',
-      href: '/api/v1/invoices/in_3h5j7l9n1q3s5u7w9y1a/pay',
-      requiredScope: 'commerce',
-      allowed: true,
-    },
-    {
-      rel: 'createPaymentSession',
-      method: 'POST',
-      href: '/api/v1/payments',
-      requiredScope: 'commerce',
-      allowed: true,
-    },
-  ],
-};
-
 export const paymentSessionCreatedExample = {
   data: {
     id: '0190b000-0000-7000-8000-000000000009',
@@ -404,7 +323,3 @@ export const accountUpdatedExample = {
   ...accountCreatedExample,
   data: { ...accountCreatedExample.data, phone: '+1 555 0100', website: 'https://initech.example' },
 };
-
-const { rulesApplied: _rulesApplied, ...orderData } = orderCreatedExample.data;
-export const orderExample = { ...orderCreatedExample, data: orderData };
-export const orderUpdatedExample = { ...orderCreatedExample, data: { ...orderData, status: 'fulfilled' } };
