@@ -19,10 +19,10 @@ import { registerTextGuard } from './http/text-guard.js';
 import type { TypedApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerMcpRoutes } from './mcp/server.js';
-import { accountTagTarget, registerAccountRoutes } from './modules/accounts/routes.js';
+import { accountRoutes, accountTagTarget } from './modules/accounts/routes/index.js';
 import { registerApiKeyRoutes } from './modules/api-keys/routes.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
-import { registerBillingAdminRoutes } from './modules/billing/routes.js';
+import { billingAdminRoutes } from './modules/billing/routes/index.js';
 import { registerCartRoutes } from './modules/carts/routes.js';
 import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/catalog/routes.js';
 import { registerCreditRoutes } from './modules/credits/routes.js';
@@ -39,8 +39,11 @@ import { registerPricingRoutes } from './modules/pricing/routes.js';
 import { registerProviderEventRoutes } from './modules/provider-events/routes.js';
 import { registerShippingRoutes } from './modules/shipping/routes.js';
 import { emitProductEntitlementsChanged } from './modules/subscriptions/index.js';
-import { registerPreviewRoutes } from './modules/subscriptions/preview-routes.js';
-import { registerSubscriptionRoutes, subscriptionTagTarget } from './modules/subscriptions/routes.js';
+import {
+  previewRoutes,
+  subscriptionRoutes,
+  subscriptionTagTarget,
+} from './modules/subscriptions/routes/index.js';
 import { registerTenantRoutes } from './modules/tenants/routes.js';
 import { registerWebhookRoutes } from './modules/webhooks/routes.js';
 
@@ -147,19 +150,19 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRefundRoutes(app, deps);
   registerCreditRoutes(app, deps);
   registerTenantRoutes(app, deps);
-  registerAccountRoutes(app, deps);
-  registerBillingAdminRoutes(app, deps);
+  registerRoutes(app, deps, accountRoutes);
+  registerRoutes(app, deps, billingAdminRoutes);
   registerIntentRoutes(app, deps);
   registerPolicyRoutes(app, deps);
   registerShippingRoutes(app, deps);
-  registerSubscriptionRoutes(app, deps);
+  registerRoutes(app, deps, subscriptionRoutes);
   registerTagRoutes(app, deps, [
     accountTagTarget(deps),
     orderTagTarget(deps),
     subscriptionTagTarget(deps),
     paymentSessionTagTarget(),
   ]);
-  registerPreviewRoutes(app, deps);
+  registerRoutes(app, deps, previewRoutes);
   registerEntitlementRoutes(app, deps);
   registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
   registerProtectedResource(app, { publicBaseUrl: deps.config.publicBaseUrl, name: SERVICE_NAME });

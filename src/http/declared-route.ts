@@ -42,7 +42,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, H = unknown> {
   public?: boolean;
   params?: P;
   query?: Q;
-  body?: B;
+  /** A function of the deps where the schema depends on the deployment (the billing adapters it offers). */
+  body?: B | ((deps: Deps) => B);
   headers?: H;
   /** Every response the route itself produces, by status (the standard errors are added). */
   responses: Record<number, TSchema>;
@@ -73,7 +74,7 @@ function routeOptions(route: DeclaredRoute, deps: Deps) {
   const optional = {
     ...(route.params ? { params: route.params } : {}),
     ...(route.query ? { querystring: route.query } : {}),
-    ...(route.body ? { body: route.body } : {}),
+    ...(route.body ? { body: typeof route.body === 'function' ? route.body(deps) : route.body } : {}),
     ...(route.headers ? { headers: route.headers } : {}),
   };
   return {

@@ -127,60 +127,6 @@ export const catalogExample = {
   ],
 };
 
-export const accountCreatedExample = {
-  data: {
-    id: '0190b000-0000-7000-8000-000000000005',
-    tenantId: '0190b000-0000-7000-8000-000000000001',
-    name: 'Initech',
-    externalId: 'ba_9f2k4m6p8r0t2v4x6z8b',
-    email: 'ap@initech.example',
-    phone: null,
-    website: null,
-    industry: null,
-    tags: {},
-    createdAt: '2026-03-01T10:00:00.000Z',
-    updatedAt: '2026-03-01T10:00:00.000Z',
-  },
-  nextActions: [
-    {
-      rel: 'self',
-      method: 'GET',
-      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005',
-      requiredScope: 'read',
-      allowed: true,
-    },
-    {
-      rel: 'update',
-      method: 'PATCH',
-      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005',
-      requiredScope: 'commerce',
-      allowed: true,
-    },
-    {
-      rel: 'invoices',
-      method: 'GET',
-      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005/invoices',
-      requiredScope: 'read',
-      allowed: true,
-    },
-    {
-      rel: 'subscriptions',
-      method: 'GET',
-      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005/subscriptions',
-      requiredScope: 'read',
-      allowed: true,
-    },
-    {
-      rel: 'paymentMethods',
-      method: 'GET',
-      href: '/api/v1/accounts/0190b000-0000-7000-8000-000000000005/payment-methods',
-      requiredScope: 'read',
-      allowed: true,
-    },
-  ],
-};
-
-/** What a cart offers next (the same after creation and after adding an item). */
 const cartActions = [
   {
     rel: 'self',
@@ -319,7 +265,3 @@ export const paymentSessionCompletedExample = {
 };
 
 /** Derived from the recorded ones: the same resources read back or changed as the body examples say. */
-export const accountUpdatedExample = {
-  ...accountCreatedExample,
-  data: { ...accountCreatedExample.data, phone: '+1 555 0100', website: 'https://initech.example' },
-};
