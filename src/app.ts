@@ -45,7 +45,7 @@ import {
   subscriptionTagTarget,
 } from './modules/subscriptions/routes/index.js';
 import { registerTenantRoutes } from './modules/tenants/routes.js';
-import { registerWebhookRoutes } from './modules/webhooks/routes.js';
+import { webhookRoutes } from './modules/webhooks/routes/index.js';
 
 export type App = TypedApp & { registry: RouteRegistry };
 
@@ -145,7 +145,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, orderRoutes);
   registerProviderEventRoutes(app, deps);
   registerPaymentMethodRoutes(app, deps);
-  registerWebhookRoutes(app, deps);
+  registerRoutes(app, deps, webhookRoutes);
   registerPaymentRoutes(app, deps);
   registerRefundRoutes(app, deps);
   registerCreditRoutes(app, deps);
