@@ -23,7 +23,7 @@ import { accountRoutes, accountTagTarget } from './modules/accounts/routes/index
 import { registerApiKeyRoutes } from './modules/api-keys/routes.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
 import { billingAdminRoutes } from './modules/billing/routes/index.js';
-import { registerCartRoutes } from './modules/carts/routes.js';
+import { cartRoutes } from './modules/carts/routes/index.js';
 import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/catalog/routes.js';
 import { registerCreditRoutes } from './modules/credits/routes.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
@@ -140,7 +140,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerCatalogAdminRoutes(app, deps, emitProductEntitlementsChanged);
   registerCatalogRoutes(app, deps);
   registerPricingRoutes(app, deps);
-  registerCartRoutes(app, deps);
+  registerRoutes(app, deps, cartRoutes);
   registerRoutes(app, deps, orderRoutes);
   registerProviderEventRoutes(app, deps);
   registerPaymentMethodRoutes(app, deps);
