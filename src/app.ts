@@ -25,7 +25,7 @@ import { registerAuditRoutes } from './modules/audit/routes.js';
 import { billingAdminRoutes } from './modules/billing/routes/index.js';
 import { cartRoutes } from './modules/carts/routes/index.js';
 import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/catalog/routes.js';
-import { registerCreditRoutes } from './modules/credits/routes.js';
+import { creditRoutes } from './modules/credits/routes/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
 import { registerEntitlementRoutes } from './modules/entitlements/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
@@ -35,7 +35,7 @@ import { registerPaymentMethodRoutes } from './modules/payment-methods/routes.js
 import { paymentRoutes, paymentSessionTagTarget, refundRoutes } from './modules/payments/routes/index.js';
 import { registerPolicyRoutes } from './modules/policies/routes.js';
 import { registerPricingRoutes } from './modules/pricing/routes.js';
-import { registerProviderEventRoutes } from './modules/provider-events/routes.js';
+import { providerEventRoutes, registerProviderCallback } from './modules/provider-events/routes/index.js';
 import { registerShippingRoutes } from './modules/shipping/routes.js';
 import { emitProductEntitlementsChanged } from './modules/subscriptions/index.js';
 import {
@@ -142,12 +142,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerPricingRoutes(app, deps);
   registerRoutes(app, deps, cartRoutes);
   registerRoutes(app, deps, orderRoutes);
-  registerProviderEventRoutes(app, deps);
+  registerRoutes(app, deps, providerEventRoutes);
+  registerProviderCallback(app, deps);
   registerPaymentMethodRoutes(app, deps);
   registerRoutes(app, deps, webhookRoutes);
   registerRoutes(app, deps, paymentRoutes);
   registerRoutes(app, deps, refundRoutes);
-  registerCreditRoutes(app, deps);
+  registerRoutes(app, deps, creditRoutes);
   registerTenantRoutes(app, deps);
   registerRoutes(app, deps, accountRoutes);
   registerRoutes(app, deps, billingAdminRoutes);
