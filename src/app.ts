@@ -20,8 +20,8 @@ import type { TypedApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerMcpRoutes } from './mcp/server.js';
 import { accountRoutes, accountTagTarget } from './modules/accounts/routes/index.js';
-import { registerApiKeyRoutes } from './modules/api-keys/routes.js';
-import { registerAuditRoutes } from './modules/audit/routes.js';
+import { apiKeyRoutes } from './modules/api-keys/routes/index.js';
+import { auditRoutes } from './modules/audit/routes/index.js';
 import { billingAdminRoutes } from './modules/billing/routes/index.js';
 import { cartRoutes } from './modules/carts/routes/index.js';
 import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/catalog/routes.js';
@@ -31,10 +31,10 @@ import { registerEntitlementRoutes } from './modules/entitlements/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerIntentRoutes } from './modules/intents/routes.js';
 import { orderRoutes, orderTagTarget } from './modules/orders/routes/index.js';
-import { registerPaymentMethodRoutes } from './modules/payment-methods/routes.js';
+import { paymentMethodRoutes } from './modules/payment-methods/routes/index.js';
 import { paymentRoutes, paymentSessionTagTarget, refundRoutes } from './modules/payments/routes/index.js';
 import { registerPolicyRoutes } from './modules/policies/routes.js';
-import { registerPricingRoutes } from './modules/pricing/routes.js';
+import { pricingRoutes } from './modules/pricing/routes/index.js';
 import { providerEventRoutes, registerProviderCallback } from './modules/provider-events/routes/index.js';
 import { registerShippingRoutes } from './modules/shipping/routes.js';
 import { emitProductEntitlementsChanged } from './modules/subscriptions/index.js';
@@ -43,7 +43,7 @@ import {
   subscriptionRoutes,
   subscriptionTagTarget,
 } from './modules/subscriptions/routes/index.js';
-import { registerTenantRoutes } from './modules/tenants/routes.js';
+import { tenantRoutes } from './modules/tenants/routes/index.js';
 import { webhookRoutes } from './modules/webhooks/routes/index.js';
 
 export type App = TypedApp & { registry: RouteRegistry };
@@ -134,22 +134,22 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   registerHealthRoutes(app, deps);
   registerDiscoveryRoutes(app, deps, registry);
-  registerApiKeyRoutes(app, deps);
-  registerAuditRoutes(app, deps);
+  registerRoutes(app, deps, apiKeyRoutes);
+  registerRoutes(app, deps, auditRoutes);
   // A product's entitlements reach the accounts holding it: entitlements.changed for each set it changes.
   registerCatalogAdminRoutes(app, deps, emitProductEntitlementsChanged);
   registerCatalogRoutes(app, deps);
-  registerPricingRoutes(app, deps);
+  registerRoutes(app, deps, pricingRoutes);
   registerRoutes(app, deps, cartRoutes);
   registerRoutes(app, deps, orderRoutes);
   registerRoutes(app, deps, providerEventRoutes);
   registerProviderCallback(app, deps);
-  registerPaymentMethodRoutes(app, deps);
+  registerRoutes(app, deps, paymentMethodRoutes);
   registerRoutes(app, deps, webhookRoutes);
   registerRoutes(app, deps, paymentRoutes);
   registerRoutes(app, deps, refundRoutes);
   registerRoutes(app, deps, creditRoutes);
-  registerTenantRoutes(app, deps);
+  registerRoutes(app, deps, tenantRoutes);
   registerRoutes(app, deps, accountRoutes);
   registerRoutes(app, deps, billingAdminRoutes);
   registerIntentRoutes(app, deps);
