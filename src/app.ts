@@ -27,9 +27,9 @@ import { cartRoutes } from './modules/carts/routes/index.js';
 import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/catalog/routes.js';
 import { creditRoutes } from './modules/credits/routes/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
-import { registerEntitlementRoutes } from './modules/entitlements/routes.js';
+import { entitlementRoutes } from './modules/entitlements/routes/index.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
-import { registerIntentRoutes } from './modules/intents/routes.js';
+import { intentRoutes } from './modules/intents/routes/index.js';
 import { orderRoutes, orderTagTarget } from './modules/orders/routes/index.js';
 import { paymentMethodRoutes } from './modules/payment-methods/routes/index.js';
 import { paymentRoutes, paymentSessionTagTarget, refundRoutes } from './modules/payments/routes/index.js';
@@ -152,7 +152,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, tenantRoutes);
   registerRoutes(app, deps, accountRoutes);
   registerRoutes(app, deps, billingAdminRoutes);
-  registerIntentRoutes(app, deps);
+  registerRoutes(app, deps, intentRoutes);
   registerPolicyRoutes(app, deps);
   registerShippingRoutes(app, deps);
   registerRoutes(app, deps, subscriptionRoutes);
@@ -163,7 +163,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     paymentSessionTagTarget(),
   ]);
   registerRoutes(app, deps, previewRoutes);
-  registerEntitlementRoutes(app, deps);
+  registerRoutes(app, deps, entitlementRoutes);
   registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
   registerProtectedResource(app, { publicBaseUrl: deps.config.publicBaseUrl, name: SERVICE_NAME });
   registerApiReference(app);
