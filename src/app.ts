@@ -24,7 +24,7 @@ import { apiKeyRoutes } from './modules/api-keys/routes/index.js';
 import { auditRoutes } from './modules/audit/routes/index.js';
 import { billingAdminRoutes } from './modules/billing/routes/index.js';
 import { cartRoutes } from './modules/carts/routes/index.js';
-import { registerCatalogAdminRoutes, registerCatalogRoutes } from './modules/catalog/routes.js';
+import { catalogAdminRoutes, catalogRoutes } from './modules/catalog/routes/index.js';
 import { creditRoutes } from './modules/credits/routes/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
 import { entitlementRoutes } from './modules/entitlements/routes/index.js';
@@ -33,10 +33,10 @@ import { intentRoutes } from './modules/intents/routes/index.js';
 import { orderRoutes, orderTagTarget } from './modules/orders/routes/index.js';
 import { paymentMethodRoutes } from './modules/payment-methods/routes/index.js';
 import { paymentRoutes, paymentSessionTagTarget, refundRoutes } from './modules/payments/routes/index.js';
-import { registerPolicyRoutes } from './modules/policies/routes.js';
+import { policyRoutes } from './modules/policies/routes/index.js';
 import { pricingRoutes } from './modules/pricing/routes/index.js';
 import { providerEventRoutes, registerProviderCallback } from './modules/provider-events/routes/index.js';
-import { registerShippingRoutes } from './modules/shipping/routes.js';
+import { shippingRoutes } from './modules/shipping/routes/index.js';
 import { emitProductEntitlementsChanged } from './modules/subscriptions/index.js';
 import {
   previewRoutes,
@@ -137,8 +137,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, apiKeyRoutes);
   registerRoutes(app, deps, auditRoutes);
   // A product's entitlements reach the accounts holding it: entitlements.changed for each set it changes.
-  registerCatalogAdminRoutes(app, deps, emitProductEntitlementsChanged);
-  registerCatalogRoutes(app, deps);
+  registerRoutes(app, deps, catalogAdminRoutes(emitProductEntitlementsChanged));
+  registerRoutes(app, deps, catalogRoutes);
   registerRoutes(app, deps, pricingRoutes);
   registerRoutes(app, deps, cartRoutes);
   registerRoutes(app, deps, orderRoutes);
@@ -153,8 +153,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, accountRoutes);
   registerRoutes(app, deps, billingAdminRoutes);
   registerRoutes(app, deps, intentRoutes);
-  registerPolicyRoutes(app, deps);
-  registerShippingRoutes(app, deps);
+  registerRoutes(app, deps, policyRoutes);
+  registerRoutes(app, deps, shippingRoutes);
   registerRoutes(app, deps, subscriptionRoutes);
   registerTagRoutes(app, deps, [
     accountTagTarget(deps),

@@ -48,7 +48,12 @@ describe('action specs', () => {
     const declared = new Set(t.app.registry.publicOperations.map((op) => op.operationId));
     const specs = actionSpecs();
     expect(specs.length).toBeGreaterThan(5);
-    const wrong = specs.filter((s) => s.operationId === null || !declared.has(s.operationId));
+    // admin-crud.ts names the operations it declares itself (`ids.get`); every other action names a literal.
+    const wrong = specs.filter(
+      (s) =>
+        (s.operationId === null && !s.where.startsWith('http/admin-crud.ts')) ||
+        (s.operationId !== null && !declared.has(s.operationId)),
+    );
     expect(wrong).toEqual([]);
   });
 
