@@ -1,13 +1,11 @@
 import { Type } from 'typebox';
 import { LIST_PAGING } from '../core/agent-guide.js';
 import { notFound } from '../core/errors.js';
-import type { KeyRing } from '../core/key-ring.js';
 import {
   type CrudSpec,
   createResource,
   deleteResource,
   resourceName,
-  type UnitDeps,
   updateResource,
 } from '../unit-of-work/index.js';
 import { requireCtx } from './auth.js';
