@@ -1,9 +1,8 @@
 import { LIST_PAGING } from '../../../core/agent-guide.js';
-import { createdKey, listOfRows, NEWEST_FIRST, pageRequest } from '../../../core/paging.js';
 import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { next } from '../../../http/envelope.js';
-import { ListEnvelope, listEnvelope } from '../../../http/paging.js';
+import { ListEnvelope, newestFirstList } from '../../../http/paging.js';
 import { AccountListQuery, AccountSchema } from '../schemas.js';
 import { listAccounts, presentAccount } from '../service.js';
 import { TAGS } from './shared.js';
@@ -22,11 +21,14 @@ export const listAccountsRoute = defineRoute({
   responses: { 200: ListEnvelope(AccountSchema, 'The accounts.') },
   handler: async (request, _reply, deps) => {
     const ctx = requireCtx(request);
-    const where = { tenantId: ctx.tenantId, list: 'accounts', keys: deps.keyRing };
-    const page = pageRequest(where, request.query, NEWEST_FIRST);
-    const rows = await listAccounts(deps.db, ctx.tenantId, request.query, page);
-    return listEnvelope(ctx, request, listOfRows(rows, page, createdKey, where, presentAccount), [
-      next('createAccount', 'createAccount'),
-    ]);
+    return newestFirstList(
+      ctx,
+      request,
+      deps.keyRing,
+      'accounts',
+      (page) => listAccounts(deps.db, ctx.tenantId, request.query, page),
+      presentAccount,
+      [next('createAccount', 'createAccount')],
+    );
   },
 });

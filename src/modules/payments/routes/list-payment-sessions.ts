@@ -1,9 +1,8 @@
 import { LIST_PAGING } from '../../../core/agent-guide.js';
-import { createdKey, listOfRows, NEWEST_FIRST, pageRequest } from '../../../core/paging.js';
 import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { next } from '../../../http/envelope.js';
-import { ListEnvelope, listEnvelope } from '../../../http/paging.js';
+import { ListEnvelope, newestFirstList } from '../../../http/paging.js';
 import { PaymentListQuery, PaymentSessionSchema } from '../schemas.js';
 import { listSessions, presentSession } from '../service.js';
 import { TAGS } from './shared.js';
@@ -20,10 +19,14 @@ export const listPaymentSessionsRoute = defineRoute({
   responses: { 200: ListEnvelope(PaymentSessionSchema, 'The sessions.') },
   handler: async (request, _reply, deps) => {
     const ctx = requireCtx(request);
-    const where = { tenantId: ctx.tenantId, list: 'payments', keys: deps.keyRing };
-    const page = pageRequest(where, request.query, NEWEST_FIRST);
-    const rows = await listSessions(deps.db, ctx.tenantId, request.query, page);
-    const list = listOfRows(rows, page, createdKey, where, presentSession);
-    return listEnvelope(ctx, request, list, [next('createPaymentSession', 'createPaymentSession')]);
+    return newestFirstList(
+      ctx,
+      request,
+      deps.keyRing,
+      'payments',
+      (page) => listSessions(deps.db, ctx.tenantId, request.query, page),
+      presentSession,
+      [next('createPaymentSession', 'createPaymentSession')],
+    );
   },
 });

@@ -1,8 +1,7 @@
 import { LIST_PAGING } from '../../../core/agent-guide.js';
-import { createdKey, listOfRows, NEWEST_FIRST, pageRequest } from '../../../core/paging.js';
 import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
-import { ListEnvelope, listEnvelope } from '../../../http/paging.js';
+import { ListEnvelope, newestFirstList } from '../../../http/paging.js';
 import { RefundListQuery, RefundSchema } from '../refund-schemas.js';
 import { listRefunds, presentRefund } from '../refund-store.js';
 import { TAGS } from './refund-shared.js';
@@ -19,10 +18,14 @@ export const listRefundsRoute = defineRoute({
   responses: { 200: ListEnvelope(RefundSchema, 'The refunds.') },
   handler: async (request, _reply, deps) => {
     const ctx = requireCtx(request);
-    const where = { tenantId: ctx.tenantId, list: 'refunds', keys: deps.keyRing };
-    const page = pageRequest(where, request.query, NEWEST_FIRST);
-    const rows = await listRefunds(deps.db, ctx.tenantId, request.query, page);
-    const list = listOfRows(rows, page, createdKey, where, presentRefund);
-    return listEnvelope(ctx, request, list, []);
+    return newestFirstList(
+      ctx,
+      request,
+      deps.keyRing,
+      'refunds',
+      (page) => listRefunds(deps.db, ctx.tenantId, request.query, page),
+      presentRefund,
+      [],
+    );
   },
 });
