@@ -12,6 +12,7 @@ import {
   pageOfList,
   pageRequest,
 } from '../core/paging.js';
+import { requireCtx } from './auth.js';
 import type { RequestContext } from './context.js';
 import { type ActionSpec, API_PREFIX, action, Envelope, envelope, nextActionsFor } from './envelope.js';
 
@@ -78,18 +79,20 @@ export function listEnvelope<T>(
  * list, or the keyset page the query asks for (`read` gets the page, null for all).
  */
 export async function newestFirstList<Row extends { createdAt: Date; id: string }, T>(
-  ctx: RequestContext,
   request: FastifyRequest,
   keys: CursorKeys,
-  listName: string,
-  read: (page: PageRequest | null) => Promise<readonly Row[]>,
-  present: (row: Row) => T,
-  actions: readonly ActionSpec[] = [],
+  list: {
+    name: string;
+    read: (tenantId: string, page: PageRequest | null) => Promise<readonly Row[]>;
+    present: (row: Row) => T;
+    actions?: readonly ActionSpec[];
+  },
 ) {
-  const where = { tenantId: ctx.tenantId, list: listName, keys };
+  const ctx = requireCtx(request);
+  const where = { tenantId: ctx.tenantId, list: list.name, keys };
   const page = pageRequest(where, request.query as { limit?: number; cursor?: string }, NEWEST_FIRST);
-  const rows = await read(page);
-  return listEnvelope(ctx, request, listOfRows(rows, page, createdKey, where, present), actions);
+  const rows = await list.read(ctx.tenantId, page);
+  return listEnvelope(ctx, request, listOfRows(rows, page, createdKey, where, list.present), list.actions);
 }
 
 /**

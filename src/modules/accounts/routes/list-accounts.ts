@@ -1,5 +1,4 @@
 import { LIST_PAGING } from '../../../core/agent-guide.js';
-import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { next } from '../../../http/envelope.js';
 import { ListEnvelope, newestFirstList } from '../../../http/paging.js';
@@ -19,16 +18,11 @@ export const listAccountsRoute = defineRoute({
   scope: 'read',
   query: AccountListQuery,
   responses: { 200: ListEnvelope(AccountSchema, 'The accounts.') },
-  handler: async (request, _reply, deps) => {
-    const ctx = requireCtx(request);
-    return newestFirstList(
-      ctx,
-      request,
-      deps.keyRing,
-      'accounts',
-      (page) => listAccounts(deps.db, ctx.tenantId, request.query, page),
-      presentAccount,
-      [next('createAccount', 'createAccount')],
-    );
-  },
+  handler: async (request, _reply, deps) =>
+    newestFirstList(request, deps.keyRing, {
+      name: 'accounts',
+      read: (tenantId, page) => listAccounts(deps.db, tenantId, request.query, page),
+      present: presentAccount,
+      actions: [next('createAccount', 'createAccount')],
+    }),
 });

@@ -1,5 +1,4 @@
 import { LIST_PAGING } from '../../../core/agent-guide.js';
-import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { next } from '../../../http/envelope.js';
 import { ListEnvelope, newestFirstList } from '../../../http/paging.js';
@@ -17,16 +16,11 @@ export const listPaymentSessionsRoute = defineRoute({
   scope: 'read',
   query: PaymentListQuery,
   responses: { 200: ListEnvelope(PaymentSessionSchema, 'The sessions.') },
-  handler: async (request, _reply, deps) => {
-    const ctx = requireCtx(request);
-    return newestFirstList(
-      ctx,
-      request,
-      deps.keyRing,
-      'payments',
-      (page) => listSessions(deps.db, ctx.tenantId, request.query, page),
-      presentSession,
-      [next('createPaymentSession', 'createPaymentSession')],
-    );
-  },
+  handler: async (request, _reply, deps) =>
+    newestFirstList(request, deps.keyRing, {
+      name: 'payments',
+      read: (tenantId, page) => listSessions(deps.db, tenantId, request.query, page),
+      present: presentSession,
+      actions: [next('createPaymentSession', 'createPaymentSession')],
+    }),
 });

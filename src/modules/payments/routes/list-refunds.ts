@@ -1,5 +1,4 @@
 import { LIST_PAGING } from '../../../core/agent-guide.js';
-import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { ListEnvelope, newestFirstList } from '../../../http/paging.js';
 import { RefundListQuery, RefundSchema } from '../refund-schemas.js';
@@ -16,16 +15,10 @@ export const listRefundsRoute = defineRoute({
   scope: 'read',
   query: RefundListQuery,
   responses: { 200: ListEnvelope(RefundSchema, 'The refunds.') },
-  handler: async (request, _reply, deps) => {
-    const ctx = requireCtx(request);
-    return newestFirstList(
-      ctx,
-      request,
-      deps.keyRing,
-      'refunds',
-      (page) => listRefunds(deps.db, ctx.tenantId, request.query, page),
-      presentRefund,
-      [],
-    );
-  },
+  handler: async (request, _reply, deps) =>
+    newestFirstList(request, deps.keyRing, {
+      name: 'refunds',
+      read: (tenantId, page) => listRefunds(deps.db, tenantId, request.query, page),
+      present: presentRefund,
+    }),
 });

@@ -1,5 +1,4 @@
 import { LIST_PAGING } from '../../../core/agent-guide.js';
-import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { next } from '../../../http/envelope.js';
 import { ListEnvelope, newestFirstList } from '../../../http/paging.js';
@@ -19,16 +18,11 @@ export const listSubscriptionsRoute = defineRoute({
   scope: 'read',
   query: SubscriptionListQuery,
   responses: { 200: ListEnvelope(SubscriptionSchema, 'The subscriptions.') },
-  handler: async (request, _reply, deps) => {
-    const ctx = requireCtx(request);
-    return newestFirstList(
-      ctx,
-      request,
-      deps.keyRing,
-      'subscriptions',
-      (page) => listSubscriptions(deps.db, ctx.tenantId, request.query, page),
-      presentSubscription,
-      [next('createSubscription', 'createSubscription')],
-    );
-  },
+  handler: async (request, _reply, deps) =>
+    newestFirstList(request, deps.keyRing, {
+      name: 'subscriptions',
+      read: (tenantId, page) => listSubscriptions(deps.db, tenantId, request.query, page),
+      present: presentSubscription,
+      actions: [next('createSubscription', 'createSubscription')],
+    }),
 });
