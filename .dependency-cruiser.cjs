@@ -11,8 +11,9 @@
 //   8 app.ts, deps.ts, main.ts, worker.ts, background.ts, server.ts, cli/, seed/
 // A module is reached only through its index.ts (app.ts alone imports route files).
 
-const TOP = '^src/(app|deps|main|worker|background|server)\\.ts$|^src/(cli|seed)/';
-const ROUTES = '^src/modules/[^/]+/[a-z-]*routes[.]ts$|^src/modules/[^/]+/routes/|^src/mcp/';
+const TOP = '^src/(app|deps|main|worker|background|server|schema|tables)\\.ts$|^src/(cli|seed)/';
+const ROUTES =
+  '^src/modules/[^/]+/[a-z-]*routes[.]ts$|^src/modules/[^/]+/[a-z-]+/[a-z-]*routes[.]ts$|^src/modules/[^/]+/routes/|^src/modules/[^/]+/[a-z-]+/routes/|^src/mcp/';
 const layer = (name, from, fromNot, forbidden) => ({
   name,
   severity: 'error',
@@ -68,9 +69,16 @@ module.exports = {
       name: 'module-internals-from-outside',
       severity: 'error',
       comment:
-        'Outside modules/, a module is reached through its index.ts; app.ts also registers its routes.',
-      from: { path: '^src/', pathNot: ['^src/modules/', '^src/app\\.ts$'] },
+        'Outside modules/, a module is reached through its index.ts; app.ts also registers its routes, and src/tables.ts gathers the tables.',
+      from: { path: '^src/', pathNot: ['^src/modules/', '^src/app\\.ts$', '^src/tables\\.ts$'] },
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'tables-gather-tables',
+      severity: 'error',
+      comment: 'src/tables.ts gathers every tables.ts and nothing else.',
+      from: { path: '^src/tables\\.ts$' },
+      to: { pathNot: '/tables\\.ts$' },
     },
     {
       name: 'app-registers-routes',

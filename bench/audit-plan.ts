@@ -5,12 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openPostgres } from '../src/db/client.js';
+import { TABLE_LAYOUT } from '../src/schema.js';
 import { AUDIT_ACTIONS } from '../src/unit-of-work/index.js';
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('set DATABASE_URL');
 const database = openPostgres({ url });
-await database.migrate();
+await database.migrate(TABLE_LAYOUT);
 await database.close();
 
 const client = new pg.Client({ connectionString: url });

@@ -54,8 +54,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts bench/server.ts in a child process and waits for its fixtures line. */
-export async function startBenchServer(env: Record<string, string | undefined> = {}): Promise<BenchServer> {
+/**
+ * Starts bench/server.ts in a child process and waits for its fixtures line. `cwd` is the tree
+ * whose bench/server.ts (and src/, and tsx) runs: another commit's, for `--vs=<ref>`.
+ */
+export async function startBenchServer(
+  env: Record<string, string | undefined> = {},
+  cwd = process.cwd(),
+): Promise<BenchServer> {
   const [appPort, singlePort, barePort] = [await freePort(), await freePort(), await freePort()];
   // BENCH_NODE_ARGS: extra Node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -68,6 +74,7 @@ export async function startBenchServer(env: Record<string, string | undefined> =
       BENCH_BARE_PORT: String(barePort),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
+    cwd,
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const ready = await new Promise<{
@@ -102,6 +109,8 @@ export interface LoadResult {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Responses received in the measured seconds. */
+  requests: number;
   non2xx: number;
   errors: number;
 }
@@ -144,6 +153,7 @@ export async function runLoad(
     requestsPerSecond: Math.round(result.requests.average),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
+    requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,
   };
@@ -216,6 +226,7 @@ export async function runFlows(
     flowsPerSecond: Math.round(flows / elapsed),
     p50Ms: Math.round(percentile(latencies, 50)),
     p99Ms: Math.round(percentile(latencies, 99)),
+    requests: latencies.length,
     non2xx,
     errors,
   };

@@ -6,6 +6,10 @@
 //   npm run bench -- --smoke           # 1 s per scenario: proves it all still runs (CI); writes nothing
 //   npm run bench -- --only=api        # or --only=webhooks; prints, does not rewrite RESULTS.md
 //   npm run bench -- --only=entitlements   # the check and its baseline only, small order seeds
+//   npm run bench -- --vs=befc46f [--rounds=4] [--only=orders,cart,get]
+//                                      # POST /orders, the cart flow, GET /orders/{id}: this tree
+//                                      # vs another commit's, alternating rounds (bench/compare.ts)
+//   npm run bench -- --cpu-profile     # CPU per POST /orders and its top costs (bench/cpu-profile.ts)
 //
 // The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets two
 // databases of the bench's own, cak_bench_api and cak_bench_webhooks, dropped and created afresh
@@ -35,6 +39,8 @@ import { type WebhookResult, webhookDelivery } from './scenarios/webhook-deliver
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const vs = args.find((a) => a.startsWith('--vs='))?.slice('--vs='.length);
+const rounds = Number(args.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length) ?? 4);
 const write = !smoke && !only;
 const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -72,6 +78,23 @@ async function redisVersion(url: string): Promise<string> {
   } finally {
     redis.disconnect();
   }
+}
+
+if (vs || args.includes('--cpu-profile')) {
+  if (vs) {
+    const { compareWith } = await import('./compare.js');
+    await compareWith({ ...opts, ref: vs, rounds, only: only?.split(',') ?? [], redisUrl, freshDatabase });
+  } else {
+    const { profilePostOrders } = await import('./cpu-profile.js');
+    const env = { BENCH_PAGING_ORDERS: '1000', BENCH_STREAM_ORDERS: '1000', BENCH_LIST_ORDERS: '20' };
+    const server = await startBenchServer({
+      DATABASE_URL: await freshDatabase('cak_bench_api'),
+      REDIS_URL: redisUrl,
+      ...env,
+    });
+    await profilePostOrders(server, opts).finally(() => server.stop());
+  }
+  process.exit();
 }
 
 const started = new Date();

@@ -12,9 +12,13 @@
 //   GET  /read/orders/:tenantId       the rows GET /orders reads, with raw node-postgres
 //   POST /raw-tx                      BEGIN; three INSERTs; COMMIT, with raw node-postgres
 //   GET  /rss                         this process's resident set size (sampled by the runner)
+//   GET  /cpu                         this process's CPU time so far (process.cpuUsage)
+//   POST /profile/start, /profile/stop  a V8 CPU profile of this process between the two, with
+//                                     its CPU time (process.cpuUsage) (`--cpu-profile`)
 // PostgreSQL only (DATABASE_URL); Redis for the rate limiter when REDIS_URL is set. Prints one
 // JSON line with the fixtures when ready.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { Session } from 'node:inspector/promises';
 import { desc, eq, sql } from 'drizzle-orm';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -28,11 +32,12 @@ import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { productCrud } from '../src/modules/catalog/index.js';
-import { EntitlementReader } from '../src/modules/entitlements/service.js';
 import { getOrder } from '../src/modules/orders/service.js';
 import { orders } from '../src/modules/orders/tables.js';
+import { EntitlementReader } from '../src/modules/subscriptions/index.js';
 import { createTenant } from '../src/modules/tenants/index.js';
 import { insertWebhook } from '../src/modules/webhooks/index.js';
+import { TABLE_LAYOUT } from '../src/schema.js';
 import type { Fixture } from './harness.js';
 
 /** A plan with a per-unit and a graduated charge: resolve runs the whole engine. */
@@ -100,7 +105,7 @@ const config = {
   redisUrl: process.env.REDIS_URL || undefined,
 };
 const database = openPostgres({ url, poolSize: 10, logger });
-await database.migrate();
+await database.migrate(TABLE_LAYOUT);
 const rateLimiter = config.redisUrl
   ? new RedisRateLimiter(config.redisUrl, logger, `cak:bench:${randomUUID()}:`)
   : new MemoryRateLimiter();
@@ -245,6 +250,23 @@ await rawPool.query(
 );
 bare.get('/bare', async () => ({ ok: true }));
 bare.get('/rss', async () => ({ rss: process.memoryUsage().rss }));
+bare.get('/cpu', async () => process.cpuUsage());
+// The profiler samples only between start and stop: the seeding above stays out of the profile.
+const profiler = new Session();
+let cpuAtStart = process.cpuUsage();
+bare.post('/profile/start', async () => {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+  cpuAtStart = process.cpuUsage();
+  return { ok: true };
+});
+bare.post('/profile/stop', async () => {
+  const cpu = process.cpuUsage(cpuAtStart);
+  const { profile } = await profiler.post('Profiler.stop');
+  profiler.disconnect();
+  return { cpuMicros: cpu.user + cpu.system, profile };
+});
 bare.get<{ Params: { tenantId: string; id: string } }>('/read/order/:tenantId/:id', async (request) => {
   const { rows } = await rawPool.query('select * from orders where tenant_id = $1 and id = $2', [
     request.params.tenantId,

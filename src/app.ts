@@ -22,14 +22,13 @@ import { registerMcpRoutes } from './mcp/server.js';
 import { accountRoutes, accountTagTarget } from './modules/accounts/routes/index.js';
 import { apiKeyRoutes } from './modules/api-keys/routes/index.js';
 import { auditRoutes } from './modules/audit/routes/index.js';
-import { billingAdminRoutes } from './modules/billing/routes/index.js';
+import { billingAdminRoutes } from './modules/billing-admin/routes/index.js';
 import { cartRoutes } from './modules/carts/routes/index.js';
 import { catalogAdminRoutes, catalogRoutes } from './modules/catalog/routes/index.js';
 import { creditRoutes } from './modules/credits/routes/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
-import { entitlementRoutes } from './modules/entitlements/routes/index.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
-import { intentRoutes } from './modules/intents/routes/index.js';
+import { intentRoutes } from './modules/intent-review/routes/index.js';
 import { orderRoutes, orderTagTarget } from './modules/orders/routes/index.js';
 import { paymentMethodRoutes } from './modules/payment-methods/routes/index.js';
 import { paymentRoutes, paymentSessionTagTarget, refundRoutes } from './modules/payments/routes/index.js';
@@ -37,12 +36,10 @@ import { policyRoutes } from './modules/policies/routes/index.js';
 import { pricingRoutes } from './modules/pricing/routes/index.js';
 import { providerEventRoutes, registerProviderCallback } from './modules/provider-events/routes/index.js';
 import { shippingRoutes } from './modules/shipping/routes/index.js';
+import { entitlementRoutes } from './modules/subscriptions/entitlements/routes/index.js';
 import { emitProductEntitlementsChanged } from './modules/subscriptions/index.js';
-import {
-  previewRoutes,
-  subscriptionRoutes,
-  subscriptionTagTarget,
-} from './modules/subscriptions/routes/index.js';
+import { previewRoutes } from './modules/subscriptions/previews/routes/index.js';
+import { subscriptionRoutes, subscriptionTagTarget } from './modules/subscriptions/routes/index.js';
 import { tenantRoutes } from './modules/tenants/routes/index.js';
 import { webhookRoutes } from './modules/webhooks/routes/index.js';
 

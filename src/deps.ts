@@ -14,7 +14,7 @@ export type { Deps } from './http/deps.js';
 import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
-import { resumeOperatorCommand } from './modules/billing/index.js';
+import { resumeOperatorCommand } from './modules/billing-admin/index.js';
 import { resumeApplication } from './modules/credits/index.js';
 import {
   getOrder,
@@ -25,6 +25,7 @@ import {
 } from './modules/orders/index.js';
 import { orderSessions, resumeRefund, resumeReversal, resumeSettlement } from './modules/payments/index.js';
 import { resumeCancel, resumeChange, resumeEnd, resumeRenewal } from './modules/subscriptions/index.js';
+import { fanOutFromEvents } from './modules/webhooks/index.js';
 import type { IntentHandlers } from './unit-of-work/index.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -85,6 +86,7 @@ export function createDeps(
       (config.redisUrl ? new RedisRateLimiter(config.redisUrl, logger) : new MemoryRateLimiter()),
     billing: new BillingRegistry([builtinFactory({ db: database.db, clock })], overrides.wrapBilling),
     deliveries: deliverySignalFor(database),
+    fanOut: fanOutFromEvents,
     usage: overrides.usage ?? {
       recordOrder: (tenantId, orderId, quantity) =>
         recordOrderUsage(database.db, tenantId, orderId, quantity, clock.now()),

@@ -7,6 +7,7 @@ import { loadKeyRing } from './core/key-ring.js';
 import { resealSecrets } from './db/sealing.js';
 import { createDeps, createLogger, type Deps, openConfiguredDatabase } from './deps.js';
 import { startIdempotencyPurge } from './http/idempotency/purge.js';
+import { TABLE_LAYOUT } from './schema.js';
 import { formatDemoBanner, seedDemoIfEmpty } from './seed/demo.js';
 
 export interface RunningServer {
@@ -33,7 +34,7 @@ export async function startServer(
     );
   const logger = createLogger(config);
   const database = await openConfiguredDatabase(config, logger);
-  await database.migrate();
+  await database.migrate(TABLE_LAYOUT);
   const deps = createDeps(config, database, logger, {
     keyRing,
     ...(options.wrapBilling ? { wrapBilling: options.wrapBilling } : {}),
@@ -74,7 +75,7 @@ export async function startServer(
 
 /** Seals what an earlier release stored in clear (a provider secret, stored responses). */
 async function sealSecretsKeptInClear(deps: Deps) {
-  const reports = await resealSecrets(deps.db, deps.keyRing, 'clear');
+  const reports = await resealSecrets(deps.db, deps.keyRing, 'clear', TABLE_LAYOUT.sealed);
   const sealed = reports.filter((r) => r.resealed > 0);
   if (sealed.length > 0)
     deps.logger.info(

@@ -2,6 +2,7 @@ import { startBackgroundWork } from './background.js';
 import { ConfigError, loadConfig } from './config.js';
 import { loadKeyRing } from './core/key-ring.js';
 import { createDeps, createLogger, openConfiguredDatabase } from './deps.js';
+import { TABLE_LAYOUT } from './schema.js';
 
 /**
  * The background worker on its own (`npm run worker`): webhook delivery and the subscription
@@ -19,7 +20,7 @@ async function main() {
   const keyRing = loadKeyRing(config);
   const logger = createLogger(config);
   const database = await openConfiguredDatabase(config, logger);
-  await database.migrate();
+  await database.migrate(TABLE_LAYOUT);
   const deps = createDeps(config, database, logger, { keyRing });
   const stop = startBackgroundWork(deps);
   logger.info({ concurrency: config.webhookConcurrency }, 'webhook delivery worker ready');

@@ -1,20 +1,21 @@
 import { is, sql } from 'drizzle-orm';
-import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
+import { getTableConfig, PgTable, pgTable, uuid } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../drizzle.schema.js';
-import {
-  DISTRIBUTED_TABLES,
-  distributeForCitus,
-  hasCitus,
-  REFERENCE_TABLES,
-  type RunSql,
-} from '../src/db/citus.js';
+import { distributeForCitus, hasCitus, type RunSql } from '../src/db/citus.js';
 import { type Database, rowsOf } from '../src/db/client.js';
+import { distributedTable, tableLayout } from '../src/db/table-traits.js';
+import { TABLE_LAYOUT } from '../src/schema.js';
 import { createScratchDatabase, testDatabase, usingPostgres } from './harness.js';
 
 const tables = (Object.values(schema) as unknown[])
   .filter((t): t is PgTable => is(t, PgTable))
   .map((t) => getTableConfig(t));
+
+const { reference: REFERENCE_TABLES, distributed: DISTRIBUTED_TABLES } = {
+  reference: [...TABLE_LAYOUT.reference],
+  distributed: [...TABLE_LAYOUT.distributed],
+};
 
 function runner(database: Database): RunSql {
   return async (text) => rowsOf<Record<string, unknown>>(await database.db.execute(sql.raw(text)));
@@ -24,10 +25,18 @@ describe('distribution by tenant (Citus)', () => {
   it('places every table of drizzle.schema.ts: tenant-owned ones distributed, the others reference', () => {
     const names = tables.map((t) => t.name).sort();
     expect([...REFERENCE_TABLES, ...DISTRIBUTED_TABLES].sort()).toEqual(names);
+    expect(REFERENCE_TABLES.sort()).toEqual(['api_keys', 'provider_integrations', 'tenants']);
     for (const t of tables) {
       const tenantOwned = t.columns.some((c) => c.name === 'tenant_id');
       if (!tenantOwned) expect(REFERENCE_TABLES).toContain(t.name);
     }
+  });
+
+  it('refuses a table declared without its placement, and a distributed table without tenant_id', () => {
+    const undeclared = pgTable('undeclared', { tenantId: uuid('tenant_id') });
+    expect(() => tableLayout([undeclared])).toThrow(/undeclared: declare it with distributedTable/);
+    const orphan = distributedTable(pgTable('orphan', { id: uuid('id') }));
+    expect(() => tableLayout([orphan])).toThrow(/orphan: a distributed table needs tenant_id/);
   });
 
   let database: Database;
@@ -38,7 +47,8 @@ describe('distribution by tenant (Citus)', () => {
   it('is idempotent: run again after migrate, it changes nothing (a no-op without citus)', async () => {
     const run = runner(database);
     const citus = await hasCitus(run);
-    for (let i = 0; i < 2; i++) expect(await distributeForCitus(run)).toEqual({ citus, created: [] });
+    for (let i = 0; i < 2; i++)
+      expect(await distributeForCitus(run, TABLE_LAYOUT)).toEqual({ citus, created: [] });
     if (!citus) return;
     const placed = rowsOf<{ name: string; partmethod: string; colocationid: number }>(
       await database.db.execute(
@@ -73,9 +83,9 @@ describe.skipIf(!usingPostgres)('turning a populated PostgreSQL database into a 
     await run(`insert into tenants (id, name) values ('00000000-0000-7000-8000-000000000001', 'before')`);
     await run(`insert into events (tenant_id, id, type, occurred_at, payload)
       values ('00000000-0000-7000-8000-000000000001', '00000000-0000-7000-8000-000000000002', 'account.created', now(), '{}')`);
-    const first = await distributeForCitus(run);
+    const first = await distributeForCitus(run, TABLE_LAYOUT);
     expect(first.created.sort()).toEqual([...REFERENCE_TABLES, ...DISTRIBUTED_TABLES].sort());
-    expect(await distributeForCitus(run)).toEqual({ citus: true, created: [] });
+    expect(await distributeForCitus(run, TABLE_LAYOUT)).toEqual({ citus: true, created: [] });
     expect((await run(`select count(*)::int as n from events`))[0]?.n).toBe(1);
     expect((await run(`select count(*)::int as n from tenants`))[0]?.n).toBe(1);
   });

@@ -14,6 +14,7 @@ import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
 import { createTenant } from '../src/modules/tenants/index.js';
+import { TABLE_LAYOUT } from '../src/schema.js';
 
 /** Real PostgreSQL when DATABASE_URL is set (CI's second pass), in-memory PGlite otherwise. */
 export const usingPostgres = Boolean(process.env.DATABASE_URL);
@@ -25,7 +26,7 @@ export function testDatabase(): Promise<Database> {
   shared ??= (async () => {
     const url = process.env.DATABASE_URL;
     const database = url ? openPostgres({ url, poolSize: 5 }) : await openPglite(undefined);
-    await database.migrate();
+    await database.migrate(TABLE_LAYOUT);
     return database;
   })();
   return shared;
@@ -48,7 +49,7 @@ export async function createScratchDatabase(): Promise<{
   // On a Citus coordinator the scratch database gets every node and the extension too.
   const url = await createDatabase(base, name, 4);
   const database = openPostgres({ url, poolSize: 3 });
-  await database.migrate();
+  await database.migrate(TABLE_LAYOUT);
   return {
     url,
     database,

@@ -20,7 +20,7 @@ import {
   resolvePrice,
   selectPlanChangeRule,
   selectPriceRule,
-} from '../src/modules/price-engine/index.js';
+} from '../src/modules/catalog/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // Builders and arbitraries

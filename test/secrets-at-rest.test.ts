@@ -3,7 +3,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyRing, LEGACY_KEY_ID } from '../src/core/key-ring.js';
 import { type Database, rowsOf } from '../src/db/client.js';
-import { resealSecrets, SEALED_COLUMNS } from '../src/db/sealing.js';
+import { resealSecrets } from '../src/db/sealing.js';
+import { TABLE_LAYOUT } from '../src/schema.js';
 import {
   bearer,
   createScratchDatabase,
@@ -127,7 +128,14 @@ describe('nothing secret at rest', () => {
   });
 
   it('every sealed column holds only ciphertexts of the ring', async () => {
-    for (const c of SEALED_COLUMNS) {
+    // Declared next to each table (src/db/table-traits.ts), gathered by src/schema.ts.
+    expect(TABLE_LAYOUT.sealed.map((c) => `${c.table}.${c.column}:${c.key.join(',')}`).sort()).toEqual([
+      'idempotency_keys.response_body:tenant_id,idempotency_key,method,path',
+      'provider_integrations.secret:tenant_id,provider',
+      'webhook_subscriptions.previous_secret_ciphertext:tenant_id,id',
+      'webhook_subscriptions.secret_ciphertext:tenant_id,id',
+    ]);
+    for (const c of TABLE_LAYOUT.sealed) {
       const rows = rowsOf<{ v: string }>(
         await t.deps.db.execute(
           sql`select ${sql.raw(`"${c.column}"`)} as v from ${sql.raw(`"${c.table}"`)} where ${sql.raw(`"${c.column}"`)} is not null`,
@@ -141,14 +149,14 @@ describe('nothing secret at rest', () => {
     const old = t.deps.keyRing;
     const fresh = { id: 'k2', key: randomBytes(32) };
     const rotatedRing = new KeyRing([fresh, ...old.keys], 'test');
-    const before = await resealSecrets(t.deps.db, rotatedRing, 'clear');
+    const before = await resealSecrets(t.deps.db, rotatedRing, 'clear', TABLE_LAYOUT.sealed);
     expect(before.every((r) => r.resealed === 0)).toBe(true);
-    const report = await resealSecrets(t.deps.db, rotatedRing, 'rotate');
+    const report = await resealSecrets(t.deps.db, rotatedRing, 'rotate', TABLE_LAYOUT.sealed);
     expect(report.reduce((n, r) => n + r.resealed, 0)).toBeGreaterThan(0);
     expect(report.every((r) => r.remaining === 0)).toBe(true);
     // The old key can now go: a ring of the new key alone opens every stored secret.
     const onlyNew = new KeyRing([fresh], 'test');
-    for (const c of SEALED_COLUMNS) {
+    for (const c of TABLE_LAYOUT.sealed) {
       const rows = rowsOf<{ v: string }>(
         await t.deps.db.execute(
           sql`select ${sql.raw(`"${c.column}"`)} as v from ${sql.raw(`"${c.table}"`)} where ${sql.raw(`"${c.column}"`)} is not null`,
@@ -156,7 +164,7 @@ describe('nothing secret at rest', () => {
       );
       for (const { v } of rows) expect(() => onlyNew.open(c.purpose, v)).not.toThrow();
     }
-    await resealSecrets(t.deps.db, old, 'rotate'); // back to the app's ring for the other tests
+    await resealSecrets(t.deps.db, old, 'rotate', TABLE_LAYOUT.sealed); // back to the app's ring for the other tests
   });
 });
 

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.js';
-import { planChangeFigures } from '../src/modules/subscriptions/figures.js';
+import { planChangeFigures } from '../src/modules/subscriptions/amounts/figures.js';
 import {
   addMonths,
   nextPeriod,
   periodEnd,
   prorate,
   prorationDays,
-} from '../src/modules/subscriptions/periods.js';
+} from '../src/modules/subscriptions/amounts/periods.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from './harness.js';
 import { adminPost, perSeat } from './support/catalog-fixtures.js';
 

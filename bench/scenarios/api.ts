@@ -60,8 +60,43 @@ export async function withPeakRss<T>(
 
 const auth = (f: Fixture) => ({ authorization: `Bearer ${f.key}` });
 
-const orderBody = (f: Fixture) =>
-  JSON.stringify({
+// The three hot paths, shared by apiScenarios and the comparison with another commit
+// (bench/compare.ts): GET /orders/{id}, POST /orders, and the cart flow.
+export const GET_ORDER = 'GET /orders/{id}';
+export const POST_ORDER = 'POST /orders (2 priced lines, 1 webhook subscription)';
+export const CART_FLOW = 'cart flow: create, 2 items, promo, checkout (5 requests)';
+
+/** GET /orders/{id} of the fixture's one order. */
+export const getOrderRequest = (f: Fixture) => ({ path: `/api/v1/orders/${f.orderId}`, headers: auth(f) });
+
+/** POST /orders with two priced lines (every tenant has a webhook subscription: fan-out runs). */
+export const postOrderRequest = (f: Fixture) => ({
+  method: 'POST' as const,
+  path: '/api/v1/orders',
+  headers: auth(f),
+  body: orderBody(f),
+});
+
+/** The cart flow: create, two items, a promo code, checkout into an order (5 requests). */
+export const cartFlow =
+  (server: BenchServer): Parameters<typeof runFlows>[2] =>
+  async (call, n) => {
+    const f = server.fixtures[n % server.fixtures.length] as Fixture;
+    const cart = await call('POST', '/carts', f.key, {
+      currency: 'USD',
+      customerContext: { segment: 'smb' },
+    });
+    await call('POST', `/carts/${cart.id}/items`, f.key, { productId: f.productId, quantity: 3 });
+    await call('POST', `/carts/${cart.id}/items`, f.key, { productId: f.oneTimeProductId, quantity: 12 });
+    await call('POST', `/carts/${cart.id}/promo`, f.key, { code: f.promoCode });
+    await call('POST', '/orders', f.key, {
+      cartId: cart.id,
+      contactId: '01900000-0000-7000-8000-0000000000c1',
+    });
+  };
+
+function orderBody(f: Fixture): string {
+  return JSON.stringify({
     contactId: '01900000-0000-7000-8000-0000000000c1',
     items: [
       { productId: f.productId, quantity: 3 },
@@ -69,6 +104,7 @@ const orderBody = (f: Fixture) =>
     ],
     customerContext: { segment: 'smb' },
   });
+}
 
 interface Job {
   name: string;
@@ -150,6 +186,7 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
         requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
         p50Ms: median(runs.map((r) => r.p50Ms)),
         p99Ms: median(runs.map((r) => r.p99Ms)),
+        requests: runs.reduce((sum, r) => sum + r.requests, 0),
         non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
         errors: runs.reduce((sum, r) => sum + r.errors, 0),
         rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
@@ -175,10 +212,7 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
       },
     ])),
   );
-  const getOrder = () => {
-    const f = rotate();
-    return { path: `/api/v1/orders/${f.orderId}`, headers: auth(f) };
-  };
+  const getOrder = () => getOrderRequest(rotate());
   rows.push(
     ...(await measure(
       [
@@ -190,7 +224,7 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
             return { path: `/same-read/order/${f.tenantId}/${f.orderId}` };
           },
         },
-        { name: 'GET /orders/{id}', url: server.appUrl, next: getOrder, baseline: 'same-read' },
+        { name: GET_ORDER, url: server.appUrl, next: getOrder, baseline: 'same-read' },
         {
           name: 'GET /orders/{id}, single instance (in-process rate limiter)',
           url: server.singleInstanceUrl,
@@ -258,10 +292,7 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
       },
     ])),
   );
-  const order = () => {
-    const f = rotate();
-    return { method: 'POST' as const, path: '/api/v1/orders', headers: auth(f), body: orderBody(f) };
-  };
+  const order = () => postOrderRequest(rotate());
   rows.push(
     ...(await measure(
       [
@@ -271,7 +302,7 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
           next: () => ({ method: 'POST', path: '/raw-tx', body: '{}' }),
         },
         {
-          name: 'POST /orders (2 priced lines, 1 webhook subscription)',
+          name: POST_ORDER,
           url: server.appUrl,
           next: order,
           baseline: 'raw-tx',
@@ -292,22 +323,7 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
     const [result, rssBytes] = await withPeakRss(server, () => runFlows(name, server.appUrl, run, load));
     return { ...result, rssBytes, baseline: 'raw-tx' };
   };
-  rows.push(
-    await flow('cart flow: create, 2 items, promo, checkout (5 requests)', async (call, n) => {
-      const f = server.fixtures[n % server.fixtures.length] as Fixture;
-      const cart = await call('POST', '/carts', f.key, {
-        currency: 'USD',
-        customerContext: { segment: 'smb' },
-      });
-      await call('POST', `/carts/${cart.id}/items`, f.key, { productId: f.productId, quantity: 3 });
-      await call('POST', `/carts/${cart.id}/items`, f.key, { productId: f.oneTimeProductId, quantity: 12 });
-      await call('POST', `/carts/${cart.id}/promo`, f.key, { code: f.promoCode });
-      await call('POST', '/orders', f.key, {
-        cartId: cart.id,
-        contactId: '01900000-0000-7000-8000-0000000000c1',
-      });
-    }),
-  );
+  rows.push(await flow(CART_FLOW, cartFlow(server)));
   rows.push(
     await flow('payment: create session + complete (2 requests)', async (call, n) => {
       const f = server.fixtures[n % server.fixtures.length] as Fixture;

@@ -1,5 +1,5 @@
 // GET /entitlements/check beside two bare Fastify routes answering the same question through our
-// data access (src/modules/entitlements/service.ts): with nothing remembered (the account lookup,
+// data access (src/modules/subscriptions/entitlements/reader.ts): with nothing remembered (the account lookup,
 // the subscriptions, then their products: three reads; the target's baseline), and through a warm
 // reader like the route's (one read: what the HTTP stack costs). Alternating rounds, like the rows
 // with targets in api.ts; load rotates over the bench tenants, each with an account holding a plan
@@ -65,6 +65,7 @@ export async function entitlementScenarios(server: BenchServer, opts: LoadOption
       requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
       p50Ms: median(runs.map((r) => r.p50Ms)),
       p99Ms: median(runs.map((r) => r.p99Ms)),
+      requests: runs.reduce((sum, r) => sum + r.requests, 0),
       non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
       errors: runs.reduce((sum, r) => sum + r.errors, 0),
       rssBytes: Math.max(...runs.map((r) => r.rssBytes)),

@@ -13,11 +13,11 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openPostgres, rowsOf } from '../../src/db/client.js';
 import { createDeps } from '../../src/deps.js';
-import { fanOutFromEvents } from '../../src/events/fan-out.js';
 import { MemoryRateLimiter } from '../../src/http/rate-limit/memory-limiter.js';
 import { issueApiKey } from '../../src/modules/api-keys/index.js';
 import { createTenant } from '../../src/modules/tenants/index.js';
-import { startDeliveryWorker } from '../../src/modules/webhooks/index.js';
+import { fanOutFromEvents, startDeliveryWorker } from '../../src/modules/webhooks/index.js';
+import { TABLE_LAYOUT } from '../../src/schema.js';
 
 export interface WebhookResult {
   backlog: number;
@@ -80,7 +80,7 @@ export async function webhookDelivery(url: string, smoke: boolean): Promise<Webh
 
   // --- the API, worker not yet started -----------------------------------------------------------
   const database = openPostgres({ url, logger });
-  await database.migrate();
+  await database.migrate(TABLE_LAYOUT);
   const deps = createDeps(config, database, logger, { rateLimiter: new MemoryRateLimiter() });
   const app = await buildApp(deps);
   const tenant = await createTenant(deps.db, `webhook bench ${Date.now()}`);
@@ -124,7 +124,7 @@ export async function webhookDelivery(url: string, smoke: boolean): Promise<Webh
       select ${tenant.id}::uuid, gen_random_uuid(), 'account.created', ${now}, jsonb_build_object('id', gen_random_uuid())
       from generate_series(1, ${backlog})
       returning tenant_id, id, type
-    ) ${fanOutFromEvents(now)}`);
+    ) ${fanOutFromEvents(now, tenant.id)}`);
   const started = performance.now();
   const stopWorker = startDeliveryWorker(deps);
   deps.deliveries.queued();

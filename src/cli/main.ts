@@ -10,6 +10,7 @@ import { resealSecrets } from '../db/sealing.js';
 import { createLogger, openConfiguredDatabase } from '../deps.js';
 import { issueApiKey, listApiKeys, redisRevocationBus, revokeApiKey } from '../modules/api-keys/index.js';
 import { createTenant, getTenant, listTenants } from '../modules/tenants/index.js';
+import { TABLE_LAYOUT } from '../schema.js';
 import { readSeedFile, SeedError, seedCatalog } from '../seed/catalog.js';
 import { formatDemoBanner, seedDemoIfEmpty } from '../seed/demo.js';
 
@@ -126,7 +127,7 @@ async function run(command: string[], opts: Options): Promise<void> {
   const json = opts.json === true;
   const database = await openConfiguredDatabase(config, createLogger({ logLevel: 'warn' }));
   try {
-    await database.migrate();
+    await database.migrate(TABLE_LAYOUT);
     switch (key) {
       case 'migrate':
         return print(json, { migrated: true }, 'Migrations applied.');
@@ -194,7 +195,12 @@ async function run(command: string[], opts: Options): Promise<void> {
       case 'encryption status':
       case 'encryption rotate': {
         const ring = loadKeyRing(config);
-        const reports = await resealSecrets(database.db, ring, verb === 'rotate' ? 'rotate' : 'clear');
+        const reports = await resealSecrets(
+          database.db,
+          ring,
+          verb === 'rotate' ? 'rotate' : 'clear',
+          TABLE_LAYOUT.sealed,
+        );
         const lines = reports.map(
           (r) =>
             `  ${r.table}.${r.column}: ${r.resealed} re-sealed, ${r.remaining} not under the current key`,

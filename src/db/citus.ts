@@ -1,3 +1,5 @@
+import type { TableLayout } from './table-traits.js';
+
 /**
  * Distribution by tenant on Citus (docs/operations.md, "Scaling beyond one database").
  *
@@ -7,62 +9,9 @@
  * it again (every start, every instance) changes nothing, and a table added by a later migration
  * is distributed on the next start.
  *
- * The lists are checked against drizzle.schema.ts by test/citus.test.ts: a new table must be
- * placed in one of them.
+ * Which tables are reference tables and which are distributed is declared next to each table's
+ * definition (src/db/table-traits.ts); src/schema.ts gathers them into the layout passed here.
  */
-
-/**
- * Read before the tenant is known, or by every tenant: copied whole to every node.
- * - `tenants`: the root every other row hangs off.
- * - `api_keys`: authentication looks a key up by its hash, before it knows the tenant, and the
- *   hash is unique across tenants (a unique index without `tenant_id` cannot be distributed).
- * - `provider_integrations`: a provider's webhook arrives at an endpoint id, unique across
- *   tenants, and is resolved to its tenant by it.
- * All three are small and written rarely (docs/decisions.md, "Citus: reference tables").
- */
-export const REFERENCE_TABLES = ['tenants', 'api_keys', 'provider_integrations'] as const;
-
-/**
- * Every tenant-owned table, distributed by `tenant_id` and colocated with the first one, so a
- * tenant's rows of every table live on one node and a transaction of one tenant stays on it.
- */
-export const DISTRIBUTED_TABLES = [
-  'events',
-  'audit_logs',
-  'idempotency_keys',
-  'intents',
-  'organizations',
-  'products',
-  'offers',
-  'price_rules',
-  'plan_links',
-  'plan_change_rules',
-  'promotions',
-  'policies',
-  'shipping_options',
-  'carts',
-  'cart_items',
-  'orders',
-  'usage_events',
-  'payment_methods',
-  'payment_sessions',
-  'refunds',
-  'credit_entries',
-  'subscriptions',
-  'provider_events',
-  'webhook_subscriptions',
-  'webhook_deliveries',
-  'webhook_attempts',
-  'billing_integrations',
-  'billing_accounts',
-  'billing_invoices',
-  'billing_invoice_lines',
-  'billing_payment_methods',
-  'billing_payments',
-  'billing_refunds',
-  'billing_subscriptions',
-  'billing_operations',
-] as const;
 
 /** Runs one statement (no parameters) and answers its rows. */
 export type RunSql = (text: string) => Promise<Record<string, unknown>[]>;
@@ -80,7 +29,8 @@ export async function hasCitus(run: RunSql): Promise<boolean> {
 }
 
 /**
- * Makes REFERENCE_TABLES reference tables and DISTRIBUTED_TABLES distributed by tenant_id,
+ * Makes the layout's reference tables reference tables and its distributed tables distributed by
+ * tenant_id (colocated with the first),
  * skipping those already done. Run outside a transaction (each Citus call commits on its own, so
  * a failure halfway leaves the finished tables finished and the next run completes the rest),
  * under the migration lock so two instances do not race.
@@ -88,7 +38,10 @@ export async function hasCitus(run: RunSql): Promise<boolean> {
  * `order_number_seq` needs nothing: Citus carries a sequence used by a distributed table's
  * default to the workers, and order numbers are taken with nextval() on the coordinator.
  */
-export async function distributeForCitus(run: RunSql): Promise<DistributionResult> {
+export async function distributeForCitus(
+  run: RunSql,
+  layout: Pick<TableLayout, 'reference' | 'distributed'>,
+): Promise<DistributionResult> {
   if (!(await hasCitus(run))) return { citus: false, created: [] };
   const done = new Map(
     (await run(`select logicalrelid::regclass::text as name, partmethod from pg_dist_partition`)).map((r) => [
@@ -97,13 +50,13 @@ export async function distributeForCitus(run: RunSql): Promise<DistributionResul
     ]),
   );
   const created: string[] = [];
-  for (const table of REFERENCE_TABLES) {
+  for (const table of layout.reference) {
     if (done.has(table)) continue;
     await run(`select create_reference_table('${table}')`);
     created.push(table);
   }
-  const [anchor] = DISTRIBUTED_TABLES;
-  for (const table of DISTRIBUTED_TABLES) {
+  const [anchor] = layout.distributed;
+  for (const table of layout.distributed) {
     if (done.has(table)) continue;
     const colocate = table === anchor ? `'default'` : `'${anchor}'`;
     await run(`select create_distributed_table('${table}', 'tenant_id', colocate_with => ${colocate})`);

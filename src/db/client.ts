@@ -13,6 +13,7 @@ import { distributeForCitus, type RunSql } from './citus.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { prepareStatementsOn } from './prepared-statements.js';
 import { keepPrivate } from './private-files.js';
+import type { TableLayout } from './table-traits.js';
 import { guardRootHandle } from './transaction-guard.js';
 
 export type Db = PgDatabase<PgQueryResultHKT>;
@@ -27,9 +28,9 @@ export interface Database {
   ping(): Promise<void>;
   /**
    * Applies pending migrations, then (on a Citus coordinator) distributes the tables by tenant;
-   * safe to run from several instances at once.
+   * safe to run from several instances at once. `layout`: the tables' placement (src/schema.ts).
    */
-  migrate(): Promise<void>;
+  migrate(layout: Pick<TableLayout, 'reference' | 'distributed'>): Promise<void>;
   /**
    * Another pool of `size` connections to the same database (PostgreSQL), for background work
    * that must not wait behind requests queued for the main pool, nor take their connections.
@@ -84,13 +85,13 @@ export function openPostgres({ url, poolSize = 10, waitMs = 5_000, logger }: Pos
     async ping() {
       await pool.query('select 1');
     },
-    async migrate() {
+    async migrate(layout) {
       const client = await pool.connect();
       try {
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
         await migratePg(drizzlePg({ client }), { migrationsFolder: MIGRATIONS });
         // On a Citus coordinator, distribute by tenant; one catalog read and nothing else elsewhere.
-        await distributeForCitus(async (text) => (await client.query(text)).rows);
+        await distributeForCitus(async (text) => (await client.query(text)).rows, layout);
       } finally {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
         client.release();
@@ -119,9 +120,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
       async ping() {
         await db.execute(sql`select 1`);
       },
-      async migrate() {
+      async migrate(layout) {
         await migratePglite(drizzlePglite({ client }), { migrationsFolder: MIGRATIONS });
-        await distributeForCitus(pgliteRunner(client));
+        await distributeForCitus(pgliteRunner(client), layout);
       },
       async close() {
         try {

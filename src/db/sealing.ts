@@ -1,43 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { isSealed, type KeyRing, type SealPurpose } from '../core/key-ring.js';
+import { isSealed, type KeyRing } from '../core/key-ring.js';
 import { type Queryable, rowsOf } from './client.js';
-
-/**
- * Every column that keeps a secret, sealed by the key ring (src/core/key-ring.ts). One list, so
- * the start-up sealing, the rotation command and the test that scans the database for secrets
- * agree on what is secret. Addressed by name and primary key, so it needs no module's internals.
- */
-export const SEALED_COLUMNS: readonly {
-  table: string;
-  column: string;
-  key: readonly string[];
-  purpose: SealPurpose;
-}[] = [
-  {
-    table: 'webhook_subscriptions',
-    column: 'secret_ciphertext',
-    key: ['tenant_id', 'id'],
-    purpose: 'webhook_secret',
-  },
-  {
-    table: 'webhook_subscriptions',
-    column: 'previous_secret_ciphertext',
-    key: ['tenant_id', 'id'],
-    purpose: 'webhook_secret',
-  },
-  {
-    table: 'provider_integrations',
-    column: 'secret',
-    key: ['tenant_id', 'provider'],
-    purpose: 'provider_secret',
-  },
-  {
-    table: 'idempotency_keys',
-    column: 'response_body',
-    key: ['tenant_id', 'idempotency_key', 'method', 'path'],
-    purpose: 'idempotent_response',
-  },
-];
+import type { SealedColumn } from './table-traits.js';
 
 export interface SealReport {
   table: string;
@@ -61,9 +25,11 @@ export async function resealSecrets(
   db: Queryable,
   ring: KeyRing,
   mode: 'clear' | 'rotate',
+  /** Every sealed column (`TABLE_LAYOUT.sealed`, declared next to each table). */
+  columns: readonly SealedColumn[],
 ): Promise<SealReport[]> {
   const reports: SealReport[] = [];
-  for (const target of SEALED_COLUMNS) {
+  for (const target of columns) {
     const column = id(target.column);
     const current = `ek1.${ring.currentId}.`;
     const notCurrent: SQL =

@@ -5,6 +5,7 @@ import { systemContext } from '../core/context.js';
 import { AppError } from '../core/errors.js';
 import type { Queryable } from '../db/client.js';
 import { compileBodyValidator, validationDetails } from '../http/validation.js';
+import { fanOutFromEvents } from '../modules/webhooks/index.js';
 import type { AnyCrudSpec } from '../unit-of-work/index.js';
 import { mintedKey, runUnitOfWork } from '../unit-of-work/index.js';
 import { SEED_SPECS } from './specs.js';
@@ -107,7 +108,7 @@ export async function seedCatalog(
   const sections = checkShape(doc, specs);
   const report: SeedReport = { created: {}, updated: {} };
   // One unit of work for the whole file: all of it or nothing, each item with its audit entry.
-  const deps = { db, clock: { now: () => now } };
+  const deps = { db, clock: { now: () => now }, fanOut: fanOutFromEvents };
   await runUnitOfWork(deps, systemContext(tenantId, 'seed'), mintedKey(), async (u) => {
     for (const spec of specs) {
       const key = sectionOf(spec);

@@ -2,7 +2,7 @@ import { BuiltinBilling } from '../billing/builtin/index.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/client.js';
 import { insertAccount } from '../modules/accounts/index.js';
-import { saveIntegration } from '../modules/billing/index.js';
+import { saveIntegration } from '../modules/billing-admin/index.js';
 
 /** The demo catalog's passthrough charge (Hardware key, "Carrier fee"), quoted by the engine. */
 const CARRIER_FEE_CHARGE = '0190a000-0000-7000-8000-0000000000a8';

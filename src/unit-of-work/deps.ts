@@ -7,7 +7,7 @@ import type { KeyRing } from '../core/key-ring.js';
 import type { Database, Db, Queryable } from '../db/client.js';
 import type { DeliverySignal } from '../events/delivery-signal.js';
 import type { Intent } from './intents.js';
-import type { UnitOfWork } from './unit-of-work.js';
+import type { EventFanOut, UnitOfWork } from './unit-of-work.js';
 
 /** Platform usage metering (tenants opt in); fed after responses, never affecting them. */
 export interface UsageMeter {
@@ -96,6 +96,8 @@ export interface ServiceDeps {
   lookups: ModuleLookups;
   /** Tells webhook delivery workers that a committed write queued deliveries. */
   deliveries: DeliverySignal;
+  /** What follows from a unit's events, in the statement that writes them (webhook deliveries). */
+  fanOut: EventFanOut;
   /** The reconciler's handlers of roll-forward operations, by operation name. */
   intentHandlers: IntentHandlers;
   /** Seals and opens the secrets kept at rest. */

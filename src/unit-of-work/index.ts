@@ -42,4 +42,10 @@ export {
 export { type CommitHooks, derivedKey, mintedKey, type OperationKey } from './operation-key.js';
 export { type ReconcileReport, reconcileIntents, startReconciler } from './reconciler.js';
 export { auditLogs, type EffectKind, type EffectRecord, type IntentStatus, intents } from './tables.js';
-export { runUnitOfWork, type UnitDeps, type UnitOfWork, type WriteSet } from './unit-of-work.js';
+export {
+  type EventFanOut,
+  runUnitOfWork,
+  type UnitDeps,
+  type UnitOfWork,
+  type WriteSet,
+} from './unit-of-work.js';

@@ -5,7 +5,6 @@ import { type Queryable, rowsOf, type Tx } from '../db/client.js';
 import { insideApiTransaction } from '../db/transaction-guard.js';
 import type { DeliverySignal } from '../events/delivery-signal.js';
 import type { EventType } from '../events/event-types.js';
-import { fanOutFromEvents } from '../events/fan-out.js';
 import { type EventRow, eventRow, eventRowsInsert } from '../events/outbox.js';
 import { type AuditInput, auditRow, auditRowsInsert } from './audit-log.js';
 import type { OperationKey } from './operation-key.js';
@@ -31,16 +30,25 @@ export interface UnitOfWork extends WriteSet {
   tx: Tx;
 }
 
+/**
+ * Given a CTE named `ev` holding the unit's freshly inserted events (`tenant_id, id, type`), the
+ * statement that queues what follows from them (webhook deliveries), returning a row per item
+ * queued. Owned by the module that owns those tables; the composition root hands it in.
+ */
+export type EventFanOut = (now: Date, tenantId: string) => SQL;
+
 export interface UnitDeps {
   /** The pool, or a transaction of the caller's (the unit then runs in a savepoint of it). */
   db: Queryable;
   clock: Clock;
   deliveries?: DeliverySignal;
+  fanOut: EventFanOut;
 }
 
 /** The writers over `q`; `flush` writes what they buffered in one statement (atomic on its own). */
 function bufferOn(
   q: Queryable,
+  fanOut: EventFanOut,
   ctx: OperationContext,
   now: Date,
 ): { set: WriteSet; flush(): Promise<boolean> } {
@@ -72,11 +80,11 @@ function bufferOn(
       const parts = writes.map((w, i) => sql`${sql.raw(`w${i}`)} as (${w})`);
       if (audits.length > 0) parts.push(sql`audit as (${auditRowsInsert(audits)})`);
       if (outbox.length > 0) {
-        // The events, and a delivery per matching webhook subscription.
+        // The events, and what follows from them (a delivery per matching webhook subscription).
         parts.push(sql`ev as (${eventRowsInsert(outbox)})`);
         // The fan-out as one more CTE under a plain select: Citus then runs each part on the
         // tenant's node (as the tail of an INSERT ... SELECT it would visit every shard).
-        parts.push(sql`fan as (${fanOutFromEvents(now, ctx.tenantId)})`);
+        parts.push(sql`fan as (${fanOut(now, ctx.tenantId)})`);
         const result = await q.execute(sql`with ${sql.join(parts, sql`, `)} select 1 from fan`);
         return queued || rowsOf(result).length > 0;
       }
@@ -120,7 +128,7 @@ export async function runUnitOfWork<T>(
   const now = deps.clock.now();
   const hooks = key.hooks;
   if (options.buffered && !hooks?.begin) {
-    const { set, flush } = bufferOn(deps.db, ctx, now);
+    const { set, flush } = bufferOn(deps.db, deps.fanOut, ctx, now);
     const result = await insideApiTransaction(() => (work as (u: WriteSet) => Promise<T>)(set));
     // The response is made before the write, so one that cannot be sent leaves nothing written.
     await hooks?.beforeCommit?.(result, null);
@@ -130,7 +138,7 @@ export async function runUnitOfWork<T>(
   const { result, queued } = await deps.db.transaction((tx) =>
     insideApiTransaction(async () => {
       await hooks?.begin?.(tx);
-      const { set, flush } = bufferOn(tx, ctx, now);
+      const { set, flush } = bufferOn(tx, deps.fanOut, ctx, now);
       const result = await work({ ...set, tx });
       await hooks?.beforeCommit?.(result, tx);
       return { result, queued: await flush() };

@@ -5,7 +5,7 @@ import { checkedSum } from '../../core/money.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { Promotion } from '../price-engine/index.js';
+import type { Promotion } from '../catalog/index.js';
 import { priceLines } from '../pricing/index.js';
 import { checkPromo, type PromoCheck, promoState, REJECTIONS } from './promo.js';
 import { MAX_LINE_QUANTITY } from './schemas.js';

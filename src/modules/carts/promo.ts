@@ -1,7 +1,11 @@
 import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
-import { promotionByCode } from '../catalog/index.js';
-import { applyPromotion, type Promotion, type PromotionRejection } from '../price-engine/index.js';
+import {
+  applyPromotion,
+  type Promotion,
+  type PromotionRejection,
+  promotionByCode,
+} from '../catalog/index.js';
 import type { CartRow, ItemRow } from './tables.js';
 
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);

@@ -8,7 +8,7 @@ import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { ChargeModel } from '../price-engine/index.js';
+import type { ChargeModel } from '../catalog/index.js';
 import { type PromoState, storedPromo } from './promo.js';
 import type { CartCreate, CartSchema } from './schemas.js';
 import { type CartRow, type CustomerContext, cartItems, carts, type ItemRow } from './tables.js';

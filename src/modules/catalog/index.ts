@@ -1,5 +1,6 @@
 export { catalogCrudSpecs, productCrud } from './crud.js';
 export { planChangeRulesOf, planLinksBetween } from './plans.js';
+export * from './price-engine/index.js';
 export { type PricingData, pricingDataFor, pricingDataRead } from './pricing-data.js';
 export {
   activeProducts,

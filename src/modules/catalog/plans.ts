@@ -5,7 +5,7 @@ import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
 import { presentedReads, tenantRepo } from '../../db/tenant-repo.js';
 import type { CrudService } from '../../unit-of-work/index.js';
-import type { PlanChangeRule } from '../price-engine/index.js';
+import type { PlanChangeRule } from './price-engine/index.js';
 import type { ProductRow } from './products.js';
 import type {
   PlanChangeRuleCreate,

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { readTogether, type ScalarRead } from '../../db/read-together.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { Offer, PriceRule } from '../price-engine/index.js';
+import type { Offer, PriceRule } from './price-engine/index.js';
 import type { ProductRow } from './products.js';
 import { offers, priceRules, products } from './tables.js';
 

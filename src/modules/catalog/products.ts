@@ -7,7 +7,7 @@ import type { Queryable } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { CrudService } from '../../unit-of-work/index.js';
-import type { Charge } from '../price-engine/index.js';
+import type { Charge } from './price-engine/index.js';
 import type { ChargeInput, ProductCreate, ProductSchema, ProductUpdate } from './schemas.js';
 import { offers, planChangeRules, planLinks, priceRules, products } from './tables.js';
 import { checkTiers, claimId, type Reference, stillReferenced } from './validation.js';

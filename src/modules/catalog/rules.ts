@@ -7,7 +7,7 @@ import type { Queryable } from '../../db/client.js';
 import { presentedReads, tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { CrudService } from '../../unit-of-work/index.js';
-import type { Promotion } from '../price-engine/index.js';
+import type { Promotion } from './price-engine/index.js';
 import type {
   OfferCreate,
   OfferSchema,

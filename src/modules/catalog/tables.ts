@@ -11,139 +11,152 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import type { Charge, ChargeModel, PriceTier } from '../price-engine/index.js';
+import { distributedTable } from '../../db/table-traits.js';
+import type { Charge, ChargeModel, PriceTier } from './price-engine/index.js';
 
 const timestamps = {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
 };
 
-export const products = pgTable(
-  'products',
-  {
-    tenantId: uuid('tenant_id').notNull(),
-    id: uuid('id').notNull(),
-    name: text('name').notNull(),
-    description: text('description'),
-    type: text('type').notNull().$type<'one_time' | 'subscription' | 'add_on'>(),
-    family: text('family'),
-    rank: integer('rank'),
-    billingInterval: text('billing_interval').$type<'month' | 'year'>(),
-    currency: text('currency').notNull(),
-    active: boolean('active').notNull(),
-    /** Feature key -> true/false, a number (limit), or null (unlimited). */
-    entitlements: jsonb('entitlements').notNull().$type<Record<string, boolean | number | null>>(),
-    charges: jsonb('charges').notNull().$type<Charge[]>(),
-    ...timestamps,
-  },
-  (t) => [
-    primaryKey({ columns: [t.tenantId, t.id] }),
-    index('products_tenant_created_idx').on(t.tenantId, t.createdAt),
-  ],
+export const products = distributedTable(
+  pgTable(
+    'products',
+    {
+      tenantId: uuid('tenant_id').notNull(),
+      id: uuid('id').notNull(),
+      name: text('name').notNull(),
+      description: text('description'),
+      type: text('type').notNull().$type<'one_time' | 'subscription' | 'add_on'>(),
+      family: text('family'),
+      rank: integer('rank'),
+      billingInterval: text('billing_interval').$type<'month' | 'year'>(),
+      currency: text('currency').notNull(),
+      active: boolean('active').notNull(),
+      /** Feature key -> true/false, a number (limit), or null (unlimited). */
+      entitlements: jsonb('entitlements').notNull().$type<Record<string, boolean | number | null>>(),
+      charges: jsonb('charges').notNull().$type<Charge[]>(),
+      ...timestamps,
+    },
+    (t) => [
+      primaryKey({ columns: [t.tenantId, t.id] }),
+      index('products_tenant_created_idx').on(t.tenantId, t.createdAt),
+    ],
+  ),
 );
 
-export const priceRules = pgTable(
-  'price_rules',
-  {
-    tenantId: uuid('tenant_id').notNull(),
-    id: uuid('id').notNull(),
-    name: text('name').notNull(),
-    productId: uuid('product_id').notNull(),
-    chargeId: uuid('charge_id').notNull(),
-    segment: text('segment'),
-    locale: text('locale'),
-    partner: text('partner'),
-    chargeModel: text('charge_model').$type<ChargeModel>(),
-    tiers: jsonb('tiers').notNull().$type<PriceTier[]>(),
-    ...timestamps,
-  },
-  (t) => [
-    primaryKey({ columns: [t.tenantId, t.id] }),
-    index('price_rules_tenant_product_idx').on(t.tenantId, t.productId),
-  ],
+export const priceRules = distributedTable(
+  pgTable(
+    'price_rules',
+    {
+      tenantId: uuid('tenant_id').notNull(),
+      id: uuid('id').notNull(),
+      name: text('name').notNull(),
+      productId: uuid('product_id').notNull(),
+      chargeId: uuid('charge_id').notNull(),
+      segment: text('segment'),
+      locale: text('locale'),
+      partner: text('partner'),
+      chargeModel: text('charge_model').$type<ChargeModel>(),
+      tiers: jsonb('tiers').notNull().$type<PriceTier[]>(),
+      ...timestamps,
+    },
+    (t) => [
+      primaryKey({ columns: [t.tenantId, t.id] }),
+      index('price_rules_tenant_product_idx').on(t.tenantId, t.productId),
+    ],
+  ),
 );
 
-export const offers = pgTable(
-  'offers',
-  {
-    tenantId: uuid('tenant_id').notNull(),
-    id: uuid('id').notNull(),
-    name: text('name').notNull(),
-    productId: uuid('product_id').notNull(),
-    discountType: text('discount_type').notNull().$type<'percent' | 'amount'>(),
-    percentOff: integer('percent_off'),
-    amountOffCents: bigint('amount_off_cents', { mode: 'number' }),
-    segment: text('segment'),
-    partner: text('partner'),
-    startsAt: timestamp('starts_at', { withTimezone: true }).notNull(),
-    endsAt: timestamp('ends_at', { withTimezone: true }),
-    active: boolean('active').notNull(),
-    ...timestamps,
-  },
-  (t) => [
-    primaryKey({ columns: [t.tenantId, t.id] }),
-    index('offers_tenant_product_idx').on(t.tenantId, t.productId),
-  ],
+export const offers = distributedTable(
+  pgTable(
+    'offers',
+    {
+      tenantId: uuid('tenant_id').notNull(),
+      id: uuid('id').notNull(),
+      name: text('name').notNull(),
+      productId: uuid('product_id').notNull(),
+      discountType: text('discount_type').notNull().$type<'percent' | 'amount'>(),
+      percentOff: integer('percent_off'),
+      amountOffCents: bigint('amount_off_cents', { mode: 'number' }),
+      segment: text('segment'),
+      partner: text('partner'),
+      startsAt: timestamp('starts_at', { withTimezone: true }).notNull(),
+      endsAt: timestamp('ends_at', { withTimezone: true }),
+      active: boolean('active').notNull(),
+      ...timestamps,
+    },
+    (t) => [
+      primaryKey({ columns: [t.tenantId, t.id] }),
+      index('offers_tenant_product_idx').on(t.tenantId, t.productId),
+    ],
+  ),
 );
 
-export const promotions = pgTable(
-  'promotions',
-  {
-    tenantId: uuid('tenant_id').notNull(),
-    id: uuid('id').notNull(),
-    /** Stored upper-case: codes are matched case-insensitively. */
-    code: text('code').notNull(),
-    name: text('name').notNull(),
-    discountType: text('discount_type').notNull().$type<'percent' | 'amount'>(),
-    percentOff: integer('percent_off'),
-    amountOffCents: bigint('amount_off_cents', { mode: 'number' }),
-    currency: text('currency'),
-    minSubtotalCents: bigint('min_subtotal_cents', { mode: 'number' }).notNull(),
-    startsAt: timestamp('starts_at', { withTimezone: true }).notNull(),
-    endsAt: timestamp('ends_at', { withTimezone: true }),
-    usageLimit: integer('usage_limit'),
-    timesRedeemed: integer('times_redeemed').notNull(),
-    active: boolean('active').notNull(),
-    ...timestamps,
-  },
-  (t) => [
-    primaryKey({ columns: [t.tenantId, t.id] }),
-    uniqueIndex('promotions_tenant_code_key').on(t.tenantId, t.code),
-  ],
+export const promotions = distributedTable(
+  pgTable(
+    'promotions',
+    {
+      tenantId: uuid('tenant_id').notNull(),
+      id: uuid('id').notNull(),
+      /** Stored upper-case: codes are matched case-insensitively. */
+      code: text('code').notNull(),
+      name: text('name').notNull(),
+      discountType: text('discount_type').notNull().$type<'percent' | 'amount'>(),
+      percentOff: integer('percent_off'),
+      amountOffCents: bigint('amount_off_cents', { mode: 'number' }),
+      currency: text('currency'),
+      minSubtotalCents: bigint('min_subtotal_cents', { mode: 'number' }).notNull(),
+      startsAt: timestamp('starts_at', { withTimezone: true }).notNull(),
+      endsAt: timestamp('ends_at', { withTimezone: true }),
+      usageLimit: integer('usage_limit'),
+      timesRedeemed: integer('times_redeemed').notNull(),
+      active: boolean('active').notNull(),
+      ...timestamps,
+    },
+    (t) => [
+      primaryKey({ columns: [t.tenantId, t.id] }),
+      uniqueIndex('promotions_tenant_code_key').on(t.tenantId, t.code),
+    ],
+  ),
 );
 
-export const planLinks = pgTable(
-  'plan_links',
-  {
-    tenantId: uuid('tenant_id').notNull(),
-    id: uuid('id').notNull(),
-    sourceProductId: uuid('source_product_id').notNull(),
-    sourceChargeId: uuid('source_charge_id').notNull(),
-    targetProductId: uuid('target_product_id').notNull(),
-    targetChargeId: uuid('target_charge_id').notNull(),
-    targetField: text('target_field').notNull(),
-    explanation: text('explanation').notNull(),
-    ...timestamps,
-  },
-  (t) => [
-    primaryKey({ columns: [t.tenantId, t.id] }),
-    index('plan_links_tenant_source_idx').on(t.tenantId, t.sourceProductId),
-  ],
+export const planLinks = distributedTable(
+  pgTable(
+    'plan_links',
+    {
+      tenantId: uuid('tenant_id').notNull(),
+      id: uuid('id').notNull(),
+      sourceProductId: uuid('source_product_id').notNull(),
+      sourceChargeId: uuid('source_charge_id').notNull(),
+      targetProductId: uuid('target_product_id').notNull(),
+      targetChargeId: uuid('target_charge_id').notNull(),
+      targetField: text('target_field').notNull(),
+      explanation: text('explanation').notNull(),
+      ...timestamps,
+    },
+    (t) => [
+      primaryKey({ columns: [t.tenantId, t.id] }),
+      index('plan_links_tenant_source_idx').on(t.tenantId, t.sourceProductId),
+    ],
+  ),
 );
 
-export const planChangeRules = pgTable(
-  'plan_change_rules',
-  {
-    tenantId: uuid('tenant_id').notNull(),
-    id: uuid('id').notNull(),
-    name: text('name').notNull(),
-    family: text('family'),
-    fromProductId: uuid('from_product_id'),
-    toProductId: uuid('to_product_id'),
-    direction: text('direction').$type<'upgrade' | 'downgrade' | 'lateral'>(),
-    changeTiming: text('change_timing').notNull().$type<'immediate' | 'end_of_period'>(),
-    prorationType: text('proration_type').notNull().$type<'prorated' | 'none' | 'full_credit'>(),
-    ...timestamps,
-  },
-  (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
+export const planChangeRules = distributedTable(
+  pgTable(
+    'plan_change_rules',
+    {
+      tenantId: uuid('tenant_id').notNull(),
+      id: uuid('id').notNull(),
+      name: text('name').notNull(),
+      family: text('family'),
+      fromProductId: uuid('from_product_id'),
+      toProductId: uuid('to_product_id'),
+      direction: text('direction').$type<'upgrade' | 'downgrade' | 'lateral'>(),
+      changeTiming: text('change_timing').notNull().$type<'immediate' | 'end_of_period'>(),
+      prorationType: text('proration_type').notNull().$type<'prorated' | 'none' | 'full_credit'>(),
+      ...timestamps,
+    },
+    (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
+  ),
 );

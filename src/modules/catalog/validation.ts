@@ -1,5 +1,5 @@
 import { AppError, validationFailed } from '../../core/errors.js';
-import type { ChargeModel, PriceTier } from '../price-engine/index.js';
+import type { ChargeModel, PriceTier } from './price-engine/index.js';
 
 export interface TierInput {
   upTo: number | null;

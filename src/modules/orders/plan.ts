@@ -16,7 +16,7 @@ import {
 } from '../policies/index.js';
 import { priceLinesWith } from '../pricing/index.js';
 import { type CreatePlan, planCreate } from '../subscriptions/index.js';
-import { type PricedOrderLines, priceOrderLines } from './pricing.js';
+import { type PricedOrderLines, priceOrderLines } from './line-prices.js';
 import type { CreateOrderBody } from './schemas.js';
 import { type NewOrder, newOrderRow, orderSequenceRead } from './service.js';
 import type { OrderPaymentStatus } from './tables.js';

@@ -1,7 +1,13 @@
 import { checkedTotal } from '../../core/money.js';
 import type { Queryable } from '../../db/client.js';
-import { type PricingData, type ProductRow, pricingDataFor } from '../catalog/index.js';
-import { type PriceResolution, type PricingContext, resolvePrice } from '../price-engine/index.js';
+import {
+  type PriceResolution,
+  type PricingContext,
+  type PricingData,
+  type ProductRow,
+  pricingDataFor,
+  resolvePrice,
+} from '../catalog/index.js';
 
 export interface PricedLine {
   product: ProductRow;

@@ -11,6 +11,7 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
+import type { ChangeTiming } from '../catalog/index.js';
 import { creditHolder, grant } from '../credits/index.js';
 import {
   commitRefund,
@@ -20,10 +21,9 @@ import {
   refundCall,
   reserveRefund,
 } from '../payments/index.js';
-import type { ChangeTiming } from '../price-engine/index.js';
-import { cancellationChanges, emitEntitlementsChanged } from './entitlements.js';
-import { billedAheadUntil, type CancellationFigures, type GiveBack, givesBack } from './figures.js';
-import { quoteCancellation } from './quotes.js';
+import { billedAheadUntil, type CancellationFigures, type GiveBack, givesBack } from './amounts/figures.js';
+import { quoteCancellation } from './amounts/quotes.js';
+import { cancellationChanges, emitEntitlementsChanged } from './entitlements/grants.js';
 import {
   getSubscription,
   liveAddOns,

@@ -10,11 +10,11 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
+import type { ChangeTiming, ProrationType } from '../catalog/index.js';
 import { applyCreditOnIssue, creditHolder, grant } from '../credits/index.js';
 import { assertAllowed } from '../policies/index.js';
-import type { ChangeTiming, ProrationType } from '../price-engine/index.js';
-import { emitEntitlementsChanged } from './entitlements.js';
-import { missingFor, planChangeDigestInput, quotePlanChange } from './quotes.js';
+import { missingFor, planChangeDigestInput, quotePlanChange } from './amounts/quotes.js';
+import { emitEntitlementsChanged } from './entitlements/grants.js';
 import { getSubscription, lockForChange, type SubscriptionRow, updateSubscription } from './service.js';
 import {
   assertSameFigures,

@@ -13,7 +13,7 @@ import {
 } from '../../unit-of-work/index.js';
 import { applyCreditOnIssue } from '../credits/index.js';
 import { type CreateInput, type CreatePlan, planCreate } from './create-plan.js';
-import { emitEntitlementsChanged } from './entitlements.js';
+import { emitEntitlementsChanged } from './entitlements/grants.js';
 import { getSubscription, insertSubscription, type SubscriptionRow } from './service.js';
 import { adapterFor, at, emitInvoice, eventData, snapshot } from './shared.js';
 

@@ -7,7 +7,7 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
-import { emitEntitlementsChanged } from './entitlements.js';
+import { emitEntitlementsChanged } from './entitlements/grants.js';
 import { lockForChange, type SubscriptionRow, updateSubscription } from './service.js';
 import { billingValue, claimAndBegin, contextOf, eventData, tookEffect, underClaim } from './shared.js';
 

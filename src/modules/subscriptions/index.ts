@@ -14,7 +14,8 @@ export {
   type EntitlementValue,
   emitProductEntitlementsChanged,
   readAccountEntitlements,
-} from './entitlements.js';
+} from './entitlements/grants.js';
+export { EntitlementReader } from './entitlements/reader.js';
 export { resumeRenewal } from './renew.js';
 export { type DueWorkResult, runDueSubscriptionWork, startSubscriptionScheduler } from './scheduler.js';
 export { SubscriptionSchema } from './schemas.js';

@@ -12,9 +12,9 @@ import {
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
 import { applyCreditOnIssue } from '../credits/index.js';
-import { emitEntitlementsChanged } from './entitlements.js';
-import { billedAheadUntil } from './figures.js';
-import { nextPeriod, periodEnd } from './periods.js';
+import { billedAheadUntil } from './amounts/figures.js';
+import { nextPeriod, periodEnd } from './amounts/periods.js';
+import { emitEntitlementsChanged } from './entitlements/grants.js';
 import { getSubscription, lockForChange, type SubscriptionRow, updateSubscription } from './service.js';
 import {
   at,

@@ -1,7 +1,7 @@
 import { systemContext } from '../../core/context.js';
 import { derivedKey, type ServiceDeps } from '../../unit-of-work/index.js';
+import { billedAheadUntil } from './amounts/figures.js';
 import { endSubscription } from './end.js';
-import { billedAheadUntil } from './figures.js';
 import { moveIntoBilledPeriod, renewSubscription } from './renew.js';
 import { dueSubscriptions, getSubscription } from './service.js';
 

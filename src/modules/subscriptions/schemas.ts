@@ -3,7 +3,7 @@ import { PREVIEW_IDS } from '../../core/agent-guide.js';
 import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 import { TagQueryFields, TagsSchema } from '../../core/tags.js';
-import { GIVE_BACK } from './figures.js';
+import { GIVE_BACK } from './amounts/figures.js';
 
 export const Uuid = Type.String({ format: 'uuid' });
 const NullableUuid = Type.Union([Uuid, Type.Null()]);

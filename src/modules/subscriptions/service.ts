@@ -9,8 +9,8 @@ import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { pricingDataFor } from '../catalog/index.js';
-import { type Entitlements, mergeEntitlements, type ResolvedEntitlements } from './entitlements.js';
-import { billedAheadUntil } from './figures.js';
+import { billedAheadUntil } from './amounts/figures.js';
+import { type Entitlements, mergeEntitlements, type ResolvedEntitlements } from './entitlements/grants.js';
 import type { SubscriptionSchema } from './schemas.js';
 import { type SubscriptionStatus, subscriptions } from './tables.js';
 

@@ -20,8 +20,8 @@ import {
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
 import { insertSession, presentSession } from '../payments/index.js';
-import { subscriptionEventData } from './entitlements.js';
-import { figuresDigest, readPreviewId } from './preview-token.js';
+import { subscriptionEventData } from './entitlements/grants.js';
+import { figuresDigest, readPreviewId } from './previews/preview-token.js';
 import {
   baseOf,
   claimOperation,

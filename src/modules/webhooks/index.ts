@@ -4,7 +4,8 @@ export {
   type ClaimedDelivery,
   claimDueDeliveries,
   recordAttempts,
-} from './delivery-queue.js';
+} from './delivery/queue.js';
+export { fanOutFromEvents } from './fan-out.js';
 export { WebhookSchema } from './schemas.js';
 export { generateWebhookSecret } from './secrets.js';
 export { activeSigningSecrets, getWebhook, insertWebhook, listWebhooks, type WebhookApi } from './service.js';

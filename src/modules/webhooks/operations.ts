@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { OperationContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import { diffChanges, type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
-import { type DeliveryApi, enqueueTestDelivery, replayDelivery } from './deliveries.js';
+import { type DeliveryApi, enqueueTestDelivery, replayDelivery } from './delivery/log.js';
 import type { CreateWebhookBody, UpdateWebhookBody } from './schemas.js';
 import {
   deleteWebhookRow,

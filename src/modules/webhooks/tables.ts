@@ -1,24 +1,31 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { distributedTable } from '../../db/table-traits.js';
 
-export const webhookSubscriptions = pgTable(
-  'webhook_subscriptions',
-  {
-    tenantId: uuid('tenant_id').notNull(),
-    id: uuid('id').notNull(),
-    url: text('url').notNull(),
-    /** Event types, or `*` for all. */
-    events: text('events').array().notNull(),
-    isActive: boolean('is_active').notNull(),
-    /** AES-256-GCM ciphertext of the signing secret (`iv.tag.data`, base64url). */
-    secretCiphertext: text('secret_ciphertext').notNull(),
-    /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
-    previousSecretCiphertext: text('previous_secret_ciphertext'),
-    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
+export const webhookSubscriptions = distributedTable(
+  pgTable(
+    'webhook_subscriptions',
+    {
+      tenantId: uuid('tenant_id').notNull(),
+      id: uuid('id').notNull(),
+      url: text('url').notNull(),
+      /** Event types, or `*` for all. */
+      events: text('events').array().notNull(),
+      isActive: boolean('is_active').notNull(),
+      /** AES-256-GCM ciphertext of the signing secret (`iv.tag.data`, base64url). */
+      secretCiphertext: text('secret_ciphertext').notNull(),
+      /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
+      previousSecretCiphertext: text('previous_secret_ciphertext'),
+      previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+      updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    },
+    (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
+  ),
+  (t) => [
+    { column: t.secretCiphertext, key: [t.tenantId, t.id], purpose: 'webhook_secret' },
+    { column: t.previousSecretCiphertext, key: [t.tenantId, t.id], purpose: 'webhook_secret' },
+  ],
 );
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_letter'] as const;
@@ -28,57 +35,63 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  * One row per (subscription, event), written in the transaction of the event (fan-out), so a
  * committed event always has its deliveries and a rolled-back one has none.
  */
-export const webhookDeliveries = pgTable(
-  'webhook_deliveries',
-  {
-    tenantId: uuid('tenant_id').notNull(),
-    subscriptionId: uuid('subscription_id').notNull(),
-    eventId: uuid('event_id').notNull(),
-    eventType: text('event_type').notNull(),
-    status: text('status').notNull().$type<DeliveryStatus>(),
-    /** Attempts in all, across replays: numbers the rows of webhook_attempts. */
-    attemptCount: integer('attempt_count').notNull(),
-    /** Attempts in the current cycle (reset by replay): the 5th failure makes a dead letter. */
-    cycleAttempts: integer('cycle_attempts').notNull().default(0),
-    /**
-     * When the delivery is next due. While a worker holds it, this is the end of its lease: a worker
-     * that dies after claiming leaves it due again when the lease runs out (a resend, not a loss).
-     */
-    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
-    /** The claim of the worker sending it now; results are written only under the same token. */
-    leaseToken: uuid('lease_token'),
-    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
-    lastResponseStatus: integer('last_response_status'),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.tenantId, t.subscriptionId, t.eventId] }),
-    // The worker's claim: due pending/failed deliveries, oldest first; finished ones are not indexed.
-    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'failed')`),
-    index('webhook_deliveries_subscription_idx').on(t.tenantId, t.subscriptionId, t.createdAt),
-    // Delivery stats: the last attempted delivery of a subscription.
-    index('webhook_deliveries_last_attempt_idx').on(t.tenantId, t.subscriptionId, t.lastAttemptAt),
-  ],
+export const webhookDeliveries = distributedTable(
+  pgTable(
+    'webhook_deliveries',
+    {
+      tenantId: uuid('tenant_id').notNull(),
+      subscriptionId: uuid('subscription_id').notNull(),
+      eventId: uuid('event_id').notNull(),
+      eventType: text('event_type').notNull(),
+      status: text('status').notNull().$type<DeliveryStatus>(),
+      /** Attempts in all, across replays: numbers the rows of webhook_attempts. */
+      attemptCount: integer('attempt_count').notNull(),
+      /** Attempts in the current cycle (reset by replay): the 5th failure makes a dead letter. */
+      cycleAttempts: integer('cycle_attempts').notNull().default(0),
+      /**
+       * When the delivery is next due. While a worker holds it, this is the end of its lease: a worker
+       * that dies after claiming leaves it due again when the lease runs out (a resend, not a loss).
+       */
+      nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+      /** The claim of the worker sending it now; results are written only under the same token. */
+      leaseToken: uuid('lease_token'),
+      lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+      lastResponseStatus: integer('last_response_status'),
+      createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+      updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    },
+    (t) => [
+      primaryKey({ columns: [t.tenantId, t.subscriptionId, t.eventId] }),
+      // The worker's claim: due pending/failed deliveries, oldest first; finished ones are not indexed.
+      index('webhook_deliveries_due_idx')
+        .on(t.nextAttemptAt)
+        .where(sql`${t.status} in ('pending', 'failed')`),
+      index('webhook_deliveries_subscription_idx').on(t.tenantId, t.subscriptionId, t.createdAt),
+      // Delivery stats: the last attempted delivery of a subscription.
+      index('webhook_deliveries_last_attempt_idx').on(t.tenantId, t.subscriptionId, t.lastAttemptAt),
+    ],
+  ),
 );
 
 /** Each attempt of a delivery: time, response status, duration, truncated body, error. */
-export const webhookAttempts = pgTable(
-  'webhook_attempts',
-  {
-    tenantId: uuid('tenant_id').notNull(),
-    subscriptionId: uuid('subscription_id').notNull(),
-    eventId: uuid('event_id').notNull(),
-    attempt: integer('attempt').notNull(),
-    attemptedAt: timestamp('attempted_at', { withTimezone: true }).notNull(),
-    responseStatus: integer('response_status'),
-    durationMs: integer('duration_ms').notNull(),
-    responseBody: text('response_body'),
-    error: text('error'),
-  },
-  (t) => [
-    primaryKey({ columns: [t.tenantId, t.subscriptionId, t.eventId, t.attempt] }),
-    // Delivery stats: a subscription's failures over the last 24 hours.
-    index('webhook_attempts_recent_idx').on(t.tenantId, t.subscriptionId, t.attemptedAt),
-  ],
+export const webhookAttempts = distributedTable(
+  pgTable(
+    'webhook_attempts',
+    {
+      tenantId: uuid('tenant_id').notNull(),
+      subscriptionId: uuid('subscription_id').notNull(),
+      eventId: uuid('event_id').notNull(),
+      attempt: integer('attempt').notNull(),
+      attemptedAt: timestamp('attempted_at', { withTimezone: true }).notNull(),
+      responseStatus: integer('response_status'),
+      durationMs: integer('duration_ms').notNull(),
+      responseBody: text('response_body'),
+      error: text('error'),
+    },
+    (t) => [
+      primaryKey({ columns: [t.tenantId, t.subscriptionId, t.eventId, t.attempt] }),
+      // Delivery stats: a subscription's failures over the last 24 hours.
+      index('webhook_attempts_recent_idx').on(t.tenantId, t.subscriptionId, t.attemptedAt),
+    ],
+  ),
 );

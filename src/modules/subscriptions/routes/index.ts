@@ -5,9 +5,6 @@ import { changeSubscriptionQuantityRoute } from './change-subscription-quantity.
 import { createSubscriptionRoute } from './create-subscription.js';
 import { getSubscriptionRoute } from './get-subscription.js';
 import { listSubscriptionsRoute } from './list-subscriptions.js';
-import { previewAddOnRoute } from './preview-add-on.js';
-import { previewCancellationRoute } from './preview-cancellation.js';
-import { previewPlanChangeRoute } from './preview-plan-change.js';
 import { renewSubscriptionRoute } from './renew-subscription.js';
 
 export { subscriptionTagTarget } from './shared.js';
@@ -20,9 +17,4 @@ export const subscriptionRoutes: DeclaredRoute[] = [
   changeSubscriptionQuantityRoute,
   cancelSubscriptionRoute,
   renewSubscriptionRoute,
-];
-export const previewRoutes: DeclaredRoute[] = [
-  previewPlanChangeRoute,
-  previewAddOnRoute,
-  previewCancellationRoute,
 ];

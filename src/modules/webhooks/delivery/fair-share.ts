@@ -1,4 +1,4 @@
-import type { ClaimRooms } from '../delivery-queue.js';
+import type { ClaimRooms } from './queue.js';
 
 /**
  * How one worker shares its send slots (docs/operations.md, "Inside a worker"): no tenant sends

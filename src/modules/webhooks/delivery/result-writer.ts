@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../clock.js';
 import type { Db } from '../../../db/client.js';
-import { type AttemptResult, recordAttempts } from '../delivery-queue.js';
+import { type AttemptResult, recordAttempts } from './queue.js';
 import { afterAttempt } from './schedule.js';
 import { ATTEMPT_TEXT_LIMIT, asciiExcerpt } from './storable-text.js';
 

@@ -1,0 +1,29 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { EventFanOut } from '../../unit-of-work/index.js';
+
+const TARGETED_EVENT = 'webhook.test';
+
+/**
+ * The fan-out statement's tail: given a CTE named `ev` holding freshly inserted events
+ * (`tenant_id, id, type`), inserts one pending delivery per active subscription of that tenant
+ * whose `events` include the type or `*`. It runs in the statement that writes the events, so
+ * deliveries commit or roll back with them, and a subscription created later never receives
+ * older events. Returns a row per delivery written. `webhook.test` is never fanned out: it goes
+ * to the one subscription it was requested for.
+ *
+ * `tenantId` (every event of a unit of work is that tenant's): named in the statement so that on
+ * Citus it runs on the tenant's node alone instead of on every shard.
+ *
+ * The unit of work (a lower layer) knows nothing of webhooks: the composition root hands it this
+ * statement as its `fanOut`, so the webhooks module alone writes its tables.
+ */
+export const fanOutFromEvents: EventFanOut = (now: Date, tenantId: string): SQL => {
+  return sql`insert into webhook_deliveries
+      (tenant_id, subscription_id, event_id, event_type, status, attempt_count, next_attempt_at, created_at, updated_at)
+    select s.tenant_id, s.id, ev.id, ev.type, 'pending', 0, ${now}, ${now}, ${now}
+    from ev
+    join webhook_subscriptions s
+      on s.tenant_id = ev.tenant_id and s.is_active and (ev.type = any(s.events) or '*' = any(s.events))
+    where ev.type <> ${TARGETED_EVENT} and s.tenant_id = ${tenantId}::uuid
+    returning 1`;
+};
