@@ -6,13 +6,14 @@
 //   4 events/, unit-of-work/           the outbox, audit log, runUnitOfWork, intents, reconciler
 //   5 modules/<area>/ (not routes)     operations, services, schemas, tables
 //   6 http/                            gate, limits, idempotency, envelope, errors: the edge
-//   7 modules/<area>/*routes.ts, mcp/  route files
+//   7 modules/<area>/*routes.ts,       route files (one endpoint a file under routes/)
+//     modules/<area>/routes/, mcp/
 //   8 app.ts, deps.ts, main.ts, worker.ts, background.ts, server.ts, cli/, seed/
 // A module is reached only through its index.ts (app.ts alone imports route files).
 
 const TOP = '^src/(app|deps|main|worker|background|server|schema|tables)\\.ts$|^src/(cli|seed)/';
 const ROUTES =
-  '^src/modules/[^/]+/[a-z-]*routes[.]ts$|^src/modules/[^/]+/[a-z-]+/[a-z-]*routes[.]ts$|^src/modules/[^/]+/routes/|^src/mcp/';
+  '^src/modules/[^/]+/[a-z-]*routes[.]ts$|^src/modules/[^/]+/[a-z-]+/[a-z-]*routes[.]ts$|^src/modules/[^/]+/routes/|^src/modules/[^/]+/[a-z-]+/routes/|^src/mcp/';
 const layer = (name, from, fromNot, forbidden) => ({
   name,
   severity: 'error',

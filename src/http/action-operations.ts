@@ -1,4 +1,10 @@
-import type { NextAction } from './envelope.js';
+import {
+  type ActionRoute,
+  type NextAction,
+  PENDING_ACTION,
+  type PendingAction,
+  resolveAction,
+} from './envelope.js';
 import type { Operation } from './route-registry.js';
 import type { TypedApp } from './types.js';
 
@@ -8,6 +14,10 @@ import type { TypedApp } from './types.js';
  * the path's ids, the query it carries, and body fields a route put there, such as `payInvoice`'s
  * account, amount and currency). Resolved once, centrally, from the registered routes, so no
  * route builds them by hand and none can name an operation that does not exist.
+ *
+ * An action named by operation (`next('self', 'getOrder', { id })`) is resolved here whole: its
+ * method, href and required scope come from the route table; an operationId the table does not
+ * hold is a programming error and throws (test/action-specs.test.ts checks every one in src/).
  */
 
 interface Pattern {
@@ -21,8 +31,11 @@ const splitPath = (path: string) => path.split('/').filter((s) => s.length > 0);
 export class ActionOperations {
   /** Patterns by method and segment count: a lookup compares a handful, not every route. */
   private readonly patterns = new Map<string, Pattern[]>();
+  /** The route table by operationId. */
+  private readonly routes = new Map<string, ActionRoute>();
 
   constructor(operations: readonly Operation[]) {
+    for (const op of operations) this.routes.set(op.operationId, op);
     const params = (p: Pattern) => p.segments.filter((s) => s.startsWith(':')).length;
     // A literal segment wins over a parameter (`/webhooks/event-types` before `/webhooks/:id`).
     const sorted = operations
@@ -58,9 +71,25 @@ export class ActionOperations {
     return undefined;
   }
 
+  /** The route of an operation; an unknown operationId fails loudly. */
+  route(operationId: string): ActionRoute {
+    const route = this.routes.get(operationId);
+    if (!route) throw new Error(`nextActions name operationId "${operationId}", which no route declares`);
+    return route;
+  }
+
+  has(operationId: string): boolean {
+    return this.routes.has(operationId);
+  }
+
   /** Fills `operationId` and `arguments` into each action (a route's own arguments win). */
   complete(actions: NextAction[]): void {
-    for (const a of actions) {
+    for (const [i, a] of actions.entries()) {
+      const pending = (a as { [PENDING_ACTION]?: PendingAction })[PENDING_ACTION];
+      if (pending) {
+        actions[i] = resolveAction(pending, this.route(pending.spec.operationId));
+        continue;
+      }
       if (a.operationId) continue;
       const found = this.resolve(a.method, a.href);
       if (!found) continue;

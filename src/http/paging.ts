@@ -1,7 +1,18 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
-import { type CursorKeys, type Paged, PageQueryFields, pageOfList, pageRequest } from '../core/paging.js';
+import {
+  type CursorKeys,
+  createdKey,
+  listOfRows,
+  NEWEST_FIRST,
+  type Paged,
+  PageQueryFields,
+  type PageRequest,
+  pageOfList,
+  pageRequest,
+} from '../core/paging.js';
+import { requireCtx } from './auth.js';
 import type { RequestContext } from './context.js';
 import { type ActionSpec, API_PREFIX, action, Envelope, envelope, nextActionsFor } from './envelope.js';
 
@@ -61,6 +72,27 @@ export function listEnvelope<T>(
     ...envelope(ctx, list.items, [...next, ...actions]),
     meta: { limit: list.limit, nextCursor: list.nextCursor },
   };
+}
+
+/**
+ * The body of a list read from the database newest first (by `createdAt`, then id): the whole
+ * list, or the keyset page the query asks for (`read` gets the page, null for all).
+ */
+export async function newestFirstList<Row extends { createdAt: Date; id: string }, T>(
+  request: FastifyRequest,
+  keys: CursorKeys,
+  list: {
+    name: string;
+    read: (tenantId: string, page: PageRequest | null) => Promise<readonly Row[]>;
+    present: (row: Row) => T;
+    actions?: readonly ActionSpec[];
+  },
+) {
+  const ctx = requireCtx(request);
+  const where = { tenantId: ctx.tenantId, list: list.name, keys };
+  const page = pageRequest(where, request.query as { limit?: number; cursor?: string }, NEWEST_FIRST);
+  const rows = await list.read(ctx.tenantId, page);
+  return listEnvelope(ctx, request, listOfRows(rows, page, createdKey, where, list.present), list.actions);
 }
 
 /**

@@ -36,6 +36,8 @@ export interface Operation {
   description: string;
   tags: string[];
   scope: Scope | null;
+  /** Names of its query parameters (nextActions put these arguments in the href). */
+  query: string[];
 }
 
 interface OperationSchema {
@@ -147,6 +149,7 @@ export function registerRouteRegistry(app: TypedApp, registry: RouteRegistry) {
       description: schema.description,
       tags: schema.tags,
       scope: config.scope ?? null,
+      query: Object.keys((schema.querystring as { properties?: object } | undefined)?.properties ?? {}),
     });
   });
 }

@@ -5,7 +5,7 @@ const SUCCESS = /^2\d\d$/;
 
 /**
  * Every success response with a JSON body gets an example: where a route gave none of its own
- * (the typical flow has examples recorded from the real routes, `http/examples.ts`), one is
+ * (the typical flow has examples recorded from the real routes, next to the routes that return them), one is
  * generated from the response schema with Redocly's `openapi-sampler` (formats, enums, bounds
  * and `$ref`s into the document honoured). Agents and the reference page then show a shape for
  * every operation; `test/platform/openapi-examples.test.ts` checks each against its schema.

@@ -4,7 +4,7 @@ import { uuidv7 } from 'uuidv7';
 import type { BillingAccount, BillingAdapter } from '../../billing/adapter.js';
 import { unwrapBilling } from '../../billing/http.js';
 import type { BillingRegistry } from '../../billing/registry.js';
-import { action } from '../../core/actions.js';
+import { next } from '../../core/actions.js';
 import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import type { PageRequest } from '../../core/paging.js';
@@ -96,7 +96,7 @@ const linkTaken = (externalId: string, holderId: string) =>
       },
     ],
     undefined,
-    [action('getAccount', 'GET', `/accounts/${holderId}`, 'read')],
+    [next('getAccount', 'getAccount', { id: holderId })],
   );
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
-import { action } from '../../core/actions.js';
+import { next } from '../../core/actions.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
@@ -138,7 +138,7 @@ export const cartCheckedOut = () =>
     'This cart is checked_out: an order was created from it and it can no longer change. Create a new cart.',
     undefined,
     undefined,
-    [action('createCart', 'POST', '/carts', 'commerce')],
+    [next('createCart', 'createCart')],
   );
 
 /** The cart, locked for a change; 404 when it is not this tenant's, 409 once checked out. */

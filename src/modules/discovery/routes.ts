@@ -7,8 +7,7 @@ import { requireCtx } from '../../http/auth.js';
 import { cacheablePerKey } from '../../http/cache.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Deps } from '../../http/deps.js';
-import { action, Envelope, envelope } from '../../http/envelope.js';
-import { manifestExample } from '../../http/examples.js';
+import { Envelope, envelope, next } from '../../http/envelope.js';
 import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   IDEMPOTENCY_RETENTION_HOURS,
@@ -33,14 +32,88 @@ function allowAnyOrigin(reply: FastifyReply) {
   reply.header('Access-Control-Max-Age', '86400');
 }
 
+/** The manifest, recorded from the real route (ids replaced by fixed ones). */
+export const manifestExample = {
+  data: {
+    service: {
+      name: 'Commerce Agent API',
+      version: '0.1.0',
+      apiVersion: 'v1',
+    },
+    environment: 'sandbox',
+    tenant: {
+      id: '0190b000-0000-7000-8000-000000000001',
+      name: 'Acme Shop',
+    },
+    key: {
+      id: '0190b000-0000-7000-8000-000000000002',
+      scopes: ['read', 'commerce'],
+      rateTier: 'unlimited',
+    },
+    capabilities: {
+      eventTypes: [
+        'account.created',
+        'account.updated',
+        'order.created',
+        'order.updated',
+        'subscription.created',
+        'subscription.changed',
+        'subscription.cancelled',
+        'subscription.renewed',
+        'payment.session_created',
+        'payment.succeeded',
+        'payment.failed',
+        'invoice.created',
+        'invoice.paid',
+        'invoice.failed',
+        'webhook.test',
+      ],
+      scopes: ['read', 'commerce', 'admin'],
+      rateLimitTiers: {
+        standard: 60,
+        premium: 300,
+        unlimited: 10000,
+      },
+      billing: { adapter: 'builtin', capabilities: ['refunds', 'credits', 'passthroughQuotes'] },
+    },
+    links: {
+      openapi: '/api/v1/openapi.json',
+      capabilities: '/api/v1/capabilities',
+    },
+  },
+  nextActions: [
+    {
+      rel: 'manifest',
+      method: 'GET',
+      href: '/api/v1/manifest',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'capabilities',
+      method: 'GET',
+      href: '/api/v1/capabilities',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'openapi',
+      method: 'GET',
+      href: '/api/v1/openapi.json',
+      requiredScope: null,
+      allowed: true,
+    },
+  ],
+};
+
 /** Discovery links to itself, then to where the typical flow starts (catalog, account, cart). */
 const discoveryActions = [
-  action('manifest', 'GET', '/manifest', 'read'),
-  action('capabilities', 'GET', '/capabilities', 'read'),
-  action('openapi', 'GET', '/openapi.json', null),
-  action('catalog', 'GET', '/catalog', 'read'),
-  action('createAccount', 'POST', '/accounts', 'commerce'),
-  action('createCart', 'POST', '/carts', 'commerce'),
+  next('manifest', 'getManifest'),
+  next('capabilities', 'getCapabilities'),
+  next('openapi', 'getOpenApiDocument'),
+  next('catalog', 'getCatalog'),
+  next('createAccount', 'createAccount'),
+  next('createCart', 'createCart'),
 ];
 
 export function registerDiscoveryRoutes(app: TypedApp, deps: Deps, registry: RouteRegistry) {

@@ -1,4 +1,4 @@
-import { action } from '../../../core/actions.js';
+import { next } from '../../../core/actions.js';
 import { AppError, notFound } from '../../../core/errors.js';
 import { resolveAccount } from '../../accounts/index.js';
 import { type AccountEntitlements, type EntitlementValue, readAccountEntitlements } from './grants.js';
@@ -42,7 +42,7 @@ export class EntitlementReader {
         'product or change the subscription’s plan.',
       undefined,
       undefined,
-      [action('subscription', 'GET', `/subscriptions/${resolution.subscriptionId}`, 'read')],
+      [next('subscription', 'getSubscription', { id: resolution.subscriptionId })],
     );
   }
 

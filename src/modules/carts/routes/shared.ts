@@ -1,0 +1,31 @@
+import { CART_CHECKED_OUT, CART_PRICING } from '../../../core/agent-guide.js';
+import type { RequestContext } from '../../../http/context.js';
+import { type ActionSpec, envelope, next } from '../../../http/envelope.js';
+import type { Presented } from '../../../http/operation.js';
+import type { CartApi } from '../service.js';
+
+export const TAGS = ['Carts'];
+
+export const PRICING = CART_PRICING.text;
+export const CHECKED_OUT = CART_CHECKED_OUT.text;
+
+/** What a cart links to: only `self` once it is checked out, `checkout` once it holds items. */
+export function cartActions(cart: CartApi): ActionSpec[] {
+  const self = next('self', 'getCart', { id: cart.id });
+  if (cart.status !== 'active') return [self, next('createCart', 'createCart')];
+  return [
+    self,
+    next('addItem', 'addCartItem', { id: cart.id }),
+    next('applyPromo', 'applyCartPromo', { id: cart.id }),
+    ...(cart.promo ? [next('removePromo', 'removeCartPromo', { id: cart.id })] : []),
+    ...(cart.items.length > 0 ? [next('checkout', 'createOrder', { cartId: cart.id })] : []),
+  ];
+}
+
+/** The cart in its envelope, with `status`. */
+export const cartResponse =
+  (status: number) =>
+  (cart: CartApi, ctx: RequestContext): Presented => ({
+    status,
+    body: envelope(ctx, cart, cartActions(cart)),
+  });

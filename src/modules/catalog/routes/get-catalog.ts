@@ -1,0 +1,86 @@
+import { LIST_PAGING } from '../../../core/agent-guide.js';
+import { requireCtx } from '../../../http/auth.js';
+import { cacheablePerKey } from '../../../http/cache.js';
+import { defineRoute } from '../../../http/declared-route.js';
+import { next } from '../../../http/envelope.js';
+import { inMemoryList, ListEnvelope, PageQuery } from '../../../http/paging.js';
+import { activeProducts, presentProduct } from '../products.js';
+import { ProductSchema } from '../schemas.js';
+
+/** Recorded from the real route (ids replaced by fixed ones). */
+export const catalogExample = {
+  data: [
+    {
+      id: '0190b000-0000-7000-8000-000000000003',
+      name: 'Onboarding workshop',
+      description: null,
+      type: 'one_time',
+      family: null,
+      rank: null,
+      billingInterval: null,
+      currency: 'USD',
+      active: true,
+      entitlements: {},
+      charges: [
+        {
+          id: '0190b000-0000-7000-8000-000000000004',
+          name: 'Seat',
+          kind: 'modeled',
+          chargeModel: 'per_unit',
+          tiers: [
+            {
+              upTo: null,
+              unitPriceCents: 2500,
+              flatPriceCents: 0,
+            },
+          ],
+        },
+      ],
+      createdAt: '2026-03-01T10:00:00.000Z',
+      updatedAt: '2026-03-01T10:00:00.000Z',
+    },
+  ],
+  nextActions: [
+    {
+      rel: 'resolvePrice',
+      method: 'GET',
+      href: '/api/v1/pricing/resolve?productId=0190b000-0000-7000-8000-000000000003',
+      requiredScope: 'read',
+      allowed: true,
+    },
+    {
+      rel: 'createCart',
+      method: 'POST',
+      href: '/api/v1/carts',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+  ],
+};
+
+export const getCatalogRoute = defineRoute({
+  method: 'GET',
+  path: '/catalog',
+  operationId: 'getCatalog',
+  summary: 'Product catalog',
+  description:
+    'The active products of this tenant with their charges (price models, tiers) and entitlements, at list ' +
+    'prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. ' +
+    `Cacheable 60 s. ${LIST_PAGING.text}`,
+  tags: ['Catalog'],
+  scope: 'read',
+  query: PageQuery,
+  responses: {
+    200: ListEnvelope(ProductSchema, 'Active products, newest first.', catalogExample),
+  },
+  handler: async (request, reply, deps) => {
+    const ctx = requireCtx(request);
+    const items = (await activeProducts(deps.db, ctx.tenantId)).map(presentProduct);
+    cacheablePerKey(reply);
+    return inMemoryList(deps.keyRing, ctx, request, 'catalog', items, (shown) => [
+      ...shown.map((p) => next('resolvePrice', 'resolvePrice', { productId: p.id })),
+      next('createAccount', 'createAccount'),
+      next('createCart', 'createCart'),
+    ]);
+  },
+});

@@ -1,0 +1,43 @@
+import { notFound } from '../../../core/errors.js';
+import { requireCtx } from '../../../http/auth.js';
+import { cacheablePerKey } from '../../../http/cache.js';
+import { defineRoute } from '../../../http/declared-route.js';
+import { Envelope, envelope, next } from '../../../http/envelope.js';
+import { errorResponses } from '../../../http/errors.js';
+import { ResolvedPriceSchema, ResolveQuery } from '../schemas.js';
+import { priceLines } from '../service.js';
+import { present } from './shared.js';
+
+export const resolvePriceRoute = defineRoute({
+  method: 'GET',
+  path: '/pricing/resolve',
+  operationId: 'resolvePrice',
+  summary: 'Resolve the price of a product',
+  description:
+    'What `quantity` of a product costs for a customer context: the list price, the price rule applied to ' +
+    'each charge (the most specific match), the charge math (flat, per unit, graduated, volume), active ' +
+    'offers and the total in minor units. Changes nothing; cacheable 60 s. 404 when the product is unknown ' +
+    'or inactive.',
+  tags: ['Pricing'],
+  scope: 'read',
+  query: ResolveQuery,
+  responses: { 200: Envelope(ResolvedPriceSchema, 'The resolved price.'), ...errorResponses(404) },
+  handler: async (request, reply, deps) => {
+    const ctx = requireCtx(request);
+    const q = request.query;
+    const context = { segment: q.segment ?? null, locale: q.locale ?? null, partner: q.partner ?? null };
+    const [line] = await priceLines(
+      deps.db,
+      ctx.tenantId,
+      [{ productId: q.productId, quantity: q.quantity ?? 1 }],
+      context,
+      deps.clock.now(),
+    );
+    if (!line?.product.active) throw notFound('Product');
+    cacheablePerKey(reply);
+    return envelope(ctx, present(line, context), [
+      next('catalog', 'getCatalog'),
+      next('createCart', 'createCart'),
+    ]);
+  },
+});

@@ -1,0 +1,46 @@
+import { Type } from 'typebox';
+import type { RequestContext } from '../../../http/context.js';
+import { envelope, next } from '../../../http/envelope.js';
+import type { Presented } from '../../../http/operation.js';
+import type { Tenant } from '../service.js';
+
+export const SettingsSchema = Type.Object({
+  tenantId: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  usageMetering: Type.Boolean({
+    description:
+      'Record a platform usage event for each order created from a cart (after the response; never affects it).',
+  }),
+  autoApplyCredits: Type.Boolean({
+    description: 'Apply an account’s credit to each invoice issued for it (on by default).',
+  }),
+});
+
+export const PatchSettings = Type.Object(
+  {
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'The tenant’s display name.' }),
+    ),
+    usageMetering: Type.Optional(Type.Boolean({ description: 'Record usage events for metered charges.' })),
+    autoApplyCredits: Type.Optional(
+      Type.Boolean({ description: 'Apply account credit to invoices as they are issued.' }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ usageMetering: true }], minProperties: 1 },
+);
+
+export const actions = [next('self', 'getTenantSettings'), next('update', 'updateTenantSettings')];
+
+export const settingsResponse = (tenant: Tenant, ctx: RequestContext): Presented => ({
+  status: 200,
+  body: envelope(
+    ctx,
+    {
+      tenantId: tenant.id,
+      name: tenant.name,
+      usageMetering: tenant.usageMetering,
+      autoApplyCredits: tenant.autoApplyCredits,
+    },
+    actions,
+  ),
+});
