@@ -25,7 +25,7 @@ import {
   recordOrderUsage,
 } from './modules/orders/index.js';
 import {
-  orderSessions,
+  orderPaymentsRead,
   refundOperation,
   reverseOperation,
   settleOperation,
@@ -113,7 +113,7 @@ export function createDeps(
     // not imported by credits: orders import credits (credit on issue), so the reverse is a cycle.
     invoiceMoneyMoved: orderFollowsInvoice,
     lookups: {
-      orderSessions,
+      orderPayments: orderPaymentsRead,
       order: getOrder,
       orderOfInvoice,
       moveOrderMoney,

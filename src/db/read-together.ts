@@ -1,4 +1,5 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { getTableColumns, type SQL, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import { type Queryable, rowsOf } from './client.js';
 
 /**
@@ -26,4 +27,32 @@ export async function readTogether<const R extends readonly ScalarRead<unknown>[
   const columns = reads.map((read, i) => sql`(${read.query}) as ${sql.raw(`r${i}`)}`);
   const [row] = rowsOf<Record<string, unknown>>(await db.execute(sql`select ${sql.join(columns, sql`, `)}`));
   return reads.map((read, i) => read.decode(row?.[`r${i}`])) as Decoded<R>;
+}
+
+/**
+ * The row of `table` that `where` selects (at most one) as a scalar read: its columns built into
+ * JSON by the query and decoded back to the row Drizzle would return (timestamps as Dates), so a
+ * single-resource read can share its round trip with the reads that complete it.
+ */
+export function rowRead<T extends PgTable>(
+  table: T,
+  where: SQL | undefined,
+): ScalarRead<T['$inferSelect'] | undefined> {
+  const columns = Object.entries(getTableColumns(table));
+  // The keys are the table's own property names (identifiers of our code), written as literals.
+  const fields = sql.join(
+    columns.map(([key, column]) => sql`${sql.raw(`'${key}'`)}, ${column}`),
+    sql`, `,
+  );
+  return {
+    query: sql`select json_build_object(${fields}) from ${table} where ${where} limit 1`,
+    decode(value) {
+      if (value === null || value === undefined) return undefined;
+      const row = (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
+      for (const [key, column] of columns)
+        if (column.columnType === 'PgTimestamp' && typeof row[key] === 'string')
+          row[key] = new Date(row[key] as string);
+      return row as T['$inferSelect'];
+    },
+  };
 }

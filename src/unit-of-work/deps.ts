@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { KeyRing } from '../core/key-ring.js';
 import type { Database, Db, Queryable } from '../db/client.js';
+import type { ScalarRead } from '../db/read-together.js';
 import type { DeliverySignal } from '../events/delivery-signal.js';
 import type { Intent } from './intents.js';
 import type { OperationName } from './operation-names.js';
@@ -24,13 +25,14 @@ export interface UsageMeter {
 export type InvoiceMoneyMoved = (u: UnitOfWork, invoice: Invoice) => Promise<void>;
 
 /** A payment session paying an order, as the order's responses show it. */
-export interface OrderSessionView {
+export interface OrderPaymentView {
   id: string;
   amountCents: number;
   status: string;
   refundedCents: number;
-  reversal: unknown;
-  createdAt: Date;
+  reversed: boolean;
+  /** ISO 8601. */
+  createdAt: string;
 }
 
 /** What moves an order's money (its `paymentStatus` follows). */
@@ -61,7 +63,7 @@ export interface PayableOrder {
  */
 export interface ModuleLookups {
   /** The payment sessions paying an order (payments). */
-  orderSessions(db: Queryable, tenantId: string, orderId: string): Promise<readonly OrderSessionView[]>;
+  orderPayments(tenantId: string, orderId: string): ScalarRead<OrderPaymentView[]>;
   /** The tenant's order (`lock`: under its row lock, in a transaction), or undefined (orders). */
   order(db: Queryable, tenantId: string, orderId: string, lock?: boolean): Promise<PayableOrder | undefined>;
   /** The order whose invoice this is (orders). */

@@ -30,6 +30,7 @@ export type {
   InvoiceMoneyMoved,
   ModuleLookups,
   OrderMoney,
+  OrderPaymentView,
   PayableOrder,
   ServiceDeps,
   UsageMeter,

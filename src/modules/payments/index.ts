@@ -14,7 +14,7 @@ export {
   getSession,
   insertSession,
   isTerminal,
-  orderSessions,
+  orderPaymentsRead,
   type PaymentSessionApi,
   presentSession,
 } from './service.js';

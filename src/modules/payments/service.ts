@@ -6,10 +6,11 @@ import type { PageRequest } from '../../core/paging.js';
 import type { Tags } from '../../core/tags.js';
 import type { Queryable } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
+import type { ScalarRead } from '../../db/read-together.js';
 import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { ResourceClaim } from '../../unit-of-work/index.js';
+import type { OrderPaymentView, ResourceClaim } from '../../unit-of-work/index.js';
 import { type PaymentStatus, paymentSessions, type SessionReversal, TERMINAL_STATUSES } from './tables.js';
 
 export type PaymentSessionRow = typeof paymentSessions.$inferSelect;
@@ -185,13 +186,22 @@ export async function recordReversal(
   return presentSession(updated as PaymentSessionRow);
 }
 
-/** The sessions paying an order, oldest first. */
-export function orderSessions(db: Queryable, tenantId: string, orderId: string) {
-  return db
-    .select()
-    .from(paymentSessions)
-    .where(tenantWhere(paymentSessions, tenantId, eq(paymentSessions.orderId, orderId)))
-    .orderBy(asc(paymentSessions.createdAt), asc(paymentSessions.id));
+/**
+ * The sessions paying an order, oldest first, as the order's responses show them: one scalar read,
+ * so a single order and its payments are read in one round trip (`readTogether`).
+ */
+export function orderPaymentsRead(tenantId: string, orderId: string): ScalarRead<OrderPaymentView[]> {
+  const s = paymentSessions;
+  return {
+    query: sql`select coalesce(json_agg(json_build_object('id', ${s.id}, 'amountCents', ${s.amountCents},
+        'status', ${s.status}, 'refundedCents', ${s.refundedCents}, 'reversed', ${s.reversal} is not null,
+        'createdAt', ${s.createdAt}) order by ${s.createdAt}, ${s.id}), '[]'::json)
+      from ${s} where ${tenantWhere(s, tenantId, eq(s.orderId, orderId))}`,
+    decode: (value) =>
+      (JSON.parse(typeof value === 'string' ? value : JSON.stringify(value ?? [])) as OrderPaymentView[]).map(
+        (p) => ({ ...p, createdAt: new Date(p.createdAt).toISOString() }),
+      ),
+  };
 }
 
 /** What the order's open sessions (pending, processing) ask for: reserved until they resolve. */

@@ -1,12 +1,13 @@
 import { notFound } from '../../../core/errors.js';
+import { readTogether } from '../../../db/read-together.js';
 import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { Envelope, envelope } from '../../../http/envelope.js';
 import { errorResponses } from '../../../http/errors.js';
 import { OrderParams, OrderSchema } from '../schemas.js';
-import { presentOrder, getOrder as readOrder } from '../service.js';
+import { orderRead, presentOrder } from '../service.js';
 import { orderCreatedExample } from './create-order.js';
-import { invoiceStateOf, orderActions, paymentsOf, TAGS } from './order-responses.js';
+import { invoiceStateOf, orderActions, TAGS } from './order-responses.js';
 
 const { rulesApplied: _rulesApplied, ...orderData } = orderCreatedExample.data;
 export const orderExample = { ...orderCreatedExample, data: orderData };
@@ -23,9 +24,13 @@ export const getOrder = defineRoute({
   responses: { 200: Envelope(OrderSchema, 'The order.', orderExample), ...errorResponses(404) },
   handler: async (request, _reply, deps) => {
     const ctx = requireCtx(request);
-    const row = await readOrder(deps.db, ctx.tenantId, request.params.id);
+    // The order and its payments in one round trip.
+    const [row, payments] = await readTogether(deps.db, [
+      orderRead(ctx.tenantId, request.params.id),
+      deps.lookups.orderPayments(ctx.tenantId, request.params.id),
+    ]);
     if (!row) throw notFound('Order');
-    const order = { ...presentOrder(row), payments: await paymentsOf(deps, ctx.tenantId, row.id) };
+    const order = { ...presentOrder(row), payments };
     return envelope(ctx, order, orderActions(order, await invoiceStateOf(deps, ctx.tenantId, order)));
   },
 });

@@ -1,3 +1,4 @@
+import { readTogether } from '../../../db/read-together.js';
 import type { RequestContext } from '../../../http/context.js';
 import type { Deps } from '../../../http/deps.js';
 import { type ActionSpec, envelope, next } from '../../../http/envelope.js';
@@ -78,15 +79,8 @@ export async function invoiceStateOf(
 
 /** The payment sessions paying the order (single-order responses). */
 export async function paymentsOf(deps: Deps, tenantId: string, orderId: string): Promise<OrderPayment[]> {
-  const sessions = await deps.lookups.orderSessions(deps.db, tenantId, orderId);
-  return sessions.map((p) => ({
-    id: p.id,
-    amountCents: p.amountCents,
-    status: p.status,
-    refundedCents: p.refundedCents,
-    reversed: p.reversal !== null,
-    createdAt: p.createdAt.toISOString(),
-  }));
+  const [payments] = await readTogether(deps.db, [deps.lookups.orderPayments(tenantId, orderId)]);
+  return payments;
 }
 
 /** The order in its envelope, with what comes next. */
