@@ -18,7 +18,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BenchServer, type Fixture, runLoad } from './harness.js';
-import { type LoadOptions, POST_ORDER, postOrderRequest } from './scenarios/api.js';
+import { GET_ORDER, getOrderRequest, type LoadOptions, POST_ORDER, postOrderRequest } from './scenarios/api.js';
 
 interface ProfileNode {
   id: number;
@@ -160,9 +160,16 @@ export function report(profile: CpuProfile, requests?: number, cpuMicros?: numbe
  * POST /orders against `server` (Redis limiter) after a warm-up, with the server profiling
  * itself over the measured seconds only; writes the profile and resolves with the report.
  */
-export async function profilePostOrders(server: BenchServer, opts: LoadOptions, dir = '/tmp/cak-prof') {
+export async function profilePostOrders(
+  server: BenchServer,
+  opts: LoadOptions,
+  dir = '/tmp/cak-prof',
+  scenario: 'orders' | 'get' = 'orders',
+) {
   let i = 0;
-  const next = () => postOrderRequest(server.fixtures[i++ % server.fixtures.length] as Fixture);
+  const request = scenario === 'get' ? getOrderRequest : postOrderRequest;
+  const name = scenario === 'get' ? GET_ORDER : POST_ORDER;
+  const next = () => request(server.fixtures[i++ % server.fixtures.length] as Fixture);
   const load = { connections: opts.connections, seconds: opts.seconds };
   await runLoad('warmup', server.appUrl, next, { ...load, seconds: opts.warmupSeconds });
   // CPU per request without the profiler first: sampling costs CPU of its own.
@@ -171,18 +178,18 @@ export async function profilePostOrders(server: BenchServer, opts: LoadOptions, 
     return user + system;
   };
   const cpuBefore = await cpuNow();
-  const plain = await runLoad(POST_ORDER, server.appUrl, next, load);
+  const plain = await runLoad(name, server.appUrl, next, load);
   const plainCpuMs = ((await cpuNow()) - cpuBefore) / 1000;
   await fetch(`${server.bareUrl}/profile/start`, { method: 'POST' });
-  const result = await runLoad(POST_ORDER, server.appUrl, next, load);
+  const result = await runLoad(name, server.appUrl, next, load);
   const stopped = await fetch(`${server.bareUrl}/profile/stop`, { method: 'POST' });
   const { cpuMicros, profile } = (await stopped.json()) as { cpuMicros: number; profile: CpuProfile };
   mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `post-orders-${new Date().toISOString().replaceAll(':', '-')}.cpuprofile`);
+  const file = path.join(dir, `${scenario}-${new Date().toISOString().replaceAll(':', '-')}.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile));
   const text = [
     `Without the profiler: ${plain.requestsPerSecond} req/s, p50 ${plain.p50Ms} ms, p99 ${plain.p99Ms} ms; ${(plainCpuMs / plain.requests).toFixed(2)} ms of process CPU (process.cpuUsage) per request (${plain.requests.toLocaleString('en-US')} requests).`,
-    `${POST_ORDER}: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${opts.connections} connections, ${opts.seconds} s (profiler on); profile ${file}`,
+    `${name}: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${opts.connections} connections, ${opts.seconds} s (profiler on); profile ${file}`,
     report(profile, result.requests, cpuMicros),
   ].join('\n\n');
   console.log(`\n${text}\n`);

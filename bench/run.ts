@@ -10,6 +10,7 @@
 //                                      # POST /orders, the cart flow, GET /orders/{id}: this tree
 //                                      # vs another commit's, alternating rounds (bench/compare.ts)
 //   npm run bench -- --cpu-profile     # CPU per POST /orders and its top costs (bench/cpu-profile.ts)
+//   npm run bench -- --cpu-profile=get # the same for GET /orders/{id}
 //
 // The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets two
 // databases of the bench's own, cak_bench_api and cak_bench_webhooks, dropped and created afresh
@@ -80,7 +81,8 @@ async function redisVersion(url: string): Promise<string> {
   }
 }
 
-if (vs || args.includes('--cpu-profile')) {
+const cpuProfile = args.find((a) => a.startsWith('--cpu-profile'));
+if (vs || cpuProfile) {
   if (vs) {
     const { compareWith } = await import('./compare.js');
     await compareWith({ ...opts, ref: vs, rounds, only: only?.split(',') ?? [], redisUrl, freshDatabase });
@@ -92,7 +94,8 @@ if (vs || args.includes('--cpu-profile')) {
       REDIS_URL: redisUrl,
       ...env,
     });
-    await profilePostOrders(server, opts).finally(() => server.stop());
+    const scenario = cpuProfile === '--cpu-profile=get' ? 'get' : 'orders';
+    await profilePostOrders(server, opts, undefined, scenario).finally(() => server.stop());
   }
   process.exit();
 }

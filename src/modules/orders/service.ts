@@ -5,7 +5,7 @@ import { iso } from '../../core/format.js';
 import type { PageRequest } from '../../core/paging.js';
 import type { Queryable } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
-import { rowRead, type ScalarRead } from '../../db/read-together.js';
+import { rowByIdRead, type ScalarRead } from '../../db/read-together.js';
 import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
@@ -115,8 +115,7 @@ export function orderInsert(o: OrderRow): SQL {
 }
 
 /** The tenant's order as a scalar read (to share a round trip with what completes it). */
-export const orderRead = (tenantId: string, id: string) =>
-  rowRead(orders, tenantWhere(orders, tenantId, eq(orders.id, id)));
+export const orderRead = rowByIdRead(orders);
 
 export async function getOrder(
   db: Queryable,

@@ -191,18 +191,24 @@ export async function recordReversal(
  * so a single order and its payments are read in one round trip (`readTogether`).
  */
 export function orderPaymentsRead(tenantId: string, orderId: string): ScalarRead<OrderPaymentView[]> {
-  const s = paymentSessions;
-  return {
-    query: sql`select coalesce(json_agg(json_build_object('id', ${s.id}, 'amountCents', ${s.amountCents},
-        'status', ${s.status}, 'refundedCents', ${s.refundedCents}, 'reversed', ${s.reversal} is not null,
-        'createdAt', ${s.createdAt}) order by ${s.createdAt}, ${s.id}), '[]'::json)
-      from ${s} where ${tenantWhere(s, tenantId, eq(s.orderId, orderId))}`,
-    decode: (value) =>
-      (JSON.parse(typeof value === 'string' ? value : JSON.stringify(value ?? [])) as OrderPaymentView[]).map(
-        (p) => ({ ...p, createdAt: new Date(p.createdAt).toISOString() }),
-      ),
-  };
+  return { query: sql`${PAYMENTS_HEAD}${tenantId}${PAYMENTS_BY_ORDER}${orderId}`, decode: decodePayments };
 }
+
+// The statement's text, built once (Drizzle renders column references anew on every call).
+const PAYMENTS_HEAD =
+  sql.raw(`select coalesce(json_agg(json_build_object('id', id, 'amountCents', amount_cents,
+    'status', status, 'refundedCents', refunded_cents, 'reversed', reversal is not null,
+    'createdAt', created_at) order by created_at, id), '[]'::json)
+  from payment_sessions where tenant_id = `);
+const PAYMENTS_BY_ORDER = sql.raw(' and order_id = ');
+
+const decodePayments = (value: unknown): OrderPaymentView[] =>
+  (JSON.parse(typeof value === 'string' ? value : JSON.stringify(value ?? [])) as OrderPaymentView[]).map(
+    (p) => ({
+      ...p,
+      createdAt: new Date(p.createdAt).toISOString(),
+    }),
+  );
 
 /** What the order's open sessions (pending, processing) ask for: reserved until they resolve. */
 export async function openSessionsCents(tx: Queryable, tenantId: string, orderId: string): Promise<number> {
