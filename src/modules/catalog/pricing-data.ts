@@ -1,10 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { readTogether, type ScalarRead } from '../../db/read-together.js';
-import { tenantWhere } from '../../db/tenant-scope.js';
 import type { Offer, PriceRule } from './price-engine/index.js';
 import type { ProductRow } from './products.js';
-import { offers, priceRules, products } from './tables.js';
 
 type Json = Record<string, unknown>;
 
@@ -61,6 +59,21 @@ export interface PricingData {
   offers: Offer[];
 }
 
+// The statement's text, built once: it runs on every cart change, order and resolve, and Drizzle
+// renders table and column references anew on every call (most of POST /orders' SQL building).
+const PRICING_PARTS = [
+  `select json_build_object(
+    'products', (select coalesce(json_agg(products), '[]') from products where products.tenant_id = `,
+  ' and products.id = any(',
+  `::uuid[])),
+    'rules', (select coalesce(json_agg(price_rules), '[]') from price_rules where price_rules.tenant_id = `,
+  ' and price_rules.product_id = any(',
+  `::uuid[])),
+    'offers', (select coalesce(json_agg(offers), '[]') from offers where offers.tenant_id = `,
+  ' and offers.product_id = any(',
+  '::uuid[]) and offers.active = true))',
+].map((text) => sql.raw(text));
+
 /**
  * What the pricing engine needs for some products (the products, their price rules, their
  * active offers) as ONE value: pricing sits on every cart, order and resolve request, and a
@@ -69,14 +82,9 @@ export interface PricingData {
 export function pricingDataRead(tenantId: string, productIds: readonly string[]): ScalarRead<PricingData> {
   // The ids were validated as UUIDs by the route schemas; they travel as one array parameter.
   const ids = `{${productIds.join(',')}}`;
+  const [byProduct, productsIn, byRule, rulesIn, byOffer, offersIn, tail] = PRICING_PARTS;
   return {
-    query: sql`select json_build_object(
-      'products', (select coalesce(json_agg(${products}), '[]') from ${products}
-        where ${tenantWhere(products, tenantId, sql`${products.id} = any(${ids}::uuid[])`)}),
-      'rules', (select coalesce(json_agg(${priceRules}), '[]') from ${priceRules}
-        where ${tenantWhere(priceRules, tenantId, sql`${priceRules.productId} = any(${ids}::uuid[])`)}),
-      'offers', (select coalesce(json_agg(${offers}), '[]') from ${offers}
-        where ${tenantWhere(offers, tenantId, sql`${offers.productId} = any(${ids}::uuid[])`, eq(offers.active, true))}))`,
+    query: sql`${byProduct}${tenantId}${productsIn}${ids}${byRule}${tenantId}${rulesIn}${ids}${byOffer}${tenantId}${offersIn}${ids}${tail}`,
     decode: (value) => {
       const data = value as { products: Json[]; rules: Json[]; offers: Json[] };
       return {
