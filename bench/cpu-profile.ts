@@ -18,7 +18,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BenchServer, type Fixture, runLoad } from './harness.js';
-import { GET_ORDER, getOrderRequest, type LoadOptions, POST_ORDER, postOrderRequest } from './scenarios/api.js';
+import {
+  GET_ORDER,
+  getOrderRequest,
+  type LoadOptions,
+  POST_ORDER,
+  postOrderRequest,
+} from './scenarios/api.js';
 
 interface ProfileNode {
   id: number;
