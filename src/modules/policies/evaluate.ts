@@ -3,9 +3,7 @@ import { LogicEngine } from 'json-logic-engine';
 import { AppError, validationFailed } from '../../core/errors.js';
 import type { Queryable } from '../../db/client.js';
 import { readTogether, type ScalarRead } from '../../db/read-together.js';
-import { tenantWhere } from '../../db/tenant-scope.js';
 import type { PolicyEffect, PolicyType } from './schemas.js';
-import { policies } from './tables.js';
 
 /**
  * One engine for the process: the synchronous engine (no async operators), default operators
