@@ -17,7 +17,7 @@ import type { TypedApp } from './types.js';
  *
  * An action named by operation (`next('self', 'getOrder', { id })`) is resolved here whole: its
  * method, href and required scope come from the route table; an operationId the table does not
- * hold is a programming error and throws (test/action-specs.test.ts checks every one in src/).
+ * hold is a programming error and throws (test/platform/action-specs.test.ts checks every one in src/).
  */
 
 interface Pattern {

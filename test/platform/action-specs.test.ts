@@ -1,16 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { action, next } from '../src/core/actions.js';
-import { ActionOperations } from '../src/http/action-operations.js';
-import { nextActionsFor } from '../src/http/envelope.js';
-import { startApp, type TestApp } from './harness.js';
+import { action, next } from '../../src/core/actions.js';
+import { ActionOperations } from '../../src/http/action-operations.js';
+import { nextActionsFor } from '../../src/http/envelope.js';
+import { startApp, type TestApp } from '../harness.js';
 
 // nextActions name operations (`next('self', 'getOrder', { id })`); the route table supplies their
 // method, path and scope. An operationId no route declares would fail at request time: this walks
 // every action spec in src/ so it fails here first.
 
-const SRC = path.resolve(import.meta.dirname, '../src');
+const SRC = path.resolve(import.meta.dirname, '../../src');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
