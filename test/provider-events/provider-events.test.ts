@@ -12,6 +12,7 @@ import { providerEvents } from '../../src/modules/provider-events/tables.js';
 import { auditLogs, reconcileIntents } from '../../src/unit-of-work/index.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
 import { api } from '../support/api.js';
+import { waitFor } from '../support/wait.js';
 
 interface Integration {
   provider: string;
@@ -76,11 +77,12 @@ function deliver(
  * event is being applied), as a provider retries every non-2xx answer.
  */
 async function retried(send: () => ReturnType<typeof deliver>) {
-  for (let attempt = 0; ; attempt++) {
-    const res = await send();
-    if (res.statusCode !== 409 || attempt === 50) return res;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let res: Awaited<ReturnType<typeof deliver>> | undefined;
+  await waitFor(async () => {
+    res = await send();
+    return res.statusCode !== 409;
+  }, 'the event to be answered other than 409');
+  return res as Awaited<ReturnType<typeof deliver>>;
 }
 
 const event = (

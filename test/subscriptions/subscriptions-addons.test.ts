@@ -8,7 +8,7 @@ import { subscriptions } from '../../src/modules/subscriptions/tables.js';
 import { auditLogs } from '../../src/unit-of-work/index.js';
 import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
 import { api } from '../support/api.js';
-import { addOnProduct, adminPost, perSeat } from '../support/catalog-fixtures.js';
+import { entitledPlans } from '../support/catalog-fixtures.js';
 
 const START = new Date('2024-03-01T00:00:00.000Z');
 const CONTACT = '01900000-0000-7000-8000-0000000000c1';
@@ -27,22 +27,7 @@ beforeAll(async () => {
   t = await startApp({ clock });
   shop = await createTestTenant(t.deps);
   other = await createTestTenant(t.deps);
-  team = await adminPost(
-    t,
-    shop,
-    'products',
-    perSeat('Team', 1000, { entitlements: { seats: 10, sso: false } }),
-  );
-  business = await adminPost(
-    t,
-    shop,
-    'products',
-    perSeat('Business', 3000, { rank: 2, entitlements: { seats: 50, sso: true } }),
-  );
-  const addOn = (name: string, cents: number, entitlements: object) =>
-    addOnProduct(t, shop, name, cents, entitlements);
-  seats = await addOn('Extra seats', 300, { seats: 5 });
-  audit = await addOn('Audit log', 900, { audit_log: true, retention_days: null });
+  ({ team, business, seats, audit } = await entitledPlans(t, shop));
 });
 afterAll(() => t.app.close());
 beforeEach(() => clock.set(START));

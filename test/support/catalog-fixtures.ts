@@ -63,3 +63,18 @@ export const addOnProduct = (
     rank: null,
     billingInterval: null,
   });
+
+/**
+ * The plans and add-ons the entitlement and add-on tests share: Team (10 seats, no SSO) and
+ * Business (rank 2, 50 seats, SSO) per seat, and the add-ons Extra seats (+5 seats) and Audit log.
+ */
+export async function entitledPlans(t: TestApp, tenant: TestTenant) {
+  const plan = (name: string, cents: number, overrides: object) =>
+    adminPost(t, tenant, 'products', perSeat(name, cents, overrides));
+  return {
+    team: await plan('Team', 1000, { entitlements: { seats: 10, sso: false } }),
+    business: await plan('Business', 3000, { rank: 2, entitlements: { seats: 50, sso: true } }),
+    seats: await addOnProduct(t, tenant, 'Extra seats', 300, { seats: 5 }),
+    audit: await addOnProduct(t, tenant, 'Audit log', 900, { audit_log: true, retention_days: null }),
+  };
+}
