@@ -30,30 +30,50 @@ export async function readTogether<const R extends readonly ScalarRead<unknown>[
 }
 
 /**
+ * A scalar read of a tenant's rows whose statement text is built once, for the hot paths: Drizzle
+ * renders table and column references anew on every call, which was most of a request's SQL
+ * building (docs/decisions.md, "Hot statements keep their text"). The statement is
+ * `select <select> from <table> where tenant_id = $tenant and <where>`: the tenant's condition is
+ * always there, as `tenantWhere` puts it. Each `?` in `where` (and `tail`) is a value, bound as a
+ * parameter in the order given.
+ */
+export function tenantRead<T>(
+  table: PgTable & { tenantId: PgColumn },
+  statement: { select: string; where?: string; tail?: string },
+  decode: (value: unknown) => T,
+): (tenantId: string, ...values: unknown[]) => ScalarRead<T> {
+  const name = getTableName(table);
+  const text = `select ${statement.select} from "${name}" where "${name}"."tenant_id" = ?${
+    statement.where ? ` and ${statement.where}` : ''
+  }${statement.tail ?? ''}`;
+  const parts = text.split('?').map((part) => sql.raw(part));
+  return (tenantId, ...values) => {
+    const chunks: SQL[] = [parts[0] as SQL];
+    [tenantId, ...values].forEach((value, i) => chunks.push(sql`${value}`, parts[i + 1] as SQL));
+    return { query: sql.join(chunks), decode };
+  };
+}
+
+/**
  * A reader of one row of a tenant's `table` by id as a scalar read: its columns built into JSON by
  * the query and decoded back to the row Drizzle would return (timestamps as Dates), so a
- * single-resource read can share its round trip with the reads that complete it. The statement's
- * text is built once per table: Drizzle renders column references anew on every call, which was
- * most of a GET's CPU when it did.
+ * single-resource read can share its round trip with the reads that complete it.
  */
 export function rowByIdRead<T extends PgTable & { tenantId: PgColumn; id: PgColumn }>(table: T) {
   const name = getTableName(table);
   const columns = Object.entries(getTableColumns(table));
-  const column = (c: string) => `"${name}"."${c}"`;
   // The keys are the table's own property names (identifiers of our code), written as literals.
-  const fields = columns.map(([key, c]) => `'${key}', ${column(c.name)}`).join(', ');
-  const head = sql.raw(`select json_build_object(${fields}) from "${name}" where ${column('tenant_id')} = `);
-  const byId = sql.raw(` and ${column('id')} = `);
-  const tail = sql.raw(' limit 1');
+  const fields = columns.map(([key, c]) => `'${key}', "${name}"."${c.name}"`).join(', ');
   const timestamps = columns.filter(([, c]) => c.columnType === 'PgTimestamp').map(([key]) => key);
-  const decode = (value: unknown): T['$inferSelect'] | undefined => {
-    if (value === null || value === undefined) return undefined;
-    const row = (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
-    for (const key of timestamps) if (typeof row[key] === 'string') row[key] = new Date(row[key] as string);
-    return row as T['$inferSelect'];
-  };
-  return (tenantId: string, id: string): ScalarRead<T['$inferSelect'] | undefined> => ({
-    query: sql`${head}${tenantId}${byId}${id}${tail}`,
-    decode,
-  });
+  const read = tenantRead(
+    table,
+    { select: `json_build_object(${fields})`, where: `"${name}"."id" = ?`, tail: ' limit 1' },
+    (value): T['$inferSelect'] | undefined => {
+      if (value === null || value === undefined) return undefined;
+      const row = (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
+      for (const key of timestamps) if (typeof row[key] === 'string') row[key] = new Date(row[key] as string);
+      return row as T['$inferSelect'];
+    },
+  );
+  return (tenantId: string, id: string) => read(tenantId, id);
 }

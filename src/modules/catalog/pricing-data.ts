@@ -1,8 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { getTableName, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
-import { readTogether, type ScalarRead } from '../../db/read-together.js';
+import { readTogether, type ScalarRead, tenantRead } from '../../db/read-together.js';
 import type { Offer, PriceRule } from './price-engine/index.js';
 import type { ProductRow } from './products.js';
+import { offers, priceRules, products } from './tables.js';
 
 type Json = Record<string, unknown>;
 
@@ -59,20 +60,13 @@ export interface PricingData {
   offers: Offer[];
 }
 
-// The statement's text, built once: it runs on every cart change, order and resolve, and Drizzle
-// renders table and column references anew on every call (most of POST /orders' SQL building).
-const PRICING_PARTS = [
-  `select json_build_object(
-    'products', (select coalesce(json_agg(products), '[]') from products where products.tenant_id = `,
-  ' and products.id = any(',
-  `::uuid[])),
-    'rules', (select coalesce(json_agg(price_rules), '[]') from price_rules where price_rules.tenant_id = `,
-  ' and price_rules.product_id = any(',
-  `::uuid[])),
-    'offers', (select coalesce(json_agg(offers), '[]') from offers where offers.tenant_id = `,
-  ' and offers.product_id = any(',
-  '::uuid[]) and offers.active = true))',
-].map((text) => sql.raw(text));
+// The three parts of the pricing read, each a tenant's rows as JSON (text built once: it runs on
+// every cart change, order and resolve).
+const rowsOf = (table: Parameters<typeof tenantRead>[0], where: string) =>
+  tenantRead(table, { select: `coalesce(json_agg("${getTableName(table)}"), '[]')`, where }, (v) => v);
+const productsRead = rowsOf(products, 'id = any(?::uuid[])');
+const rulesRead = rowsOf(priceRules, 'product_id = any(?::uuid[])');
+const offersRead = rowsOf(offers, 'product_id = any(?::uuid[]) and active = true');
 
 /**
  * What the pricing engine needs for some products (the products, their price rules, their
@@ -82,9 +76,9 @@ const PRICING_PARTS = [
 export function pricingDataRead(tenantId: string, productIds: readonly string[]): ScalarRead<PricingData> {
   // The ids were validated as UUIDs by the route schemas; they travel as one array parameter.
   const ids = `{${productIds.join(',')}}`;
-  const [byProduct, productsIn, byRule, rulesIn, byOffer, offersIn, tail] = PRICING_PARTS;
   return {
-    query: sql`${byProduct}${tenantId}${productsIn}${ids}${byRule}${tenantId}${rulesIn}${ids}${byOffer}${tenantId}${offersIn}${ids}${tail}`,
+    query: sql`select json_build_object('products', (${productsRead(tenantId, ids).query}),
+      'rules', (${rulesRead(tenantId, ids).query}), 'offers', (${offersRead(tenantId, ids).query}))`,
     decode: (value) => {
       const data = value as { products: Json[]; rules: Json[]; offers: Json[] };
       return {

@@ -6,7 +6,7 @@ import type { PageRequest } from '../../core/paging.js';
 import type { Tags } from '../../core/tags.js';
 import type { Queryable } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
-import type { ScalarRead } from '../../db/read-together.js';
+import { type ScalarRead, tenantRead } from '../../db/read-together.js';
 import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
@@ -190,24 +190,19 @@ export async function recordReversal(
  * The sessions paying an order, oldest first, as the order's responses show them: one scalar read,
  * so a single order and its payments are read in one round trip (`readTogether`).
  */
-export function orderPaymentsRead(tenantId: string, orderId: string): ScalarRead<OrderPaymentView[]> {
-  return { query: sql`${PAYMENTS_HEAD}${tenantId}${PAYMENTS_BY_ORDER}${orderId}`, decode: decodePayments };
-}
-
-// The statement's text, built once (Drizzle renders column references anew on every call).
-const PAYMENTS_HEAD =
-  sql.raw(`select coalesce(json_agg(json_build_object('id', id, 'amountCents', amount_cents,
-    'status', status, 'refundedCents', refunded_cents, 'reversed', reversal is not null,
-    'createdAt', created_at) order by created_at, id), '[]'::json)
-  from payment_sessions where tenant_id = `);
-const PAYMENTS_BY_ORDER = sql.raw(' and order_id = ');
-
-const decodePayments = (value: unknown): OrderPaymentView[] =>
-  (JSON.parse(typeof value === 'string' ? value : JSON.stringify(value ?? [])) as OrderPaymentView[]).map(
-    (p) => ({
-      ...p,
-      createdAt: new Date(p.createdAt).toISOString(),
-    }),
+export const orderPaymentsRead: (tenantId: string, orderId: string) => ScalarRead<OrderPaymentView[]> =
+  tenantRead(
+    paymentSessions,
+    {
+      select: `coalesce(json_agg(json_build_object('id', id, 'amountCents', amount_cents, 'status', status,
+        'refundedCents', refunded_cents, 'reversed', reversal is not null, 'createdAt', created_at)
+        order by created_at, id), '[]'::json)`,
+      where: 'order_id = ?',
+    },
+    (value) =>
+      (JSON.parse(typeof value === 'string' ? value : JSON.stringify(value ?? [])) as OrderPaymentView[]).map(
+        (p) => ({ ...p, createdAt: new Date(p.createdAt).toISOString() }),
+      ),
   );
 
 /** What the order's open sessions (pending, processing) ask for: reserved until they resolve. */

@@ -2,8 +2,9 @@ import { sql } from 'drizzle-orm';
 import { LogicEngine } from 'json-logic-engine';
 import { AppError, validationFailed } from '../../core/errors.js';
 import type { Queryable } from '../../db/client.js';
-import { readTogether, type ScalarRead } from '../../db/read-together.js';
+import { readTogether, type ScalarRead, tenantRead } from '../../db/read-together.js';
 import type { PolicyEffect, PolicyType } from './schemas.js';
+import { policies } from './tables.js';
 
 /**
  * One engine for the process: the synchronous engine (no async operators), default operators
@@ -135,21 +136,16 @@ export interface LoadedPolicy {
 }
 
 /** The tenant's active policies of `type`, oldest first, as one value (see `readTogether`). */
-export function activePoliciesRead(tenantId: string, type: PolicyType): ScalarRead<LoadedPolicy[]> {
-  return {
-    query: sql`${POLICIES_HEAD}${tenantId}${POLICIES_OF_TYPE}${type}${POLICIES_TAIL}`,
-    decode: (value) => value as LoadedPolicy[],
-  };
-}
-
-// The statement's text, built once: it runs on every order, and Drizzle renders column
-// references anew on every call (most of POST /orders' SQL building when it did).
-const POLICIES_HEAD =
-  sql.raw(`select coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type,
-    'condition', condition, 'effect', effect) order by created_at, id), '[]')
-  from policies where tenant_id = `);
-const POLICIES_OF_TYPE = sql.raw(' and type = ');
-const POLICIES_TAIL = sql.raw(' and active = true');
+export const activePoliciesRead: (tenantId: string, type: PolicyType) => ScalarRead<LoadedPolicy[]> =
+  tenantRead(
+    policies,
+    {
+      select: `coalesce(json_agg(json_build_object('id', id, 'name', name, 'type', type,
+        'condition', condition, 'effect', effect) order by created_at, id), '[]')`,
+      where: 'type = ? and active = true',
+    },
+    (value) => value as LoadedPolicy[],
+  );
 
 /**
  * Evaluates the tenant's active policies of `type` against `input` (the documented input of the
