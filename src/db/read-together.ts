@@ -48,8 +48,9 @@ export function tenantRead<T>(
   }${statement.tail ?? ''}`;
   const parts = text.split('?').map((part) => sql.raw(part));
   return (tenantId, ...values) => {
+    const bound = [tenantId, ...values];
     const chunks: SQL[] = [parts[0] as SQL];
-    [tenantId, ...values].forEach((value, i) => chunks.push(sql`${value}`, parts[i + 1] as SQL));
+    for (let i = 0; i < bound.length; i++) chunks.push(sql`${bound[i]}`, parts[i + 1] as SQL);
     return { query: sql.join(chunks), decode };
   };
 }

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import { LogicEngine } from 'json-logic-engine';
 import { AppError, validationFailed } from '../../core/errors.js';
 import type { Queryable } from '../../db/client.js';
