@@ -404,6 +404,28 @@ describe('credits: concurrency, outages and capabilities', () => {
     expect((await invoiceBalance(inv)).balanceCents).toBe(400);
   });
 
+  it('an application in flight counts against its invoice: the next one asks only for what is left', async () => {
+    const inv = await invoice(2000);
+    await grant(3000);
+    faults.only = ['applyCredit'];
+    faults.loseNext = 1;
+    expect((await apply(inv, { amountCents: 500 })).statusCode).toBe(502);
+    // The billing system never saw it; it is pending, and the invoice still says 2000.
+    expect((await invoiceBalance(inv)).balanceCents).toBe(2000);
+    const asked = await apply(inv, { amountCents: 1600 });
+    expect(asked.statusCode).toBe(409);
+    expect(errorBody(asked)).toMatchObject({ code: 'conflict' });
+    expect(errorBody(asked).error).toContain('can take 1500 more');
+    const rest = await apply(inv);
+    expect(rest.statusCode, rest.body).toBe(200);
+    expect(rest.json().data.application.amountCents).toBe(-1500);
+    clock.set(new Date('2026-03-01T10:05:00.000Z'));
+    // The lost call never took effect: the reconciler gives its 500 back, and the invoice owes it.
+    expect(await reconcileIntents(t.deps, { tenantId: shop.tenantId })).toMatchObject({ abandoned: 1 });
+    expect((await invoiceBalance(inv)).balanceCents).toBe(500);
+    expect(await balance()).toBe(1500);
+  });
+
   it('credit on issue is reserved with the order: an application lost on its way is made by the reconciler', async () => {
     await grant(1500);
     const workshop = await adminPost(t, shop, 'products', {

@@ -100,6 +100,8 @@ const noIntegration = () =>
 
 /** The open invoice credit is applied to, and the account whose credit pays it. */
 async function target(deps: ServiceDeps, ctx: OperationContext, adapter: BillingAdapter, invoiceId: string) {
+  // Read before the invoice: every application posted by now is in the balance read next.
+  const reflected = await applicationsTo(deps.db, ctx.tenantId, invoiceId, 'posted');
   const invoice = unwrapBilling(await adapter.getInvoice(invoiceId), 'Invoice');
   if (invoice.status !== 'open')
     throw new AppError(
@@ -111,7 +113,34 @@ async function target(deps: ServiceDeps, ctx: OperationContext, adapter: Billing
     throw noCredit(
       `No account of this tenant is linked to billing account ${invoice.accountId}: it has no credit`,
     );
-  return { invoice, accountId };
+  return { invoice, accountId, reflected: reflected.map((e) => e.id) };
+}
+
+/** The applications of our ledger to `invoiceId` (all, or in one status) with their amounts. */
+function applicationsTo(db: Tx | ServiceDeps['db'], tenantId: string, invoiceId: string, status?: 'posted') {
+  return db
+    .select({ id: creditEntries.id, amountCents: creditEntries.amountCents })
+    .from(creditEntries)
+    .where(
+      tenantWhere(
+        creditEntries,
+        tenantId,
+        eq(creditEntries.invoiceId, invoiceId),
+        eq(creditEntries.kind, 'application'),
+        status ? eq(creditEntries.status, status) : undefined,
+      ),
+    );
+}
+
+/**
+ * Under the ledger lock: what the invoice can still take. Its balance as read, less every
+ * application that read may not include (pending, or posted since): two applications to one
+ * invoice at once never ask the billing system for more than it owes.
+ */
+async function invoiceRoom(tx: Tx, tenantId: string, request: ApplyRequest): Promise<number> {
+  const reflected = new Set(request.reflected ?? []);
+  const since = (await applicationsTo(tx, tenantId, request.invoice.id)).filter((e) => !reflected.has(e.id));
+  return request.invoice.balanceCents + since.reduce((sum, e) => sum + e.amountCents, 0);
 }
 
 /** An application as asked: the invoice, the account whose credit pays it, how much (default: all it can). */
@@ -119,6 +148,8 @@ export interface ApplyRequest {
   invoice: Invoice;
   accountId: string;
   requested?: number | undefined;
+  /** The applications posted before the invoice was read (in its balance); none for a new invoice. */
+  reflected?: string[];
   /** Credit on issue (on-issue.ts): promised with the invoice. */
   onIssue?: boolean;
 }
@@ -139,7 +170,13 @@ async function reserveApplication(tx: Tx, deps: ServiceDeps, ctx: OperationConte
       'maximum',
       `amountCents is above the invoice's balance (${invoice.balanceCents})`,
     );
-  const amount = requested ?? Math.min(balance, invoice.balanceCents);
+  const room = await invoiceRoom(tx, ctx.tenantId, request);
+  if (room <= 0 || (requested !== undefined && requested > room))
+    throw new AppError(
+      'conflict',
+      `Invoice ${invoice.id} has another credit application in flight; it can take ${Math.max(room, 0)} more now. Read the invoice and retry`,
+    );
+  const amount = requested ?? Math.min(balance, room);
   const entry = await insertEntry(
     tx,
     ctx.tenantId,
