@@ -91,7 +91,7 @@ export const DelegatePaymentRequest = Type.Object(
           reason: 'one_time',
           max_amount: 5000,
           currency: 'usd',
-          checkout_session_id: 'cs_0190b000000070008000000000c001',
+          checkout_session_id: '0190b000-0000-7000-8000-00000000c001',
           merchant_id: '0190b000-0000-7000-8000-000000000001',
           expires_at: '2026-03-01T11:00:00Z',
         },

@@ -1,6 +1,6 @@
 // A session as the ACP routes answer it (ids fixed), for the schemas' examples.
 
-const SESSION_ID = 'cs_0190b000000070008000000000c001';
+const SESSION_ID = '0190b000-0000-7000-8000-00000000c001';
 const PRODUCT_ID = '0190b000-0000-7000-8000-00000000a001';
 
 export const sessionExample = {

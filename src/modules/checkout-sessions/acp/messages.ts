@@ -64,10 +64,35 @@ const WARNING_CODES: Partial<Record<CheckoutMessage['code'], string>> = {
   discount_code_invalid: 'discount_code_invalid',
 };
 
+/** The discount extension's reasons (DiscountErrorCode) for the model's rejections. */
+const DISCOUNT_REASONS: Record<string, string> = {
+  unknown: 'discount_code_invalid',
+  inactive: 'discount_code_invalid',
+  not_started: 'discount_code_invalid',
+  currency_mismatch: 'discount_code_invalid',
+  expired: 'discount_code_expired',
+  exhausted: 'discount_code_usage_limit_reached',
+  minimum_not_met: 'discount_code_minimum_not_met',
+  already_applied: 'discount_code_already_applied',
+  combination_disallowed: 'discount_code_combination_disallowed',
+};
+
+export const discountReason = (reason: string) =>
+  DISCOUNT_REASONS[reason] ?? (reason.startsWith('discount_code_') ? reason : 'discount_code_invalid');
+
+const sameCode = (a: string, b: string) => a.toUpperCase() === b.toUpperCase();
+
+/** Why a code was rejected, in the extension's words. */
+function rejectionOf(session: CheckoutSession, code: string): string {
+  const rejected = session.rejectedDiscounts.find((r) => sameCode(r.code, code));
+  return discountReason(rejected?.reason ?? 'unknown');
+}
+
 /** A rejected discount code is a warning (the discount extension, section 7.2): the order can go on. */
-function typeAndCode(message: CheckoutMessage): Pick<AcpMessage, 'type' | 'code'> {
-  if (message.target?.kind === 'discount' || message.code === 'discount_code_invalid')
-    return { type: 'warning', code: 'discount_code_invalid' };
+function typeAndCode(message: CheckoutMessage, session: CheckoutSession): Pick<AcpMessage, 'type' | 'code'> {
+  if (message.target?.kind === 'discount')
+    return { type: 'warning', code: rejectionOf(session, message.target.code) };
+  if (message.code === 'discount_code_invalid') return { type: 'warning', code: 'discount_code_invalid' };
   if (message.type === 'error') return { type: 'error', code: ERROR_CODES[message.code] };
   if (message.type === 'warning') {
     const code = WARNING_CODES[message.code];
@@ -79,7 +104,7 @@ function typeAndCode(message: CheckoutMessage): Pick<AcpMessage, 'type' | 'code'
 export function acpMessage(message: CheckoutMessage, session: CheckoutSession): AcpMessage {
   const param = paramOf(message.target, session);
   return {
-    ...typeAndCode(message),
+    ...typeAndCode(message, session),
     ...(param ? { param } : {}),
     ...(message.resolution ? { resolution: message.resolution } : {}),
     content_type: 'plain',
@@ -87,19 +112,10 @@ export function acpMessage(message: CheckoutMessage, session: CheckoutSession): 
   };
 }
 
-/** The codes the discount extension lists as rejected, with why. */
+/** The codes the discount extension lists as rejected: why, and what the session said of each. */
 export function rejectedDiscounts(session: CheckoutSession) {
-  const applied = new Set(session.appliedDiscounts.map((d) => d.code.toUpperCase()));
-  return session.discountCodes
-    .filter((code) => !applied.has(code.toUpperCase()))
-    .map((code) => {
-      const said = session.messages.find(
-        (m) => m.target?.kind === 'discount' && m.target.code.toUpperCase() === code.toUpperCase(),
-      );
-      return {
-        code,
-        reason: 'discount_code_invalid',
-        ...(said ? { message: said.content } : {}),
-      };
-    });
+  return session.rejectedDiscounts.map(({ code, reason }) => {
+    const said = session.messages.find((m) => m.target?.kind === 'discount' && sameCode(m.target.code, code));
+    return { code, reason: discountReason(reason), ...(said ? { message: said.content } : {}) };
+  });
 }

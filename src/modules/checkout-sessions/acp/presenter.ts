@@ -56,13 +56,16 @@ function lineItem(line: CheckoutLine) {
   };
 }
 
-/** items_base_amount, items_discount (when any), subtotal, discount (when any), fulfillment, tax, total. */
+/**
+ * items_base_amount, items_discount (when any), subtotal, fulfillment (once chosen), tax, total.
+ * Every discount (offers and codes) is allocated to the lines, so it is all items_discount (the
+ * discount extension, section 8.1); ACP's `discount` (order-level, not in the lines) has none.
+ */
 function sessionTotals(t: CheckoutTotals, optionChosen: boolean) {
   return [
     total('items_base_amount', 'Item(s) total', t.itemsBase),
-    ...(t.itemsDiscount > 0 ? [total('items_discount', 'Item discounts', t.itemsDiscount)] : []),
+    ...(t.itemsDiscount > 0 ? [total('items_discount', 'Discounts', t.itemsDiscount)] : []),
     total('subtotal', 'Subtotal', t.subtotal),
-    ...(t.discount > 0 ? [total('discount', 'Order discount', t.discount)] : []),
     ...(optionChosen || t.fulfillment > 0 ? [total('fulfillment', 'Fulfillment', t.fulfillment)] : []),
     total('tax', 'Tax', t.tax),
     total('total', 'Total', t.total),
@@ -144,9 +147,14 @@ function links(seller: SellerLinks | null) {
   return all.filter((l): l is { type: string; url: string } => Boolean(l.url));
 }
 
-/** The discount extension's `discounts`: the codes as sent, what applied (and where), what did not. */
+/**
+ * The discount extension's `discounts`: the codes as sent, what applied (and where), what did not.
+ * The lines' discounts are per line, not per code (offers count too): they are one code's
+ * allocations only when it is the one discount of the session.
+ */
 function discounts(session: CheckoutSession) {
-  const single = session.appliedDiscounts.length === 1;
+  const [only, ...others] = session.appliedDiscounts;
+  const allocated = only !== undefined && others.length === 0 && only.amount === session.totals.itemsDiscount;
   return {
     codes: session.discountCodes,
     applied: session.appliedDiscounts.map((d) => ({
@@ -155,8 +163,7 @@ function discounts(session: CheckoutSession) {
       coupon: { id: d.code, name: d.title },
       amount: d.amount,
       automatic: false,
-      // The lines' shares are per line, not per code: they are this code's only when it is alone.
-      ...(single && session.totals.discount === 0
+      ...(allocated
         ? {
             method: 'across' as const,
             allocations: session.lines

@@ -138,7 +138,8 @@ export const needsCurrentBuyer = (body: Update) =>
   body.fulfillment_details !== undefined &&
   (body.fulfillment_details.email !== undefined || body.fulfillment_details.phone_number !== undefined);
 
-export function completeInput(id: string, body: Complete) {
+/** A completion; `baseUrl` is this deployment's, where the order's links point. */
+export function completeInput(id: string, body: Complete, baseUrl: string) {
   const payment: CheckoutPayment = {
     handlerId: body.payment_data.handler_id,
     token: body.payment_data.instrument.credential.token,
@@ -147,5 +148,5 @@ export function completeInput(id: string, body: Complete) {
       : {}),
   };
   const buyer = body.buyer ? buyerOf(body.buyer, undefined, null) : undefined;
-  return { id, payment, ...(buyer ? { buyer } : {}) };
+  return { id, payment, baseUrl, ...(buyer ? { buyer } : {}) };
 }

@@ -32,7 +32,7 @@ export const completeCheckoutSessionRoute = defineRoute({
   responses: { 200: AcpSessionSchema, ...acpErrorResponses(...ACP_WRITE_ERRORS) },
   handler: async (request, reply, deps) => {
     const view = await acpView(deps, requireCtx(request));
-    const input = completeInput(request.params.id, request.body);
+    const input = completeInput(request.params.id, request.body, deps.config.publicBaseUrl);
     return respond(
       deps,
       request,
