@@ -11,6 +11,7 @@ import { requireCtx } from '../http/auth.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../http/openapi.js';
 import type { TypedApp } from '../http/types.js';
 import { compileArgumentValidator, validationDetails } from '../http/validation.js';
+import { ACP_TOOLS, acpToolNamed, callAcpTool } from './acp-tools.js';
 import {
   IDEMPOTENCY_KEY_ARGUMENT,
   misroutingArgument,
@@ -44,7 +45,8 @@ export const MCP_RESOURCES = [
 const PREAMBLE = `Tools are the REST operations of the Commerce Agent API, one per operationId; you see only those your API key's scopes allow.
 Arguments are flat: path, query and body fields side by side at the top level (a body field named like a path or query parameter is body_<name>). Unknown or misplaced arguments are refused before anything runs.
 Results are the REST envelope { data, nextActions } (both always present; meta too when a list was paged). Each next action names the tool (operationId) and the arguments the server already knows: call it with those, adding only what you decide. An action with allowed: false says why in reason.
-Errors come back with isError and the REST error body { error, code, details, requestId }; details[].argument names the argument at fault, and nextActions (when present) say how to recover.`;
+Errors come back with isError and the REST error body { error, code, details, requestId }; details[].argument names the argument at fault, and nextActions (when present) say how to recover.
+The ACP checkout tools (snake_case: create_checkout_session and the like) follow the ACP MCP binding instead: arguments { meta: { api_version }, id, payload }, results the ACP CheckoutSession, errors JSON-RPC -32000 with the ACP error in data.`;
 
 /** The server's instructions: the preamble, then the agent guide (flow, scopes, shared rules). */
 export function mcpInstructions(doc: OpenApiDocumentLike): string {
@@ -82,8 +84,9 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
     url: string,
     payload?: unknown,
     idempotencyKey?: string,
+    extraHeaders: Record<string, string> = {},
   ): Promise<Call> => {
-    const headers: Record<string, string> = { 'x-request-id': `${request.id}.mcp` };
+    const headers: Record<string, string> = { 'x-request-id': `${request.id}.mcp`, ...extraHeaders };
     if (request.headers.authorization) headers.authorization = request.headers.authorization;
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     if (payload !== undefined) headers['content-type'] = 'application/json';
@@ -110,6 +113,11 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
     name: string,
     args: Record<string, unknown>,
   ): Promise<CallToolResult> => {
+    const acpTool = acpToolNamed(name);
+    if (acpTool)
+      return callAcpTool(acpTool, args, (method, url, payload, headers) =>
+        inject(request, method, url, payload, undefined, headers),
+      );
     const tool = allTools().find((t) => t.name === name);
     if (!tool) {
       return errorResult({
@@ -156,16 +164,26 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
       },
     );
     server.setRequestHandler('tools/list', async () => ({
-      tools: allTools()
-        .filter((t) => hasScope(ctx.scopes, t.scope))
-        .map((t) => ({
-          name: t.name,
-          title: t.title,
-          description: t.description,
-          inputSchema: t.inputSchema,
-          outputSchema: t.outputSchema,
-          annotations: t.annotations,
-        })),
+      tools: [
+        ...allTools()
+          .filter((t) => hasScope(ctx.scopes, t.scope))
+          .map((t) => ({
+            name: t.name,
+            title: t.title,
+            description: t.description,
+            inputSchema: t.inputSchema,
+            outputSchema: t.outputSchema,
+            annotations: t.annotations,
+          })),
+        ...ACP_TOOLS.filter((t) => hasScope(ctx.scopes, t.scope)).map(
+          ({ name, description, inputSchema, annotations }) => ({
+            name,
+            description,
+            inputSchema,
+            annotations,
+          }),
+        ),
+      ],
     }));
     server.setRequestHandler('tools/call', async (req) =>
       callTool(request, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>),

@@ -37,7 +37,8 @@ export function acpClient(t: TestApp, key: string | null) {
     create: (body: unknown, options?: AcpRequestOptions) => send('POST', '/checkout_sessions', body, options),
     update: (id: string, body: unknown, options?: AcpRequestOptions) =>
       send('POST', `/checkout_sessions/${id}`, body, options),
-    get: (id: string, options?: AcpRequestOptions) => send('GET', `/checkout_sessions/${id}`, undefined, options),
+    get: (id: string, options?: AcpRequestOptions) =>
+      send('GET', `/checkout_sessions/${id}`, undefined, options),
     complete: (id: string, body: unknown, options?: AcpRequestOptions) =>
       send('POST', `/checkout_sessions/${id}/complete`, body, options),
     cancel: (id: string, body?: unknown, options?: AcpRequestOptions) =>
@@ -72,8 +73,21 @@ export async function acpCatalog(t: TestApp, tenant: TestTenant) {
       requiresShipping,
       charges: [{ name: 'Unit', chargeModel: 'per_unit', tiers: [{ upTo: null, unitPriceCents: cents }] }],
     });
-  const shipping = (name: string, amountCents: number, minDays: number, maxDays: number, countries: string[]) =>
-    adminPost(t, tenant, 'shipping-options', { name, amountCents, currency: 'USD', countries, minDays, maxDays });
+  const shipping = (
+    name: string,
+    amountCents: number,
+    minDays: number,
+    maxDays: number,
+    countries: string[],
+  ) =>
+    adminPost(t, tenant, 'shipping-options', {
+      name,
+      amountCents,
+      currency: 'USD',
+      countries,
+      minDays,
+      maxDays,
+    });
   return {
     mug: (await product('Mug', 1500, true)) as { id: string },
     ebook: (await product('E-book', 900, false)) as { id: string },

@@ -75,7 +75,11 @@ describe('ACP edge: required headers', () => {
     const res = await agent.create({ ...createBody(), line_items: [{ id: catalog.mug.id, quantity: -1 }] });
     expect(res.statusCode).toBe(400);
     expectAcp('Error', res.json());
-    expect(res.json()).toMatchObject({ type: 'invalid_request', code: 'invalid', param: '$.line_items[0].quantity' });
+    expect(res.json()).toMatchObject({
+      type: 'invalid_request',
+      code: 'invalid',
+      param: '$.line_items[0].quantity',
+    });
     const missing = await agent.create({ currency: 'usd', capabilities: noInterventions });
     expect(missing.json()).toMatchObject({ code: 'missing', param: '$.line_items' });
     const unknown = await agent.create({ ...createBody(), order_notes: 'ring twice' });
@@ -84,7 +88,10 @@ describe('ACP edge: required headers', () => {
 
   it('answers delegate_payment card errors as invalid_card', async () => {
     const body = delegation('00000000-0000-7000-8000-000000000000', tenant.tenantId, 100, clock);
-    const res = await agent.delegate({ ...body, payment_method: { ...body.payment_method, exp_month: '13' } });
+    const res = await agent.delegate({
+      ...body,
+      payment_method: { ...body.payment_method, exp_month: '13' },
+    });
     expect(res.statusCode).toBe(400);
     expectDelegate('Error', res.json());
     expect(res.json()).toMatchObject({ code: 'invalid_card', param: '$.payment_method.exp_month' });
@@ -99,7 +106,10 @@ describe('ACP edge: required headers', () => {
     });
     expect(res.headers['idempotency-key']).toBe('echo-key-1');
     expect(res.headers['request-id']).toBe('req-acp-1');
-    const refused = await agent.create(createBody(), { version: null, headers: { 'request-id': 'req-acp-2' } });
+    const refused = await agent.create(createBody(), {
+      version: null,
+      headers: { 'request-id': 'req-acp-2' },
+    });
     expect(refused.headers['request-id']).toBe('req-acp-2');
   });
 });
