@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { validationFailed } from '../../../core/errors.js';
 import type { DelegatedToken, DelegatePaymentInput } from '../index.js';
 import type { DelegatePaymentRequest } from './delegate-schemas.js';
 import { addressOf } from './request-mapping.js';
@@ -8,9 +9,19 @@ import { addressOf } from './request-mapping.js';
 
 type Request = Static<typeof DelegatePaymentRequest>;
 
-export function delegateInput(body: Request): DelegatePaymentInput {
+/**
+ * The model's input; `merchantId` is the tenant: an allowance for another merchant (the
+ * handler's `config.merchant_id` says which) is refused, naming `$.allowance.merchant_id`.
+ */
+export function delegateInput(body: Request, merchantId: string): DelegatePaymentInput {
   const card = body.payment_method;
   const { allowance } = body;
+  if (allowance.merchant_id !== merchantId)
+    throw validationFailed(
+      'allowance.merchant_id',
+      'merchant',
+      'allowance.merchant_id must be the merchant_id of the session’s acp_delegated_card handler',
+    );
   return {
     card: {
       number: card.number,

@@ -70,7 +70,11 @@ export interface AcpEdgeOptions {
   delegate?: boolean;
 }
 
-const TOKEN_PARAM = '$.payment_data.instrument.credential.token';
+/** Where a payment refusal points: the handler when it is the handler, else the token. */
+const paymentParam = (details: readonly ErrorDetail[] | undefined) =>
+  details?.[0]?.field === 'payment.handlerId'
+    ? '$.payment_data.handler_id'
+    : '$.payment_data.instrument.credential.token';
 
 /** Our error as ACP's: its status (which may differ) and flat body. */
 export function acpError(error: AppError, options: AcpEdgeOptions = {}): { status: number; body: AcpError } {
@@ -85,7 +89,7 @@ export function acpError(error: AppError, options: AcpEdgeOptions = {}): { statu
     case 'checkout_session_closed':
       return answer(options.closedStatus ?? error.status, { type: 'invalid_request', code: error.code });
     case 'payment_token_invalid':
-      return answer(400, { type: 'invalid_request', code: error.code, param: TOKEN_PARAM });
+      return answer(400, { type: 'invalid_request', code: error.code, param: paymentParam(error.details) });
     case 'rate_limited':
       return options.delegate
         ? answer(429, { type: 'rate_limit_exceeded', code: 'too_many_requests' })

@@ -75,6 +75,7 @@ const DISCOUNT_REASONS: Record<string, string> = {
   minimum_not_met: 'discount_code_minimum_not_met',
   already_applied: 'discount_code_already_applied',
   combination_disallowed: 'discount_code_combination_disallowed',
+  not_combinable: 'discount_code_combination_disallowed',
 };
 
 export const discountReason = (reason: string) =>

@@ -1,3 +1,4 @@
+import { requireCtx } from '../../../../http/auth.js';
 import { defineRoute } from '../../../../http/declared-route.js';
 import { respond } from '../../../../http/operation.js';
 import { type DelegatedToken, delegatePayment } from '../../index.js';
@@ -28,7 +29,7 @@ export const delegatePaymentRoute = defineRoute({
   body: DelegatePaymentRequest,
   responses: { 201: DelegatePaymentResponse, ...acpErrorResponses(...ACP_WRITE_ERRORS) },
   handler: async (request, reply, deps) => {
-    const input = delegateInput(request.body);
+    const input = delegateInput(request.body, requireCtx(request).tenantId);
     const key = request.headers['idempotency-key'];
     return respond<DelegatedToken>(
       deps,
