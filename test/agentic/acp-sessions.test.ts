@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { AppError } from '../../src/core/errors.js';
+import { claimScope, requestHash } from '../../src/http/idempotency/store.js';
 import { acpError } from '../../src/modules/checkout-sessions/acp/edge.js';
 import { createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
 import {
@@ -106,13 +107,29 @@ describe('ACP sessions: idempotency (RFC section 6)', () => {
     expect(res.json()).toMatchObject({ type: 'invalid_request', code: 'idempotency_conflict' });
   });
 
-  it('answers a request still in flight 409 idempotency_in_flight, and 5xx as processing_error or service_unavailable', () => {
-    const inFlight = acpError(new AppError('idempotency_in_flight', 'still running', undefined, 1));
-    expect(inFlight).toEqual({
-      status: 409,
-      body: { type: 'invalid_request', code: 'idempotency_in_flight', message: 'still running' },
+  it('answers the same request still in flight 409 idempotency_in_flight with Retry-After', async () => {
+    // What a request still running holds: the claim on its key, no answer yet.
+    const body = ebook();
+    const scope = {
+      tenantId: tenant.tenantId,
+      key: 'acp-in-flight-1',
+      method: 'POST',
+      path: '/api/v1/checkout_sessions',
+      hash: requestHash(body, {}),
+    };
+    expect((await claimScope(t.deps.db, t.deps.keyRing, scope, clock.now(), 60_000)).kind).toBe('claimed');
+    const res = await agent.create(body, { idempotencyKey: 'acp-in-flight-1' });
+    expect(res.statusCode).toBe(409);
+    expectAcp('Error', res.json());
+    expect(res.json()).toMatchObject({ type: 'invalid_request', code: 'idempotency_in_flight' });
+    expect(res.headers['retry-after']).toBe('1');
+  });
+
+  it('answers 5xx as processing_error, or service_unavailable when it is one', () => {
+    expect(acpError(new AppError('internal', 'boom'))).toEqual({
+      status: 500,
+      body: { type: 'processing_error', code: 'internal', message: 'boom' },
     });
-    expect(acpError(new AppError('internal', 'boom')).body.type).toBe('processing_error');
     expect(acpError(new AppError('service_unavailable', 'down')).body.type).toBe('service_unavailable');
     expect(acpError(new AppError('billing_unavailable', 'down')).body.type).toBe('service_unavailable');
   });
