@@ -1,0 +1,24 @@
+import { requireCtx } from '../../../http/auth.js';
+import { defineRoute } from '../../../http/declared-route.js';
+import { Envelope, envelope } from '../../../http/envelope.js';
+import { SellerProfileSchema } from '../schemas.js';
+import { presentSellerProfile, readSellerProfile } from '../service.js';
+import { SELLER_PROFILE_PURPOSE, sellerActions, TAGS } from './shared.js';
+
+export const getSellerProfileRoute = defineRoute({
+  method: 'GET',
+  path: '/seller',
+  operationId: 'getSellerProfile',
+  summary: 'Get the seller profile',
+  description:
+    `${SELLER_PROFILE_PURPOSE} Never set, it reads as its defaults: \`displayName\` the tenant’s name, ` +
+    'every other field null (`updatedAt` null). Change it with updateSellerProfile (admin key).',
+  tags: TAGS,
+  scope: 'read',
+  responses: { 200: Envelope(SellerProfileSchema, 'The seller profile.') },
+  handler: async (request, _reply, deps) => {
+    const ctx = requireCtx(request);
+    const stored = await readSellerProfile(deps.db, ctx.tenantId);
+    return envelope(ctx, presentSellerProfile(stored), sellerActions);
+  },
+});
