@@ -21,6 +21,12 @@ export const ERROR_CODES = {
   /** The subscription's current period has not ended, or the next one is already billed. */
   subscription_not_due: 409,
   idempotency_in_flight: 409,
+  /** The checkout session is completed or canceled: it cannot change. */
+  checkout_session_closed: 409,
+  /** The checkout session cannot be completed yet: its messages say what is missing. */
+  checkout_not_ready: 409,
+  /** The payment token is unknown, used, expired, over its allowance or for another session. */
+  payment_token_invalid: 400,
   payload_too_large: 413,
   /** The request's header block is over Node's limit (16 KiB); answered before any route. */
   headers_too_large: 431,

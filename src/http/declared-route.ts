@@ -5,6 +5,7 @@ import type { Scope } from '../core/scopes.js';
 import type { Deps } from './deps.js';
 import { API_PREFIX } from './envelope.js';
 import type { CreatedAt } from './openapi-links.js';
+import type { ProtocolEdge } from './protocol-edge.js';
 import type { TypedApp } from './types.js';
 
 type StaticOf<T> = T extends TSchema ? Static<T> : unknown;
@@ -29,8 +30,12 @@ export type DeclaredRequest<P = unknown, Q = unknown, B = unknown, H = unknown> 
  */
 export interface RouteSpec<P = unknown, Q = unknown, B = unknown, H = unknown> {
   method: HttpMethod;
-  /** Under /api/v1, Fastify style: `/orders/:id`. */
+  /** Under /api/v1 (or `prefix`), Fastify style: `/orders/:id`. */
   path: string;
+  /** Another base than /api/v1 (`''` for the root): a protocol binding's own base path. */
+  prefix?: string;
+  /** A route of another protocol's binding: its errors and headers (src/http/protocol-edge.ts). */
+  protocol?: ProtocolEdge;
   operationId: string;
   summary: string;
   /** Written for an agent: what it does, what it refuses (status and code), what to send for a retry. */
@@ -79,10 +84,11 @@ function routeOptions(route: DeclaredRoute, deps: Deps) {
   };
   return {
     method: route.method,
-    url: API_PREFIX + route.path,
+    url: (route.prefix ?? API_PREFIX) + route.path,
     config: {
       public: route.public ?? true,
       scope: route.scope,
+      ...(route.protocol ? { protocol: route.protocol } : {}),
       ...(route.rateLimit !== undefined ? { rateLimit: route.rateLimit } : {}),
       ...(route.createdAt ? { createdAt: route.createdAt } : {}),
     },
@@ -94,8 +100,20 @@ function routeOptions(route: DeclaredRoute, deps: Deps) {
       ...optional,
       response: { ...route.responses },
     },
+    ...(route.protocol ? protocolHooks(route.protocol) : {}),
     handler: (request: FastifyRequest, reply: FastifyReply) =>
       route.handler(request as DeclaredRequest, reply, deps),
+  };
+}
+
+/** A protocol's required headers checked before validation; its answer headers on every answer. */
+function protocolHooks(protocol: ProtocolEdge) {
+  return {
+    preValidation: async (request: FastifyRequest) => protocol.checkRequest?.(request),
+    onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      protocol.answerHeaders?.(request, reply);
+      return payload;
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import { BillingUnavailableError } from '../billing/adapter.js';
 import { AppError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
 import { isDatabaseUnavailable, isPoolExhausted } from './db-errors.js';
 import { nextActionsFor } from './envelope.js';
+import { protocolOf } from './protocol-edge.js';
 import type { TypedApp } from './types.js';
 import { type AjvLikeError, validationDetails } from './validation.js';
 
@@ -45,6 +46,12 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
   // Also on errors the router raises before any hook runs.
   reply.header('X-Request-Id', request.id);
   if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
+  const protocol = protocolOf(request);
+  if (protocol) {
+    const answer = protocol.renderError(error, request);
+    protocol.answerHeaders?.(request, reply);
+    return reply.code(answer.status).send(answer.body);
+  }
   // RFC 6750/9728: a 401 says how to authenticate (src/http/protected-resource.ts).
   if (error.status === 401 && reply.server.authChallenge)
     reply.header('WWW-Authenticate', reply.server.authChallenge);

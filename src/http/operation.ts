@@ -18,6 +18,7 @@ import {
   tryLockScope,
 } from './idempotency/store.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './limits.js';
+import { protocolOf } from './protocol-edge.js';
 import type { TypedApp } from './types.js';
 
 /** What a handler answers: a status and a body its route's response schema serialises. */
@@ -107,8 +108,13 @@ function serialize(reply: FastifyReply, status: number, body: unknown): string {
   return status === 204 ? '' : (reply.serialize(body) as string);
 }
 
-function errorPayload(reply: FastifyReply, request: FastifyRequest, error: AppError): string {
-  return serialize(reply, error.status, errorBody(error, request));
+/** A refusal as the route answers it: our error body, or its protocol's. */
+function refusal(reply: FastifyReply, request: FastifyRequest, error: AppError): Outcome {
+  const protocol = protocolOf(request);
+  const { status, body } = protocol
+    ? protocol.renderError(error, request)
+    : { status: error.status, body: errorBody(error, request) };
+  return { status, payload: serialize(reply, status, body), replayed: false };
 }
 
 interface Outcome {
@@ -227,8 +233,7 @@ export async function respond<T>(
       await releaseClaim(deps.db, idem, claimed).catch(() => {});
       throw err;
     }
-    const refused = { status: err.status, payload: errorPayload(reply, request, err), replayed: false };
-    const outcome = await rememberRefusal(deps, idem, refused);
+    const outcome = await rememberRefusal(deps, idem, refusal(reply, request, err));
     return send(reply, outcome);
   }
 }
