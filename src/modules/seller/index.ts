@@ -5,7 +5,7 @@ export {
   SIGNATURE_ALGORITHM,
   sellerRequestSigner,
 } from './message-signatures.js';
-export { getSellerProfile, type SellerProfile } from './service.js';
+export { getSellerProfile, orderPermalinkUrl, type SellerProfile } from './service.js';
 export {
   RETIRED_KEY_GRACE_MS,
   rotateSellerSigningKey,

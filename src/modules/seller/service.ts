@@ -62,6 +62,15 @@ export async function readSellerProfile(db: Queryable, tenantId: string): Promis
   };
 }
 
+/**
+ * Where an order made by an agentic checkout can be looked at (ACP `permalink_url`, one place so
+ * the checkout's response and the order webhooks agree): the order in this API, under
+ * `publicBaseUrl`. There is no storefront page; reading it takes a key of the tenant.
+ */
+export function orderPermalinkUrl(publicBaseUrl: string, orderId: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/api/v1/orders/${encodeURIComponent(orderId)}`;
+}
+
 /** The tenant's seller profile, defaults filled in (for the ACP and UCP bindings' `links[]`). */
 export async function getSellerProfile(db: Queryable, tenantId: string): Promise<SellerProfile> {
   return (await readSellerProfile(db, tenantId)).profile;

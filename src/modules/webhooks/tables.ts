@@ -38,8 +38,11 @@ export const webhookSubscriptions = distributedTable(
       format: text('format').notNull().default('native').$type<WebhookFormat>(),
       /** `ucp` targets: the seller's UCP profile URL, sent as `UCP-Agent` with each delivery. */
       agentProfileUrl: text('agent_profile_url'),
-      /** AES-256-GCM ciphertext of the signing secret (`iv.tag.data`, base64url). */
-      secretCiphertext: text('secret_ciphertext').notNull(),
+      /**
+       * AES-256-GCM ciphertext of the signing secret (`iv.tag.data`, base64url). Null for `ucp`
+       * targets: their deliveries are signed with the seller's key, not a shared secret.
+       */
+      secretCiphertext: text('secret_ciphertext'),
       /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
       previousSecretCiphertext: text('previous_secret_ciphertext'),
       previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
