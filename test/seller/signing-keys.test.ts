@@ -1,8 +1,10 @@
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { createVerifier, httpbis } from 'http-message-signatures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { KeyRing } from '../../src/core/key-ring.js';
+import { resealSecrets } from '../../src/db/sealing.js';
 import {
   contentDigest,
   RETIRED_KEY_GRACE_MS,
@@ -11,6 +13,7 @@ import {
   sellerSigningKeys,
 } from '../../src/modules/seller/index.js';
 import { sellerSigningKeys as keysTable } from '../../src/modules/seller/tables.js';
+import { TABLE_LAYOUT } from '../../src/schema.js';
 import { createTestTenant, startApp, type TestApp } from '../harness.js';
 
 // The seller's signing key (UCP `signing_keys`): one EC P-256 pair per tenant, made on first use,
@@ -62,6 +65,19 @@ describe('seller signing keys', () => {
       'BEGIN PRIVATE KEY',
     );
     expect(() => t.deps.keyRing.open('webhook_secret', row?.privateKeyCiphertext ?? '')).toThrow();
+  });
+
+  it('is re-sealed by a key-ring rotation (`encryption rotate`) and still signs under the new ring alone', async () => {
+    const tenant = await createTestTenant(t.deps);
+    const [key] = await sellerSigningKeys(t.deps, tenant.tenantId);
+    const columns = TABLE_LAYOUT.sealed.filter((c) => c.table === 'seller_signing_keys');
+    expect(columns.map((c) => [c.column, c.purpose])).toEqual([['private_key_ciphertext', 'signing_key']]);
+    const fresh = new KeyRing([{ id: 'k9', key: randomBytes(32) }, ...t.deps.keyRing.keys], 'test');
+    const report = await resealSecrets(t.deps.db, fresh, 'rotate', columns);
+    expect(report[0]?.remaining).toBe(0);
+    const onlyNew = { ...t.deps, keyRing: new KeyRing([fresh.keys[0] as (typeof fresh.keys)[0]], 'test') };
+    expect((await sellerRequestSigner(onlyNew, tenant.tenantId)).kid).toBe(key?.kid);
+    await resealSecrets(t.deps.db, t.deps.keyRing, 'rotate', columns); // back to the app's ring
   });
 
   it('rotates: the new key signs, the retired one stays published for the grace period', async () => {

@@ -36,15 +36,19 @@ const SecretField = Type.String({
     'to get a new one.',
 });
 
+/** The full story, in the subscription as read (response schemas are not in the MCP listing). */
 const FORMAT_TEXT =
   "`native` (default): our events, as documented for webhooks. `acp`: the Agentic Commerce Protocol's " +
-  'order webhooks instead, for orders made by an ACP or UCP checkout session only: `order.created` is sent ' +
+  'order webhooks instead, for orders made by an agentic checkout session only: `order.created` is sent ' +
   'as `{"type": "order_create", "data": <ACP Order>}` and `order.updated`, `order.paid` and `order.refunded` ' +
   'as `order_update` (events of the list that are none of these are not sent), with the order as it is at ' +
   'sending (line items, fulfillment, refund and credit adjustments, totals; minor units), signed ' +
   '`Merchant-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the secret>`.';
 
 const Format = StringEnum(SUBSCRIPTION_FORMATS, { description: FORMAT_TEXT });
+const FormatInput = StringEnum(SUBSCRIPTION_FORMATS, {
+  description: 'Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.',
+});
 
 const stats = {
   lastDeliveryAt: Type.Union([Timestamp, Type.Null()], {
@@ -82,7 +86,7 @@ export const CreatedWebhookSchema = Type.Object(
 );
 
 export const CreateWebhookBody = Type.Object(
-  { url: Url, events: Events, format: Type.Optional(Format) },
+  { url: Url, events: Events, format: Type.Optional(FormatInput) },
   {
     additionalProperties: false,
     examples: [
@@ -103,7 +107,7 @@ export const UpdateWebhookBody = Type.Object(
     isActive: Type.Optional(
       Type.Boolean({ description: '`false` stops deliveries (events meanwhile are not delivered later).' }),
     ),
-    format: Type.Optional(Format),
+    format: Type.Optional(FormatInput),
   },
   { additionalProperties: false, examples: [{ events: ['*'], isActive: true }], minProperties: 1 },
 );

@@ -10,9 +10,7 @@ export const getSellerProfileRoute = defineRoute({
   path: '/seller',
   operationId: 'getSellerProfile',
   summary: 'Get the seller profile',
-  description:
-    `${SELLER_PROFILE_PURPOSE} Never set, it reads as its defaults: \`displayName\` the tenant’s name, ` +
-    'every other field null (`updatedAt` null). Change it with updateSellerProfile (admin key).',
+  description: `${SELLER_PROFILE_PURPOSE} Never set: \`displayName\` is the tenant’s name, the rest null.`,
   tags: TAGS,
   scope: 'read',
   responses: { 200: Envelope(SellerProfileSchema, 'The seller profile.') },

@@ -14,6 +14,4 @@ export const sellerProfileResponse = (stored: StoredSellerProfile, ctx: RequestC
 
 /** What the profile is for, said once for both routes. */
 export const SELLER_PROFILE_PURPOSE =
-  'The seller profile is how this tenant presents itself to buyers and agent platforms: agentic ' +
-  'checkouts (ACP and UCP) show `displayName` and link the terms of use, privacy policy and return ' +
-  'policy, and ACP order webhooks carry the support contact.';
+  'How this tenant presents itself in agentic checkouts (ACP, UCP): name, support contact, policy links.';

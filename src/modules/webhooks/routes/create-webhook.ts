@@ -12,9 +12,7 @@ export const createWebhookRoute = defineRoute({
   summary: 'Subscribe a URL to events',
   description:
     'Creates an active subscription delivering the given event types to an HTTPS URL, and returns its ' +
-    `signing secret, shown only here. ${SIGNING} Only events emitted after creation are delivered. ` +
-    'With `format: "acp"` the URL receives ACP order webhooks (`order_create`, `order_update`, signed ' +
-    '`Merchant-Signature`) for orders of agentic checkouts instead of our events: see `format`.',
+    `signing secret, shown only here. ${SIGNING} Only events emitted after creation are delivered.`,
   tags: TAGS,
   scope: 'commerce',
   body: CreateWebhookBody,
