@@ -25,6 +25,7 @@ import { auditRoutes } from './modules/audit/routes/index.js';
 import { billingAdminRoutes } from './modules/billing-admin/routes/index.js';
 import { cartRoutes } from './modules/carts/routes/index.js';
 import { catalogAdminRoutes, catalogRoutes } from './modules/catalog/routes/index.js';
+import { checkoutSessionRoutes } from './modules/checkout-sessions/routes/index.js';
 import { creditRoutes } from './modules/credits/routes/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
@@ -154,6 +155,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, policyRoutes);
   registerRoutes(app, deps, shippingRoutes);
   registerRoutes(app, deps, sellerRoutes);
+  registerRoutes(app, deps, checkoutSessionRoutes);
   registerRoutes(app, deps, subscriptionRoutes);
   registerTagRoutes(app, deps, [
     accountTagTarget(deps),

@@ -22,8 +22,8 @@ CREATE TABLE "seller_signing_keys" (
 	CONSTRAINT "seller_signing_keys_tenant_id_kid_pk" PRIMARY KEY("tenant_id","kid")
 );
 --> statement-breakpoint
+ALTER TABLE "webhook_subscriptions" ALTER COLUMN "secret_ciphertext" DROP NOT NULL;--> statement-breakpoint
 ALTER TABLE "webhook_subscriptions" ADD COLUMN "format" text DEFAULT 'native' NOT NULL;--> statement-breakpoint
 ALTER TABLE "webhook_subscriptions" ADD COLUMN "agent_profile_url" text;--> statement-breakpoint
 CREATE UNIQUE INDEX "seller_signing_keys_active_idx" ON "seller_signing_keys" USING btree ("tenant_id") WHERE status = 'active';--> statement-breakpoint
-CREATE UNIQUE INDEX "webhook_subscriptions_platform_idx" ON "webhook_subscriptions" USING btree ("tenant_id","url") WHERE format = 'ucp';--> statement-breakpoint
-ALTER TABLE "webhook_subscriptions" ALTER COLUMN "secret_ciphertext" DROP NOT NULL;
+CREATE UNIQUE INDEX "webhook_subscriptions_platform_idx" ON "webhook_subscriptions" USING btree ("tenant_id","url") WHERE format = 'ucp';
