@@ -28,6 +28,17 @@ beforeAll(async () => {
   tenant = await createTestTenant(t.deps);
   catalog = await acpCatalog(t, tenant);
   agent = acpClient(t, tenant.keys.commerce);
+  // The seller's policies, shown as the session's links (the ones set: no privacy policy here).
+  const seller = await t.app.inject({
+    method: 'PATCH',
+    url: '/api/v1/seller',
+    headers: { authorization: `Bearer ${tenant.keys.admin}` },
+    payload: {
+      termsOfUseUrl: 'https://shop.example.com/terms',
+      returnPolicyUrl: 'https://shop.example.com/returns',
+    },
+  });
+  expect(seller.statusCode, seller.body).toBe(200);
 });
 afterAll(() => t.app.close());
 
@@ -93,7 +104,10 @@ describe('ACP checkout: a whole flow, every request and answer valid for the 202
           resolution: 'requires_buyer_input',
         },
       ],
-      links: [],
+      links: [
+        { type: 'terms_of_use', url: 'https://shop.example.com/terms' },
+        { type: 'return_policy', url: 'https://shop.example.com/returns' },
+      ],
     });
     // Capability negotiation: our handler, the (empty) intersection of interventions, the extension.
     expect(created.capabilities).toMatchObject({

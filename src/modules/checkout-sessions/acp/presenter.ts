@@ -1,3 +1,4 @@
+import { orderPermalinkUrl, type SellerProfile } from '../../seller/index.js';
 import type {
   CheckoutAddress,
   CheckoutBuyer,
@@ -15,12 +16,8 @@ import { ACP_VERSION } from './schema-parts.js';
 // A checkout session as the ACP CheckoutSession (2026-04-17). Pure: what it needs besides the
 // session (the seller's policy links, the deployment's URL, the merchant id) is handed in.
 
-/** The seller profile's policy links (the seller module's profile; null where unset). */
-export interface SellerLinks {
-  termsOfUseUrl: string | null;
-  privacyPolicyUrl: string | null;
-  returnPolicyUrl: string | null;
-}
+/** The seller profile's policy links (null where unset). */
+export type SellerLinks = Pick<SellerProfile, 'termsOfUseUrl' | 'privacyPolicyUrl' | 'returnPolicyUrl'>;
 
 export interface AcpView extends AcpSettings {
   seller: SellerLinks | null;
@@ -176,9 +173,6 @@ function discounts(session: CheckoutSession) {
   };
 }
 
-const orderUrl = (view: AcpView, orderId: string) =>
-  `${view.publicBaseUrl.replace(/\/$/, '')}/api/v1/orders/${orderId}`;
-
 export function presentSession(
   session: CheckoutSession,
   view: AcpView,
@@ -210,7 +204,8 @@ export function presentSession(
           order: {
             id: session.orderId,
             checkout_session_id: session.id,
-            permalink_url: orderUrl(view, session.orderId),
+            // The same URL the ACP order webhooks carry.
+            permalink_url: orderPermalinkUrl(view.publicBaseUrl, session.orderId),
           },
         }
       : {}),

@@ -1,9 +1,10 @@
 import type { RequestContext } from '../../../../http/context.js';
 import type { Deps } from '../../../../http/deps.js';
 import type { Presented } from '../../../../http/operation.js';
+import { getSellerProfile } from '../../../seller/index.js';
 import type { CheckoutSession } from '../../index.js';
 import { acpEdge } from '../edge.js';
-import { type AcpView, presentSession, type SellerLinks } from '../presenter.js';
+import { type AcpView, presentSession } from '../presenter.js';
 
 export const TAGS = ['ACP'];
 
@@ -13,12 +14,11 @@ export const ACP_CANCEL_EDGE = acpEdge({ closedStatus: 405 });
 
 /** What a session answer needs besides the session: the deployment, the merchant, its policy links. */
 export async function acpView(deps: Deps, ctx: RequestContext): Promise<AcpView> {
-  const seller: SellerLinks | null = null;
   return {
     publicBaseUrl: deps.config.publicBaseUrl,
     environment: deps.config.appEnv,
     merchantId: ctx.tenantId,
-    seller,
+    seller: await getSellerProfile(deps.db, ctx.tenantId),
   };
 }
 
