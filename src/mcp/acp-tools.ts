@@ -37,9 +37,9 @@ const META = {
   type: 'object',
   description: 'ACP headers: api_version ("2026-04-17"), idempotency_key (made up when absent), request_id.',
   properties: {
-    api_version: { type: 'string', maxLength: 10 },
-    idempotency_key: { type: 'string', maxLength: 255 },
-    request_id: { type: 'string', maxLength: 255 },
+    api_version: { type: 'string' },
+    idempotency_key: { type: 'string' },
+    request_id: { type: 'string' },
   },
   required: ['api_version'],
 };
@@ -90,8 +90,8 @@ export const ACP_TOOLS: readonly AcpTool[] = [
     'ACP: create a checkout session (result: the CheckoutSession; messages[] say what it lacks).',
     {
       schema: payload(
-        'ACP CheckoutSessionCreateRequest: line_items [{ id (product id), quantity }], currency, buyer, ' +
-          'fulfillment_details { name, email, phone_number, address }, discounts { codes }, capabilities.',
+        'ACP CheckoutSessionCreateRequest: line_items [{ id, quantity }], currency, buyer, ' +
+          'fulfillment_details, discounts { codes }, capabilities.',
       ),
       required: true,
     },

@@ -146,7 +146,7 @@ describe('MCP server at /mcp (SDK client over HTTP): listing and transport', () 
     // the rest that round two added to descriptions was trimmed back. 62 KB since agentic checkout:
     // getCheckoutSession (the merchant's view of ACP and UCP sessions) is one more tool.
     // getSellerProfile and the webhook `format` (ACP order webhooks) add about 650 bytes more. 66 KB
-    // since the five ACP checkout tools (src/mcp/acp-tools.ts, about 4.2 KB): an ACP agent finds
+    // since the five ACP checkout tools (src/mcp/acp-tools.ts, about 3.9 KB): an ACP agent finds
     // them at /mcp, where the discovery document's `transports: ["mcp"]` and the binding send it;
     // their payloads are described in a line each, the REST route checking them against the whole
     // schema.
