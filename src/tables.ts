@@ -22,3 +22,4 @@ export * from './modules/subscriptions/tables.js';
 export * from './modules/tenants/tables.js';
 export * from './modules/webhooks/tables.js';
 export * from './unit-of-work/tables.js';
+export * from './modules/checkout-sessions/tables.js';

@@ -6,7 +6,7 @@ import type { Queryable } from '../../db/client.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { Promotion } from '../catalog/index.js';
-import { priceLines } from '../pricing/index.js';
+import { type PricedLine, priceLines } from '../pricing/index.js';
 import { checkPromo, type PromoCheck, promoState, REJECTIONS } from './promo.js';
 import { MAX_LINE_QUANTITY } from './schemas.js';
 import { type CartApi, normalContext, openForChange, presentCart, sum } from './service.js';
@@ -18,13 +18,36 @@ import { type CartRow, cartItems, carts, type ItemRow } from './tables.js';
 const repo = tenantRepo(carts);
 
 /** A line as it will be: an existing row (id set) or a new one. */
-interface Line {
+export interface Line {
   row: ItemRow | undefined;
   productId: string;
   quantity: number;
 }
 
-type PricedValues = Omit<ItemRow, 'tenantId' | 'cartId' | 'id' | 'productId' | 'createdAt'>;
+export type PricedValues = Omit<ItemRow, 'tenantId' | 'cartId' | 'id' | 'productId' | 'createdAt'>;
+
+/** A line's stored values from its price as resolved now. */
+export function valuesOf(p: PricedLine, quantity: number): PricedValues {
+  const r = p.resolution;
+  return {
+    productName: p.product.name,
+    productType: p.product.type,
+    quantity,
+    unitPriceCents: r.unitPriceCents,
+    totalCents: r.totalCents,
+    listCents: r.subtotalCents,
+    charges: r.charges.map((c) => ({
+      chargeId: c.chargeId,
+      name: c.name,
+      kind: c.kind,
+      chargeModel: c.chargeModel,
+      amountCents: c.amountCents,
+    })),
+    appliedOffers: r.appliedOffers,
+    appliedPriceRules: r.appliedPriceRules,
+    requiresQuote: r.requiresQuote,
+  };
+}
 
 /**
  * Prices every line with the cart's customer context, now. A line whose product has since been
@@ -54,25 +77,7 @@ async function priceCartLines(
       const { tenantId: _t, cartId: _c, id: _i, productId: _p, createdAt: _a, ...kept } = line.row;
       return kept;
     }
-    const r = p.resolution;
-    return {
-      productName: p.product.name,
-      productType: p.product.type,
-      quantity: line.quantity,
-      unitPriceCents: r.unitPriceCents,
-      totalCents: r.totalCents,
-      listCents: r.subtotalCents,
-      charges: r.charges.map((c) => ({
-        chargeId: c.chargeId,
-        name: c.name,
-        kind: c.kind,
-        chargeModel: c.chargeModel,
-        amountCents: c.amountCents,
-      })),
-      appliedOffers: r.appliedOffers,
-      appliedPriceRules: r.appliedPriceRules,
-      requiresQuote: r.requiresQuote,
-    };
+    return valuesOf(p, line.quantity);
   });
   // The cart's subtotal is the sum of the lines before offers: it must stay an amount we hold.
   checkedSum(
@@ -87,7 +92,7 @@ async function priceCartLines(
  * totals (after offers). `promo` is the code to keep (null: none); a code that no longer applies
  * stays on the cart with no discount.
  */
-async function save(
+export async function save(
   tx: Queryable,
   cart: CartRow,
   lines: readonly Line[],

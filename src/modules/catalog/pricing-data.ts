@@ -21,6 +21,7 @@ const toProduct = (p: Json): ProductRow => ({
   billingInterval: p.billing_interval as ProductRow['billingInterval'],
   currency: p.currency as string,
   active: p.active as boolean,
+  requiresShipping: p.requires_shipping as boolean,
   entitlements: p.entitlements as ProductRow['entitlements'],
   charges: p.charges as ProductRow['charges'],
   createdAt: date(p.created_at),

@@ -147,6 +147,7 @@ export const productService: CrudService<ProductApi, CreateInput, UpdateInput> =
       billingInterval: input.billingInterval ?? null,
       currency: input.currency,
       active: input.active ?? true,
+      requiresShipping: input.requiresShipping ?? false,
       entitlements: input.entitlements ?? {},
       charges: toCharges(input.charges),
       createdAt: now,

@@ -78,6 +78,9 @@ export const ProductSchema = Type.Object({
   billingInterval: Type.Union([StringEnum(['month', 'year']), Type.Null()]),
   currency: Type.String(),
   active: Type.Boolean(),
+  requiresShipping: Type.Boolean({
+    description: 'A physical good: a checkout offers shipping options for it (otherwise it is delivered digitally).',
+  }),
   entitlements: Type.Record(Type.String(), EntitlementValue),
   charges: Type.Array(ChargeSchema),
   createdAt: Timestamp,
@@ -105,6 +108,9 @@ const productFields = {
   currency: Currency,
   active: Type.Optional(
     Type.Boolean({ description: 'Inactive products are hidden from the catalog (default true).' }),
+  ),
+  requiresShipping: Type.Optional(
+    Type.Boolean({ description: 'A physical good, shipped to the buyer (default false: delivered digitally).' }),
   ),
   entitlements: Type.Optional(EntitlementsSchema),
   charges: Type.Array(ChargeInput, {
@@ -139,6 +145,7 @@ export const ProductUpdate = Type.Object(
     billingInterval: productFields.billingInterval,
     currency: Type.Optional(productFields.currency),
     active: productFields.active,
+    requiresShipping: productFields.requiresShipping,
     entitlements: productFields.entitlements,
     charges: Type.Optional(productFields.charges),
   },

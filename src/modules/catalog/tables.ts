@@ -33,6 +33,7 @@ export const products = distributedTable(
       billingInterval: text('billing_interval').$type<'month' | 'year'>(),
       currency: text('currency').notNull(),
       active: boolean('active').notNull(),
+      requiresShipping: boolean('requires_shipping').notNull().default(false),
       /** Feature key -> true/false, a number (limit), or null (unlimited). */
       entitlements: jsonb('entitlements').notNull().$type<Record<string, boolean | number | null>>(),
       charges: jsonb('charges').notNull().$type<Charge[]>(),

@@ -115,9 +115,11 @@ export interface AppliedDiscount {
 
 export interface CheckoutTotals {
   itemsBase: number;
+  /** Every discount (offers and codes), allocated to the lines. */
   itemsDiscount: number;
+  /** itemsBase - itemsDiscount. */
   subtotal: number;
-  /** Order-level discounts (none today: every code is allocated to the lines). */
+  /** The part of itemsDiscount that codes gave (already in subtotal: shown, not subtracted again). */
   discount: number;
   fulfillment: number;
   tax: number;
@@ -140,6 +142,8 @@ export interface CheckoutSession {
   /** As sent, in order; the ones that do not apply stay here with a message. */
   discountCodes: string[];
   appliedDiscounts: AppliedDiscount[];
+  /** Codes sent that do not apply, and why (unknown, expired, minimum_not_met...). */
+  rejectedDiscounts: { code: string; reason: string }[];
   totals: CheckoutTotals;
   messages: CheckoutMessage[];
   orderId: string | null;

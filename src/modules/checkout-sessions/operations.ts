@@ -60,7 +60,7 @@ export function getCheckout(
 export function completeCheckout(
   _deps: ServiceDeps,
   _ctx: OperationContext,
-  _input: { id: string; payment: CheckoutPayment; buyer?: CheckoutBuyer | undefined },
+  _input: { id: string; payment: CheckoutPayment; buyer?: CheckoutBuyer | undefined; baseUrl?: string },
   _key: OperationKey<CheckoutSession>,
 ): Promise<CheckoutSession> {
   throw new Error('not implemented yet');

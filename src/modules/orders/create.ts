@@ -18,6 +18,7 @@ import { redeemPromotion } from '../catalog/index.js';
 import { applyReservedCredit, type ReservedCredit, reserveCreditOnIssue } from '../credits/index.js';
 import { commitCreate, type Provisioned, provision, provisionSteps } from '../subscriptions/index.js';
 import { getTenant } from '../tenants/index.js';
+import { paymentStatusOf } from './payment-state.js';
 import { noBilling, type OrderPlan, planOrder, type RulesApplied } from './plan.js';
 import type { CreateOrderBody } from './schemas.js';
 import { getOrder, type OrderApi, orderInsert, presentOrder } from './service.js';
@@ -55,16 +56,22 @@ async function checkOut(u: UnitOfWork, cart: NonNullable<OrderPlan['cart']>) {
 }
 
 /** The order's row, audit entry and events (written by the unit's final statement). */
-async function writeOrder(u: WriteSet, plan: OrderPlan, invoice: Invoice | null): Promise<CreatedOrder> {
+async function writeOrder(
+  u: WriteSet,
+  plan: OrderPlan,
+  invoice: Invoice | null,
+  paidCents = 0,
+): Promise<CreatedOrder> {
+  const dueCents = invoice ? invoice.amountCents : plan.order.totalCents;
   const row = {
     ...plan.order,
     tenantId: u.ctx.tenantId,
     invoiceId: invoice?.id ?? null,
     // An invoiced order is paid through its invoice: what it asks is the invoice's amount.
-    dueCents: invoice ? invoice.amountCents : plan.order.totalCents,
-    paidCents: 0,
+    dueCents,
+    paidCents,
     refundedCents: 0,
-    paymentStatus: 'unpaid' as const,
+    paymentStatus: paymentStatusOf(dueCents, paidCents, 0),
     tags: {},
     createdAt: u.now,
     updatedAt: u.now,
@@ -73,6 +80,7 @@ async function writeOrder(u: WriteSet, plan: OrderPlan, invoice: Invoice | null)
   const order = presentOrder(row);
   await u.audit({ action: 'order.create', resourceType: 'order', resourceId: order.id });
   await u.emit('order.created', order);
+  if (order.paymentStatus === 'paid') await u.emit('order.paid', order);
   return {
     order,
     rulesApplied: plan.rulesApplied,
@@ -214,6 +222,18 @@ async function createLocally(run: Run<unknown, CreatedOrder>, plan: OrderPlan): 
   }
   if (plan.cart) meterUsageLater(deps, ctx.tenantId, created.order.id, plan.cartUnits);
   return created;
+}
+
+/**
+ * In the caller's unit of work: an order without billing calls (an agentic checkout's), its cart
+ * checked out at the version it was planned from and its row written paid by `paidCents` (the
+ * payment the caller records in the same unit).
+ */
+export async function placeOrder(u: UnitOfWork, plan: OrderPlan, paidCents: number): Promise<CreatedOrder> {
+  if (!noBilling(plan) || plan.journey.length > 0)
+    throw new AppError('conflict', 'This order needs billing calls; place it with POST /orders');
+  if (plan.cart) await checkOut(u, plan.cart);
+  return writeOrder(u, plan, null, paidCents);
 }
 
 export function createOrder(

@@ -1,4 +1,6 @@
-export { orderOperation } from './create.js';
+export { orderOperation, placeOrder } from './create.js';
+export { type CheckoutPlacement, type OrderPlan, planOrder } from './plan.js';
+export type { OrderShipping } from './tables.js';
 export {
   moveOrderMoney,
   orderFollowsInvoice,

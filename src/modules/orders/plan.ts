@@ -19,7 +19,7 @@ import { type CreatePlan, planCreate } from '../subscriptions/index.js';
 import { type PricedOrderLines, priceOrderLines } from './line-prices.js';
 import type { CreateOrderBody } from './schemas.js';
 import { type NewOrder, newOrderRow, orderSequenceRead } from './service.js';
-import type { OrderPaymentStatus } from './tables.js';
+import type { OrderPaymentStatus, OrderShipping } from './tables.js';
 
 // Everything an order is decided from, before any billing call or write: its source (a cart or
 // items), prices and live quotes, policies, the billing account, and the subscriptions of a
@@ -32,6 +32,12 @@ interface OrderSource {
   items: { productId: string; quantity: number; priceCents?: number }[];
   context: { segment: string | null; locale: string | null; partner: string | null };
   currency: string;
+}
+
+/** An agentic checkout's order: the session it comes from and the shipping chosen there. */
+export interface CheckoutPlacement {
+  sessionId: string;
+  shipping: OrderShipping | null;
 }
 
 /** What decided the order's figures, returned on create. */
@@ -198,7 +204,12 @@ async function journeyPlans(
  * the engine and passthrough charges quoted live; `order_create` policies may block it (403);
  * references and the billing account are checked. Nothing is written and nothing is billed.
  */
-export async function planOrder(deps: ServiceDeps, ctx: OperationContext, body: Body): Promise<OrderPlan> {
+export async function planOrder(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  body: Body,
+  checkout?: CheckoutPlacement,
+): Promise<OrderPlan> {
   const now = deps.clock.now();
   const source = await orderSource(deps, ctx.tenantId, body);
   const owner = {
@@ -223,11 +234,12 @@ export async function planOrder(deps: ServiceDeps, ctx: OperationContext, body: 
     activePoliciesRead(ctx.tenantId, 'order_create'),
     orderSequenceRead,
   ]);
-  // A cart's stored totals (its promo included) stand; quotes are added at checkout.
+  // A cart's stored totals (its promo included) stand; quotes and shipping are added at checkout.
+  const shippingCents = checkout?.shipping?.amountCents ?? 0;
   const totalOf = (p: PricedOrderLines) =>
     checkedTotal(
       source.cart
-        ? source.cart.totalCents + p.quotes.reduce((s, q) => s + q.amountCents, 0)
+        ? source.cart.totalCents + shippingCents + p.quotes.reduce((s, q) => s + q.amountCents, 0)
         : source.items.length > 0
           ? p.totalCents
           : (body.totalCents ?? 0),
@@ -259,7 +271,11 @@ export async function planOrder(deps: ServiceDeps, ctx: OperationContext, body: 
   const row = newOrderRow(
     ctx.tenantId,
     sequence,
-    orderFields(body, source, priced, owner, totalCents, accountId),
+    {
+      ...orderFields(body, source, priced, owner, totalCents, accountId),
+      checkoutSessionId: checkout?.sessionId ?? null,
+      shipping: checkout?.shipping ?? null,
+    },
     now,
   );
   const { tenantId: _t, createdAt: _c, updatedAt: _u, invoiceId: _i, ...order } = row;
@@ -325,6 +341,8 @@ function orderFields(
     discountCents: source.cart?.discountCents ?? priced.offers.reduce((s, o) => s + o.discountCents, 0),
     billingAccountId,
     invoiceId: null,
+    checkoutSessionId: null,
+    shipping: null,
   };
 }
 

@@ -158,6 +158,20 @@ export const OrderSchema = Type.Object({
   invoiceId: Type.Union([Type.String(), Type.Null()], {
     description: 'The invoice of the one-time lines, when invoiced.',
   }),
+  checkoutSessionId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The agentic checkout session (ACP or UCP) the order was placed from, if any.',
+  }),
+  shipping: Type.Union(
+    [
+      Type.Object({
+        optionId: Type.String(),
+        name: Type.String(),
+        amountCents: Type.Integer({ minimum: 0 }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The shipping option chosen at checkout and its price (included in `totalCents`).' },
+  ),
   paymentStatus: StringEnum(ORDER_PAYMENT_STATUSES, {
     description:
       "Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from " +

@@ -10,7 +10,7 @@ import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { OrderSchema } from './schemas.js';
-import { type OrderLine, type OrderPaymentStatus, orders, usageEvents } from './tables.js';
+import { type OrderLine, type OrderPaymentStatus, orders, usageEvents, type OrderShipping } from './tables.js';
 
 export type OrderApi = Static<typeof OrderSchema>;
 export type OrderRow = typeof orders.$inferSelect;
@@ -47,6 +47,8 @@ export function presentOrder(row: OrderRow): OrderApi {
     discountCents: row.discountCents,
     billingAccountId: row.billingAccountId,
     invoiceId: row.invoiceId,
+    checkoutSessionId: row.checkoutSessionId,
+    shipping: row.shipping,
     paymentStatus: row.paymentStatus,
     paidCents: row.paidCents,
     refundedCents: row.refundedCents,
@@ -70,6 +72,8 @@ export interface NewOrder {
   discountCents: number;
   billingAccountId: string | null;
   invoiceId: string | null;
+  checkoutSessionId: string | null;
+  shipping: OrderShipping | null;
 }
 
 /**
@@ -106,11 +110,12 @@ export function newOrderRow(tenantId: string, sequence: number, order: NewOrder,
 export function orderInsert(o: OrderRow): SQL {
   return sql`insert into orders (tenant_id, id, sequence, status, items, total_cents, currency, contact_id,
       organization_id, journey_id, cart_id, customer_context, promo_code, discount_cents, billing_account_id,
-      invoice_id, due_cents, created_at, updated_at)
+      invoice_id, due_cents, checkout_session_id, shipping, created_at, updated_at)
     values (${o.tenantId}::uuid, ${o.id}::uuid, ${o.sequence}, ${o.status}, ${JSON.stringify(o.items)}::jsonb,
       ${o.totalCents}, ${o.currency}, ${o.contactId}::uuid, ${o.organizationId}::uuid, ${o.journeyId}::uuid,
       ${o.cartId}::uuid, ${JSON.stringify(o.customerContext)}::jsonb, ${o.promoCode}, ${o.discountCents},
-      ${o.billingAccountId}, ${o.invoiceId}, ${o.dueCents}, ${o.createdAt.toISOString()}::timestamptz,
+      ${o.billingAccountId}, ${o.invoiceId}, ${o.dueCents}, ${o.checkoutSessionId}::uuid,
+      ${o.shipping ? JSON.stringify(o.shipping) : null}::jsonb, ${o.createdAt.toISOString()}::timestamptz,
       ${o.updatedAt.toISOString()}::timestamptz)`;
 }
 

@@ -37,6 +37,13 @@ export interface OrderLine {
   priced: 'engine' | 'quote' | 'submitted';
 }
 
+/** How a checkout's order is delivered, when it ships: the option chosen and its price (in `totalCents`). */
+export interface OrderShipping {
+  optionId: string;
+  name: string;
+  amountCents: number;
+}
+
 export const orders = distributedTable(
   pgTable(
     'orders',
@@ -58,6 +65,9 @@ export const orders = distributedTable(
       discountCents: bigint('discount_cents', { mode: 'number' }).notNull(),
       billingAccountId: text('billing_account_id'),
       invoiceId: text('invoice_id'),
+      /** The agentic checkout session the order was placed from (ACP or UCP), if any. */
+      checkoutSessionId: uuid('checkout_session_id'),
+      shipping: jsonb('shipping').$type<OrderShipping | null>(),
       /**
        * What the order asks to be paid: its invoice's amount when invoiced at creation, else its
        * total (kept with it on PATCH). `paymentStatus` compares the money below against it.

@@ -1,4 +1,4 @@
-export { completeSession, createSession } from './operations.js';
+export { completeSession, createSession, recordCheckoutPayment } from './operations.js';
 export {
   commitRefund,
   dropRefund,

@@ -8,9 +8,11 @@ import {
   type PayableOrder,
   runUnitOfWork,
   type ServiceDeps,
+  type UnitOfWork,
 } from '../../unit-of-work/index.js';
 import { isOrganizationId, resolveAccount } from '../accounts/index.js';
 import {
+  insertCapturedSession,
   insertSession,
   type NewSession,
   openSessionsCents,
@@ -168,6 +170,21 @@ export async function createSession(
     await u.emit('payment.session_created', session);
     return session;
   });
+}
+
+/**
+ * In the caller's unit of work: a payment a checkout's handler took for `orderId` (written paid by
+ * the same unit), as a `success` session with its events.
+ */
+export async function recordCheckoutPayment(
+  u: UnitOfWork,
+  input: { accountId: string; amountCents: number; currency: string; orderId: string; resolvedBy: string },
+): Promise<PaymentSessionApi> {
+  const session = presentSession(await insertCapturedSession(u.tx, u.ctx.tenantId, input, u.now));
+  await u.audit({ action: 'payment.create', resourceType: 'payment_session', resourceId: session.id });
+  await u.emit('payment.session_created', session);
+  await u.emit('payment.succeeded', session);
+  return session;
 }
 
 const alreadyTerminal = (sessionId: string) =>

@@ -113,6 +113,28 @@ export async function insertSession(tx: Queryable, tenantId: string, input: NewS
   });
 }
 
+/**
+ * A payment taken by a checkout's payment handler (an agentic checkout's card): recorded as a
+ * session that is already `success`, paying `orderId`, in the caller's transaction. The order is
+ * written paid by the same unit of work.
+ */
+export async function insertCapturedSession(
+  tx: Queryable,
+  tenantId: string,
+  input: { accountId: string; amountCents: number; currency: string; orderId: string; resolvedBy: string },
+  now: Date,
+) {
+  return repo.insert(tx, tenantId, {
+    id: uuidv7(),
+    ...input,
+    invoiceId: null,
+    paymentPageSlug: null,
+    status: 'success',
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
 /** The session under its row lock, in the caller's transaction. */
 export const lockSession = (tx: Queryable, tenantId: string, id: string) =>
   getSession(tx, tenantId, id, true);

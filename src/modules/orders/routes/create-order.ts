@@ -38,6 +38,8 @@ export const orderCreatedExample = {
     discountCents: 0,
     billingAccountId: 'ba_9f2k4m6p8r0t2v4x6z8b',
     invoiceId: 'in_3h5j7l9n1q3s5u7w9y1a',
+    checkoutSessionId: null,
+    shipping: null,
     paymentStatus: 'unpaid',
     paidCents: 0,
     refundedCents: 0,
