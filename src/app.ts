@@ -25,6 +25,7 @@ import { auditRoutes } from './modules/audit/routes/index.js';
 import { billingAdminRoutes } from './modules/billing-admin/routes/index.js';
 import { cartRoutes } from './modules/carts/routes/index.js';
 import { catalogAdminRoutes, catalogRoutes } from './modules/catalog/routes/index.js';
+import { ucpRoutes } from './modules/checkout-sessions/ucp/routes/index.js';
 import { creditRoutes } from './modules/credits/routes/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
@@ -161,6 +162,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   ]);
   registerRoutes(app, deps, previewRoutes);
   registerRoutes(app, deps, entitlementRoutes);
+  registerRoutes(app, deps, ucpRoutes);
   registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
   registerProtectedResource(app, { publicBaseUrl: deps.config.publicBaseUrl, name: SERVICE_NAME });
   registerApiReference(app);

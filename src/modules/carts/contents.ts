@@ -58,7 +58,11 @@ export async function setCartContents(
     quantities.set(c.productId, quantity);
     return null;
   });
-  const lines: Line[] = [...quantities].map(([productId, quantity]) => ({ row: undefined, productId, quantity }));
+  const lines: Line[] = [...quantities].map(([productId, quantity]) => ({
+    row: undefined,
+    productId,
+    quantity,
+  }));
   const context = normalContext(cart.customerContext);
   const priced = priceLinesWith(data, lines, context, now, () => 'quantity');
   const values = priced.map((p, i) => valuesOf(p as NonNullable<typeof p>, (lines[i] as Line).quantity));

@@ -1,5 +1,4 @@
 export { type CheckoutCart, checkOutCart, readCartForCheckout } from './checkout.js';
-export { CartSchema } from './schemas.js';
-export { type CartApi, cartCheckedOut, getCart } from './service.js';
 export { type CartContents, type ContentProblem, setCartContents } from './contents.js';
-export { insertCart } from './service.js';
+export { CartSchema } from './schemas.js';
+export { type CartApi, cartCheckedOut, getCart, insertCart } from './service.js';

@@ -79,7 +79,8 @@ export const ProductSchema = Type.Object({
   currency: Type.String(),
   active: Type.Boolean(),
   requiresShipping: Type.Boolean({
-    description: 'A physical good: a checkout offers shipping options for it (otherwise it is delivered digitally).',
+    description:
+      'A physical good: a checkout offers shipping options for it (otherwise it is delivered digitally).',
   }),
   entitlements: Type.Record(Type.String(), EntitlementValue),
   charges: Type.Array(ChargeSchema),
@@ -110,7 +111,9 @@ const productFields = {
     Type.Boolean({ description: 'Inactive products are hidden from the catalog (default true).' }),
   ),
   requiresShipping: Type.Optional(
-    Type.Boolean({ description: 'A physical good, shipped to the buyer (default false: delivered digitally).' }),
+    Type.Boolean({
+      description: 'A physical good, shipped to the buyer (default false: delivered digitally).',
+    }),
   ),
   entitlements: Type.Optional(EntitlementsSchema),
   charges: Type.Array(ChargeInput, {

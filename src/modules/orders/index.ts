@@ -1,10 +1,10 @@
 export { orderOperation, placeOrder } from './create.js';
-export { type CheckoutPlacement, type OrderPlan, planOrder } from './plan.js';
-export type { OrderShipping } from './tables.js';
 export {
   moveOrderMoney,
   orderFollowsInvoice,
   orderOfInvoice,
   paymentStatusOf,
 } from './payment-state.js';
+export { type CheckoutPlacement, type OrderPlan, planOrder } from './plan.js';
 export { getOrder, type OrderApi, type OrderRow, recordOrderUsage } from './service.js';
+export type { OrderShipping } from './tables.js';

@@ -10,7 +10,13 @@ import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { OrderSchema } from './schemas.js';
-import { type OrderLine, type OrderPaymentStatus, orders, usageEvents, type OrderShipping } from './tables.js';
+import {
+  type OrderLine,
+  type OrderPaymentStatus,
+  type OrderShipping,
+  orders,
+  usageEvents,
+} from './tables.js';
 
 export type OrderApi = Static<typeof OrderSchema>;
 export type OrderRow = typeof orders.$inferSelect;

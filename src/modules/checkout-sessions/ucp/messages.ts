@@ -38,7 +38,8 @@ export function pathOf(target: MessageTarget, session: CheckoutSession): string 
       return target.field === 'id' ? `${base}.item.id` : base;
     }
     case 'address':
-      if (!target.field) return session.address ? `${SHIPPING}.destinations[0]` : `${SHIPPING}.selected_destination_id`;
+      if (!target.field)
+        return session.address ? `${SHIPPING}.destinations[0]` : `${SHIPPING}.selected_destination_id`;
       return `${SHIPPING}.destinations[0].${ADDRESS_FIELDS[target.field]}`;
     case 'buyer':
       return target.field ? `$.buyer.${target.field}` : '$.buyer';
@@ -66,7 +67,13 @@ export function ucpMessage(message: CheckoutMessage, session: CheckoutSession): 
   const path = message.target ? { path: pathOf(message.target, session) } : {};
   const code = codeOf(message);
   if (message.type === 'error')
-    return { type: 'error', code, ...path, content: message.content, severity: message.resolution ?? 'recoverable' };
+    return {
+      type: 'error',
+      code,
+      ...path,
+      content: message.content,
+      severity: message.resolution ?? 'recoverable',
+    };
   if (message.type === 'warning') return { type: 'warning', code, ...path, content: message.content };
   return { type: 'info', code, ...path, content: message.content };
 }

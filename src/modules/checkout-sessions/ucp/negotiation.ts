@@ -43,7 +43,12 @@ const ENTITY = {
   required: ['version'],
   properties: {
     version: VERSION,
-    extends: { anyOf: [{ type: 'string', ...NAME }, { type: 'array', items: { type: 'string', ...NAME } }] },
+    extends: {
+      anyOf: [
+        { type: 'string', ...NAME },
+        { type: 'array', items: { type: 'string', ...NAME } },
+      ],
+    },
     config: { type: 'object' },
   },
 };
@@ -80,7 +85,7 @@ const checkProfile = new Ajv({ allErrors: false, strict: false }).compile(PLATFO
 
 /** 422 profile_malformed unless `json` reads as a UCP platform profile. */
 export function platformProfileOf(json: unknown): PlatformProfile {
-  if (checkProfile(json)) return json as PlatformProfile;
+  if (checkProfile(json)) return json as unknown as PlatformProfile;
   const first = checkProfile.errors?.[0];
   const where = first ? `${first.instancePath || '/'} ${first.message ?? 'is invalid'}` : 'is invalid';
   throw new AppError('profile_malformed', `The platform profile is not a UCP profile: ${where}`);
@@ -127,16 +132,23 @@ export function negotiate(profile: PlatformProfile, profileUrl: string): Negotia
 function webhookUrlOf(profile: PlatformProfile, active: ReadonlyMap<CapabilityName, string>): string | null {
   const version = active.get(CAPABILITY.order);
   if (!version) return null;
-  const url = profile.ucp.capabilities[CAPABILITY.order]?.find((c) => c.version === version)?.config?.webhook_url;
+  const url = profile.ucp.capabilities[CAPABILITY.order]?.find((c) => c.version === version)?.config
+    ?.webhook_url;
   if (url === undefined) return null;
   if (typeof url !== 'string' || !URL.canParse(url)) {
-    throw new AppError('profile_malformed', 'The platform profile’s order capability config.webhook_url is not a URL');
+    throw new AppError(
+      'profile_malformed',
+      'The platform profile’s order capability config.webhook_url is not a URL',
+    );
   }
   return url;
 }
 
 /** The active capabilities relevant to a response about `root` (it, and the extensions of it). */
-export function capabilitiesFor(negotiated: Negotiated, root: CapabilityName): Record<string, { version: string }[]> {
+export function capabilitiesFor(
+  negotiated: Negotiated,
+  root: CapabilityName,
+): Record<string, { version: string }[]> {
   const out: Record<string, { version: string }[]> = {};
   for (const [name, version] of negotiated.active) {
     if (name === root || BUSINESS_CAPABILITIES[name].extends === root) out[name] = [{ version }];

@@ -1,5 +1,11 @@
 import type { Static } from 'typebox';
-import type { CheckoutLine, CheckoutSession, CheckoutStatus, CheckoutTotals, FulfillmentOption } from '../index.js';
+import type {
+  CheckoutLine,
+  CheckoutSession,
+  CheckoutStatus,
+  CheckoutTotals,
+  FulfillmentOption,
+} from '../index.js';
 import { ucpMessage } from './messages.js';
 import { UCP_REST_PATH } from './protocol.js';
 import type { CheckoutResponse } from './schemas/checkout.js';
@@ -42,16 +48,16 @@ export function lineTotals(line: CheckoutLine): Total[] {
 }
 
 /**
- * The checkout's totals: `subtotal` is the lines' prices, discounts are negative, `fulfillment`
- * appears once an option is chosen; every entry but `total` adds up to it.
+ * The checkout's totals: `subtotal` is the lines' prices, `items_discount` every discount (codes
+ * and offers, all allocated to the lines) as a negative amount, `fulfillment` once an option is
+ * chosen; every entry but `total` adds up to it.
  */
 export function checkoutTotals(totals: CheckoutTotals, fulfillmentChosen: boolean): Total[] {
   return [
     { type: 'subtotal', display_text: 'Subtotal', amount: totals.itemsBase },
     ...(totals.itemsDiscount > 0
-      ? [{ type: 'items_discount', display_text: 'Item Discounts', amount: -totals.itemsDiscount }]
+      ? [{ type: 'items_discount', display_text: 'Discounts', amount: -totals.itemsDiscount }]
       : []),
-    ...(totals.discount > 0 ? [{ type: 'discount', display_text: 'Discount', amount: -totals.discount }] : []),
     ...(fulfillmentChosen || totals.fulfillment > 0
       ? [{ type: 'fulfillment', display_text: 'Shipping', amount: totals.fulfillment }]
       : []),
@@ -114,25 +120,29 @@ function fulfillmentOf(session: CheckoutSession) {
   };
 }
 
-/** The codes sent, and the ones applied with where their amounts went (one code: per line). */
+/**
+ * The codes sent, the ones applied, and the offers the catalog applied by itself (automatic);
+ * with a single discount, where its amount went line by line.
+ */
 function discountsOf(session: CheckoutSession) {
-  const single = session.appliedDiscounts.length === 1;
-  return {
-    codes: [...session.discountCodes],
-    applied: session.appliedDiscounts.map((d) => ({
+  const offers = session.totals.itemsDiscount - session.totals.discount;
+  const applied = [
+    ...session.appliedDiscounts.map((d) => ({
       code: d.code,
       title: d.title,
       amount: d.amount,
       automatic: false,
-      ...(single
-        ? {
-            method: 'across' as const,
-            allocations: session.lines
-              .map((l, i) => ({ path: `$.line_items[${i}]`, amount: l.discount }))
-              .filter((a) => a.amount > 0),
-          }
-        : {}),
     })),
+    ...(offers > 0 ? [{ title: 'Offers', amount: offers, automatic: true }] : []),
+  ];
+  const allocations = session.lines
+    .map((l, i) => ({ path: `$.line_items[${i}]`, amount: l.discount }))
+    .filter((a) => a.amount > 0);
+  return {
+    codes: [...session.discountCodes],
+    applied: applied.map((d) =>
+      applied.length === 1 ? { ...d, method: 'across' as const, allocations } : d,
+    ),
   };
 }
 
@@ -173,6 +183,8 @@ export function presentCheckout(session: CheckoutSession, p: CheckoutPresentatio
     links: p.links,
     expires_at: session.expiresAt,
     ...(session.continueUrl ? { continue_url: new URL(session.continueUrl, p.base).toString() } : {}),
-    ...(session.orderId ? { order: { id: session.orderId, permalink_url: orderPermalink(p.base, session.orderId) } } : {}),
+    ...(session.orderId
+      ? { order: { id: session.orderId, permalink_url: orderPermalink(p.base, session.orderId) } }
+      : {}),
   };
 }

@@ -54,7 +54,11 @@ function guardedLookup(allow: (address: string) => boolean): LookupFunction {
       if (err) return callback(err, '', 0);
       const blocked = addresses.find((a) => !allow(a.address));
       if (blocked || addresses.length === 0) {
-        return callback(new Error(`${hostname} resolves to a refused address`) as NodeJS.ErrnoException, '', 0);
+        return callback(
+          new Error(`${hostname} resolves to a refused address`) as NodeJS.ErrnoException,
+          '',
+          0,
+        );
       }
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0] as LookupAddress;
@@ -68,7 +72,11 @@ function agentFor(kind: 'loopback' | 'public' | 'any'): Agent {
   let agent = agents.get(kind);
   if (!agent) {
     const allow =
-      kind === 'loopback' ? isLoopback : kind === 'public' ? (a: string) => !isNonPublicAddress(a) : () => true;
+      kind === 'loopback'
+        ? isLoopback
+        : kind === 'public'
+          ? (a: string) => !isNonPublicAddress(a)
+          : () => true;
     agent = new Agent({
       connect: { lookup: guardedLookup(allow), timeout: FETCH_TIMEOUT_MS },
       headersTimeout: FETCH_TIMEOUT_MS,
@@ -83,7 +91,8 @@ function agentFor(kind: 'loopback' | 'public' | 'any'): Agent {
 /** Seconds to keep a profile: its max-age (s-maxage first), within [60 s, 1 h]; 60 s without one. */
 export function ttlSeconds(cacheControl: string | string[] | undefined): number {
   const text = Array.isArray(cacheControl) ? cacheControl.join(',') : (cacheControl ?? '');
-  const match = /(?:^|,)\s*s-maxage\s*=\s*"?(\d+)/i.exec(text) ?? /(?:^|,)\s*max-age\s*=\s*"?(\d+)/i.exec(text);
+  const match =
+    /(?:^|,)\s*s-maxage\s*=\s*"?(\d+)/i.exec(text) ?? /(?:^|,)\s*max-age\s*=\s*"?(\d+)/i.exec(text);
   const seconds = match ? Number(match[1]) : TTL_FLOOR_S;
   return Math.min(TTL_CEILING_S, Math.max(TTL_FLOOR_S, seconds));
 }
@@ -95,7 +104,10 @@ async function readBody(body: AsyncIterable<Buffer> & { destroy(): void }, url: 
     size += chunk.length;
     if (size > MAX_PROFILE_BYTES) {
       body.destroy();
-      throw new AppError('profile_malformed', `The platform profile ${url} is larger than ${MAX_PROFILE_BYTES} bytes`);
+      throw new AppError(
+        'profile_malformed',
+        `The platform profile ${url} is larger than ${MAX_PROFILE_BYTES} bytes`,
+      );
     }
     chunks.push(chunk);
   }
@@ -107,7 +119,8 @@ async function download(url: URL, deps: FetchDeps): Promise<{ json: unknown; ttl
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const kind =
     url.protocol === 'http:' ? 'loopback' : deps.config.webhookAllowPrivateTargets ? 'any' : 'public';
-  if (kind === 'public' && isIP(host) && isNonPublicAddress(host)) throw invalid(`${host} is not a public address`);
+  if (kind === 'public' && isIP(host) && isNonPublicAddress(host))
+    throw invalid(`${host} is not a public address`);
   let response: Awaited<ReturnType<typeof request>>;
   try {
     response = await request(url, {

@@ -53,7 +53,8 @@ function fulfillmentChoice(fulfillment: Fulfillment, current: CheckoutAddress | 
   const method = fulfillment.methods?.find((m) => m.type === undefined || m.type === 'shipping');
   const destinations = method?.destinations ?? [];
   const chosen =
-    destinations.find((d) => d.id !== undefined && d.id === method?.selected_destination_id) ?? destinations[0];
+    destinations.find((d) => d.id !== undefined && d.id === method?.selected_destination_id) ??
+    destinations[0];
   const option = method?.groups?.map((g) => g.selected_option_id).find((id) => typeof id === 'string');
   return {
     address: chosen ? addressOf(chosen) : method ? current : null,
@@ -74,8 +75,10 @@ export function changeOf(
     items: body.line_items.map((line) => ({ productId: line.item.id, quantity: line.quantity })),
   };
   if (body.buyer) change.buyer = buyerOf(body.buyer);
-  if (active.fulfillment && body.fulfillment) Object.assign(change, fulfillmentChoice(body.fulfillment, current));
-  if (active.discount && body.discounts?.codes !== undefined) change.discountCodes = [...body.discounts.codes];
+  if (active.fulfillment && body.fulfillment)
+    Object.assign(change, fulfillmentChoice(body.fulfillment, current));
+  if (active.discount && body.discounts?.codes !== undefined)
+    change.discountCodes = [...body.discounts.codes];
   return change;
 }
 

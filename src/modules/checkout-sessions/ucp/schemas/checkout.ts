@@ -120,14 +120,26 @@ export const CheckoutUpdateBody = Type.Object(checkoutFields, {
     'The whole checkout again (full replacement): what is left out is cleared (buyer, address, fulfillment choice, codes).',
   examples: [
     {
-      line_items: [{ id: 'li_0190b000-0000-7000-8000-000000000003', item: { id: '0190b000-0000-7000-8000-000000000003' }, quantity: 2 }],
+      line_items: [
+        {
+          id: 'li_0190b000-0000-7000-8000-000000000003',
+          item: { id: '0190b000-0000-7000-8000-000000000003' },
+          quantity: 2,
+        },
+      ],
       buyer: { email: 'jane@example.com' },
       fulfillment: {
         methods: [
           {
             type: 'shipping',
             destinations: [
-              { street_address: '123 Main St', address_locality: 'Springfield', address_region: 'IL', postal_code: '62701', address_country: 'US' },
+              {
+                street_address: '123 Main St',
+                address_locality: 'Springfield',
+                address_region: 'IL',
+                postal_code: '62701',
+                address_country: 'US',
+              },
             ],
           },
         ],
@@ -140,7 +152,10 @@ export const CheckoutUpdateBody = Type.Object(checkoutFields, {
 const Credential = Type.Object(
   {
     type: Text('The credential type, e.g. `token`.', 100),
-    token: Text('The token the handler produced (sandbox_card: success_token, fail_token or escalate_token). Never echoed.', 4096),
+    token: Text(
+      'The token the handler produced (sandbox_card: success_token, fail_token or escalate_token). Never echoed.',
+      4096,
+    ),
   },
   open,
 );
@@ -239,7 +254,7 @@ const Method = Type.Object({
 });
 
 const AppliedDiscount = Type.Object({
-  code: Type.String(),
+  code: Type.Optional(Type.String({ description: 'The code; absent for an automatic discount (an offer).' })),
   title: Type.String(),
   amount: Type.Integer({ minimum: 0, description: 'What it takes off, minor units (positive).' }),
   automatic: Type.Boolean(),

@@ -9,8 +9,7 @@ export const TEXT_MAX = 1000;
 export const URL_MAX = 2048;
 export const MAX_LINE_QUANTITY = 100_000;
 
-export const Text = (description: string, maxLength = TEXT_MAX) =>
-  Type.String({ maxLength, description });
+export const Text = (description: string, maxLength = TEXT_MAX) => Type.String({ maxLength, description });
 
 const open = { additionalProperties: true } as const;
 

@@ -62,7 +62,11 @@ export const OrderResponse = Type.Object({
 });
 
 export const OrderParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200, description: 'The order id (`order.id` of a completed checkout).' }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'The order id (`order.id` of a completed checkout).',
+  }),
 });
 
 const Entity = {
@@ -94,7 +98,10 @@ export const BusinessProfile = Type.Object({
         }),
       ),
     ),
-    capabilities: Type.Record(Type.String(), Type.Array(Type.Object({ ...Entity, extends: Type.Optional(Type.String()) }))),
+    capabilities: Type.Record(
+      Type.String(),
+      Type.Array(Type.Object({ ...Entity, extends: Type.Optional(Type.String()) })),
+    ),
     payment_handlers: PaymentHandlers,
   }),
   signing_keys: Type.Array(SigningKey, {

@@ -1,0 +1,113 @@
+import type { OperationContext } from '../../../core/context.js';
+import { AppError, notFound } from '../../../core/errors.js';
+import type { ServiceDeps } from '../../../unit-of-work/index.js';
+import { getOrder, type OrderRow } from '../../orders/index.js';
+import { type CheckoutSession, getCheckout } from '../index.js';
+import { capabilitiesFor, type Negotiated, negotiate, profileUrlOf } from './negotiation.js';
+import type { CheckoutPresentation } from './present-checkout.js';
+import { platformProfile } from './profile-fetch.js';
+import {
+  BUSINESS_CAPABILITIES,
+  CAPABILITY,
+  paymentHandlers,
+  SHOPPING_SERVICE,
+  shoppingServices,
+  UCP_VERSION,
+} from './protocol.js';
+import { getSellerProfile, type SellerProfile, sellerSigningKeys } from './seller-facts.js';
+
+export const isUuid = (id: string) =>
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+
+/** 404 not_found for a session id that cannot be one of ours (ids are UUIDs). */
+export function assertSessionId(id: string): void {
+  if (!isUuid(id)) throw notFound('Checkout session');
+}
+
+// What every UCP call needs besides its operation: the negotiation with the calling platform,
+// the facts a checkout answer presents (the seller's links), the business profile, and the
+// order a UCP checkout placed.
+
+/** Our absolute base URL (PUBLIC_BASE_URL): endpoints, continue_url and permalinks start with it. */
+export const publicBase = (deps: ServiceDeps) => deps.config.publicBaseUrl.replace(/\/+$/, '');
+
+/** Negotiates with the platform the UCP-Agent header names (its profile fetched or cached). */
+export async function negotiateWith(
+  deps: ServiceDeps,
+  ucpAgent: string | string[] | undefined,
+): Promise<Negotiated> {
+  const url = profileUrlOf(ucpAgent);
+  return negotiate(await platformProfile(url, deps), url);
+}
+
+const LINKS: [keyof SellerProfile, string, string][] = [
+  ['termsOfUseUrl', 'terms_of_service', 'Terms of use'],
+  ['privacyPolicyUrl', 'privacy_policy', 'Privacy policy'],
+  ['returnPolicyUrl', 'refund_policy', 'Return policy'],
+  ['supportUrl', 'support', 'Support'],
+];
+
+/** The seller's policy pages as UCP links (those it set, absolute URLs only). */
+export function linksOf(seller: SellerProfile) {
+  return LINKS.flatMap(([field, type, title]) => {
+    const url = seller[field];
+    return typeof url === 'string' && URL.canParse(url) ? [{ type, url, title }] : [];
+  });
+}
+
+/** How checkout answers of this call are presented (read before the operation: presenting is synchronous). */
+export async function checkoutPresentation(
+  deps: ServiceDeps,
+  tenantId: string,
+  negotiated: Negotiated,
+): Promise<CheckoutPresentation> {
+  const seller = await getSellerProfile(deps.db, tenantId);
+  return {
+    base: publicBase(deps),
+    ucp: {
+      version: negotiated.version,
+      status: 'success',
+      capabilities: capabilitiesFor(negotiated, CAPABILITY.checkout),
+      payment_handlers: paymentHandlers(deps.config.appEnv),
+    },
+    discount: negotiated.active.has(CAPABILITY.discount),
+    fulfillment: negotiated.active.has(CAPABILITY.fulfillment),
+    links: linksOf(seller),
+  };
+}
+
+/** The business profile of a tenant (/.well-known/ucp): what we serve and the keys we sign with. */
+export async function businessProfile(deps: ServiceDeps, tenantId: string) {
+  const keys = await sellerSigningKeys(deps, tenantId);
+  return {
+    ucp: {
+      version: UCP_VERSION,
+      services: { [SHOPPING_SERVICE]: shoppingServices(publicBase(deps)) },
+      capabilities: Object.fromEntries(
+        Object.entries(BUSINESS_CAPABILITIES).map(([name, declaration]) => [name, [declaration]]),
+      ),
+      payment_handlers: paymentHandlers(deps.config.appEnv),
+    },
+    signing_keys: keys.map((k) => ({ ...k.publicJwk, kid: k.kid })),
+  };
+}
+
+/**
+ * An order placed by a UCP checkout session of the caller's tenant, with that session; undefined
+ * for an unknown id, another tenant's order, or an order no UCP checkout placed.
+ */
+export async function ucpOrder(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  orderId: string,
+): Promise<{ order: OrderRow; session: CheckoutSession } | undefined> {
+  if (!isUuid(orderId)) return undefined;
+  const order = await getOrder(deps.db, ctx.tenantId, orderId);
+  if (!order?.checkoutSessionId) return undefined;
+  const session = await getCheckout(deps, ctx, order.checkoutSessionId).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === 'not_found') return undefined;
+    throw err;
+  });
+  if (!session || session.protocol !== 'ucp' || session.orderId !== order.id) return undefined;
+  return { order, session };
+}
