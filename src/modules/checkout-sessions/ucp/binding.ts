@@ -108,6 +108,6 @@ export async function ucpOrder(
     if (err instanceof AppError && err.code === 'not_found') return undefined;
     throw err;
   });
-  if (!session || session.protocol !== 'ucp' || session.orderId !== order.id) return undefined;
+  if (session?.protocol !== 'ucp' || session.orderId !== order.id) return undefined;
   return { order, session };
 }

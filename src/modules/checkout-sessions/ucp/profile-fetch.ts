@@ -157,8 +157,8 @@ const caches = new WeakMap<object, Map<string, Cached>>();
  * cached. Throws invalid_profile_url (400), profile_unreachable (424) or profile_malformed (422).
  */
 export async function platformProfile(raw: string, deps: FetchDeps): Promise<PlatformProfile> {
-  let cache = caches.get(deps);
-  if (!cache) caches.set(deps, (cache = new Map()));
+  const cache = caches.get(deps) ?? new Map<string, Cached>();
+  caches.set(deps, cache);
   const now = deps.clock.now().getTime();
   const hit = cache.get(raw);
   if (hit && hit.expiresAt > now) {
