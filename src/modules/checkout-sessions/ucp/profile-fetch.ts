@@ -133,7 +133,7 @@ async function download(url: URL, deps: FetchDeps): Promise<{ json: unknown; ttl
     throw unreachable(url.href, err instanceof Error ? err.message : String(err));
   }
   if (response.statusCode < 200 || response.statusCode > 299) {
-    response.body.destroy();
+    await response.body.dump().catch(() => {});
     throw unreachable(url.href, `it answered HTTP ${response.statusCode}`);
   }
   const text = await readBody(response.body, url.href);
