@@ -3,6 +3,7 @@ import { completeUcpCheckout } from './complete-checkout.js';
 import { createUcpCheckout } from './create-checkout.js';
 import { getUcpCheckout } from './get-checkout.js';
 import { getUcpOrder } from './get-order.js';
+import { ucpMcp } from './mcp-endpoint.js';
 import { getUcpTenantProfile } from './tenant-profile.js';
 import { updateUcpCheckout } from './update-checkout.js';
 import { getUcpProfile } from './well-known.js';
@@ -17,4 +18,5 @@ export const ucpRoutes = [
   completeUcpCheckout,
   cancelUcpCheckout,
   getUcpOrder,
+  ucpMcp,
 ];
