@@ -101,7 +101,7 @@ export function paymentHandlers(environment: string) {
         spec: SANDBOX_CARD.spec,
         schema: SANDBOX_CARD.schema,
         available_instruments: [{ type: 'card' }],
-        config: { environment, test_tokens: { ...SANDBOX_CARD.tokens } },
+        config: { environment },
       },
     ],
   };
