@@ -160,11 +160,21 @@ export async function runLoad(
 }
 
 /** Calls the API inside a flow: resolves with the response's `data`, throws on a non-2xx. */
+/** How a protocol's request differs from ours: its base path, its headers, a body not in our envelope. */
+export interface CallOptions {
+  /** Default /api/v1. */
+  prefix?: string;
+  headers?: Record<string, string>;
+  /** The answer is the resource itself (ACP, UCP), not `{ data }`. */
+  bare?: boolean;
+}
+
 export type FlowCall = (
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   key: string,
   body?: object,
+  options?: CallOptions,
 ) => Promise<Record<string, unknown>>;
 
 const percentile = (sorted: number[], p: number) =>
@@ -186,12 +196,16 @@ export async function runFlows(
   let non2xx = 0;
   let errors = 0;
   let flows = 0;
-  const call: FlowCall = async (method, path, key, body) => {
+  const call: FlowCall = async (method, path, key, body, options = {}) => {
     const started = performance.now();
     const res = await pool.request({
       method,
-      path: `/api/v1${path}`,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      path: `${options.prefix ?? '/api/v1'}${path}`,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
+      },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.body.text();
@@ -200,7 +214,8 @@ export async function runFlows(
       non2xx++;
       throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
     }
-    return (JSON.parse(text) as { data: Record<string, unknown> }).data;
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    return options.bare ? parsed : (parsed as { data: Record<string, unknown> }).data;
   };
   const deadline = performance.now() + options.seconds * 1000;
   let next = 0;

@@ -25,6 +25,7 @@ import { auditRoutes } from './modules/audit/routes/index.js';
 import { billingAdminRoutes } from './modules/billing-admin/routes/index.js';
 import { cartRoutes } from './modules/carts/routes/index.js';
 import { catalogAdminRoutes, catalogRoutes } from './modules/catalog/routes/index.js';
+import { checkoutSessionRoutes } from './modules/checkout-sessions/routes/index.js';
 import { ucpRoutes } from './modules/checkout-sessions/ucp/routes/index.js';
 import { creditRoutes } from './modules/credits/routes/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
@@ -153,6 +154,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, intentRoutes);
   registerRoutes(app, deps, policyRoutes);
   registerRoutes(app, deps, shippingRoutes);
+  registerRoutes(app, deps, checkoutSessionRoutes);
   registerRoutes(app, deps, subscriptionRoutes);
   registerTagRoutes(app, deps, [
     accountTagTarget(deps),

@@ -26,7 +26,7 @@ const LEGACY_WEBHOOK_KEY_FILE = 'webhook-secret.key';
 
 export type SealPurpose = 'webhook_secret' | 'provider_secret' | 'idempotent_response';
 /** What a MAC of the ring authenticates: each purpose has its own key derived from the ring's. */
-export type MacPurpose = 'list_cursor';
+export type MacPurpose = 'list_cursor' | 'card_fingerprint';
 
 export interface RingKey {
   id: string;

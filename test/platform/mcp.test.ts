@@ -138,9 +138,10 @@ describe('MCP server at /mcp (SDK client over HTTP): listing and transport', () 
     // Under 61 KB of JSON for the commerce key (it was 74 KB, 19k tokens, before). The budget was
     // 60 KB until the webhook `events` enum (issue 27, item 14: the document names the event types
     // instead of a rule to read elsewhere) added about 650 bytes to createWebhook and updateWebhook;
-    // the rest that round two added to descriptions was trimmed back.
+    // the rest that round two added to descriptions was trimmed back. 62 KB since agentic checkout:
+    // getCheckoutSession (the merchant's view of ACP and UCP sessions) is one more tool.
     const size = JSON.stringify({ tools }).length;
-    expect(size).toBeLessThan(61_000);
+    expect(size).toBeLessThan(62_000);
     console.log(`tools/list for the commerce key: ${size} bytes`);
     // A rule several tools share is stated once, in the instructions, and named where it applies.
     const instructions = client.getInstructions() ?? '';

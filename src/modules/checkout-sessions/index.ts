@@ -1,7 +1,8 @@
+export { type CompleteInput, completeCheckout } from './complete.js';
 export * from './model.js';
 export {
+  type CreateCheckoutInput,
   cancelCheckout,
-  completeCheckout,
   createCheckout,
   delegatePayment,
   getCheckout,

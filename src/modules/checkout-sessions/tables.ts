@@ -46,6 +46,7 @@ export const checkoutSessions = distributedTable(
       selectedFulfillmentOptionId: text('selected_fulfillment_option_id'),
       discountCodes: jsonb('discount_codes').notNull().$type<string[]>(),
       appliedDiscounts: jsonb('applied_discounts').notNull().$type<AppliedDiscount[]>(),
+      rejectedDiscounts: jsonb('rejected_discounts').notNull().$type<{ code: string; reason: string }[]>(),
       totals: jsonb('totals').notNull().$type<CheckoutTotals>(),
       totalCents: bigint('total_cents', { mode: 'number' }).notNull(),
       messages: jsonb('messages').notNull().$type<CheckoutMessage[]>(),

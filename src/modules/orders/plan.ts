@@ -273,6 +273,8 @@ export async function planOrder(
     sequence,
     {
       ...orderFields(body, source, priced, owner, totalCents, accountId),
+      // Placed and paid in one step by an agentic checkout: confirmed.
+      ...(checkout ? { status: 'confirmed' } : {}),
       checkoutSessionId: checkout?.sessionId ?? null,
       shipping: checkout?.shipping ?? null,
     },

@@ -116,11 +116,11 @@ export function newOrderRow(tenantId: string, sequence: number, order: NewOrder,
 export function orderInsert(o: OrderRow): SQL {
   return sql`insert into orders (tenant_id, id, sequence, status, items, total_cents, currency, contact_id,
       organization_id, journey_id, cart_id, customer_context, promo_code, discount_cents, billing_account_id,
-      invoice_id, due_cents, checkout_session_id, shipping, created_at, updated_at)
+      invoice_id, due_cents, paid_cents, payment_status, checkout_session_id, shipping, created_at, updated_at)
     values (${o.tenantId}::uuid, ${o.id}::uuid, ${o.sequence}, ${o.status}, ${JSON.stringify(o.items)}::jsonb,
       ${o.totalCents}, ${o.currency}, ${o.contactId}::uuid, ${o.organizationId}::uuid, ${o.journeyId}::uuid,
       ${o.cartId}::uuid, ${JSON.stringify(o.customerContext)}::jsonb, ${o.promoCode}, ${o.discountCents},
-      ${o.billingAccountId}, ${o.invoiceId}, ${o.dueCents}, ${o.checkoutSessionId}::uuid,
+      ${o.billingAccountId}, ${o.invoiceId}, ${o.dueCents}, ${o.paidCents}, ${o.paymentStatus}, ${o.checkoutSessionId}::uuid,
       ${o.shipping ? JSON.stringify(o.shipping) : null}::jsonb, ${o.createdAt.toISOString()}::timestamptz,
       ${o.updatedAt.toISOString()}::timestamptz)`;
 }

@@ -1564,6 +1564,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/checkout-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an agentic checkout session
+         * @description An ACP or UCP checkout session, the merchant's view: lines, totals, messages, status and, once completed, its order (`orderId`). 404 for an unknown id.
+         */
+        get: operations["getCheckoutSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/subscriptions": {
         parameters: {
             query?: never;
@@ -1847,7 +1867,7 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "order_already_paid" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "payment_not_refundable" | "refund_exceeds_remaining" | "no_credit_available" | "internal" | "capability_unavailable" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
+            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "order_already_paid" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "checkout_session_closed" | "checkout_not_ready" | "payment_token_invalid" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "payment_not_refundable" | "refund_exceeds_remaining" | "no_credit_available" | "internal" | "capability_unavailable" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
             details?: components["schemas"]["ErrorDetail"][];
             /** @description When to retry, in seconds: the Retry-After header, in the body. */
             retryAfterSeconds?: number;
@@ -3238,6 +3258,7 @@ export interface operations {
                      *           "billingInterval": "month",
                      *           "currency": "string",
                      *           "active": true,
+                     *           "requiresShipping": true,
                      *           "entitlements": {
                      *             "property1": true,
                      *             "property2": true
@@ -3283,6 +3304,8 @@ export interface operations {
                             billingInterval: ("month" | "year") | null;
                             currency: string;
                             active: boolean;
+                            /** @description A physical good: a checkout offers shipping options for it (otherwise it is delivered digitally). */
+                            requiresShipping: boolean;
                             entitlements: {
                                 [key: string]: boolean | number | null;
                             };
@@ -3438,6 +3461,8 @@ export interface operations {
                     currency: string;
                     /** @description Inactive products are hidden from the catalog (default true). */
                     active?: boolean;
+                    /** @description A physical good, shipped to the buyer (default false: delivered digitally). */
+                    requiresShipping?: boolean;
                     /** @description Feature key (lower-case, `^[a-z][a-z0-9_.-]{0,99}$`) -> `true`/`false` (a flag), a number (a limit), or `null` (unlimited). */
                     entitlements?: {
                         [key: string]: boolean | number | null;
@@ -3492,6 +3517,7 @@ export interface operations {
                      *         "billingInterval": "month",
                      *         "currency": "string",
                      *         "active": true,
+                     *         "requiresShipping": true,
                      *         "entitlements": {
                      *           "property1": true,
                      *           "property2": true
@@ -3532,6 +3558,8 @@ export interface operations {
                             billingInterval: ("month" | "year") | null;
                             currency: string;
                             active: boolean;
+                            /** @description A physical good: a checkout offers shipping options for it (otherwise it is delivered digitally). */
+                            requiresShipping: boolean;
                             entitlements: {
                                 [key: string]: boolean | number | null;
                             };
@@ -3683,6 +3711,7 @@ export interface operations {
                      *         "billingInterval": "month",
                      *         "currency": "string",
                      *         "active": true,
+                     *         "requiresShipping": true,
                      *         "entitlements": {
                      *           "property1": true,
                      *           "property2": true
@@ -3723,6 +3752,8 @@ export interface operations {
                             billingInterval: ("month" | "year") | null;
                             currency: string;
                             active: boolean;
+                            /** @description A physical good: a checkout offers shipping options for it (otherwise it is delivered digitally). */
+                            requiresShipping: boolean;
                             entitlements: {
                                 [key: string]: boolean | number | null;
                             };
@@ -3951,6 +3982,8 @@ export interface operations {
                     currency?: string;
                     /** @description Inactive products are hidden from the catalog (default true). */
                     active?: boolean;
+                    /** @description A physical good, shipped to the buyer (default false: delivered digitally). */
+                    requiresShipping?: boolean;
                     /** @description Feature key (lower-case, `^[a-z][a-z0-9_.-]{0,99}$`) -> `true`/`false` (a flag), a number (a limit), or `null` (unlimited). */
                     entitlements?: {
                         [key: string]: boolean | number | null;
@@ -4005,6 +4038,7 @@ export interface operations {
                      *         "billingInterval": "month",
                      *         "currency": "string",
                      *         "active": true,
+                     *         "requiresShipping": true,
                      *         "entitlements": {
                      *           "property1": true,
                      *           "property2": true
@@ -4045,6 +4079,8 @@ export interface operations {
                             billingInterval: ("month" | "year") | null;
                             currency: string;
                             active: boolean;
+                            /** @description A physical good: a checkout offers shipping options for it (otherwise it is delivered digitally). */
+                            requiresShipping: boolean;
                             entitlements: {
                                 [key: string]: boolean | number | null;
                             };
@@ -8005,6 +8041,7 @@ export interface operations {
                      *           "billingInterval": null,
                      *           "currency": "USD",
                      *           "active": true,
+                     *           "requiresShipping": false,
                      *           "entitlements": {},
                      *           "charges": [
                      *             {
@@ -8064,6 +8101,8 @@ export interface operations {
                             billingInterval: ("month" | "year") | null;
                             currency: string;
                             active: boolean;
+                            /** @description A physical good: a checkout offers shipping options for it (otherwise it is delivered digitally). */
+                            requiresShipping: boolean;
                             entitlements: {
                                 [key: string]: boolean | number | null;
                             };
@@ -10212,6 +10251,12 @@ export interface operations {
                      *           "discountCents": 0,
                      *           "billingAccountId": "string",
                      *           "invoiceId": "string",
+                     *           "checkoutSessionId": "e4b3bd08-5189-40bd-bc1b-0dd256297c90",
+                     *           "shipping": {
+                     *             "optionId": "string",
+                     *             "name": "string",
+                     *             "amountCents": 0
+                     *           },
                      *           "paymentStatus": "unpaid",
                      *           "paidCents": 0,
                      *           "refundedCents": 0,
@@ -10278,6 +10323,14 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /** @description The agentic checkout session (ACP or UCP) the order was placed from, if any. */
+                            checkoutSessionId: string | null;
+                            /** @description The shipping option chosen at checkout and its price (included in `totalCents`). */
+                            shipping: {
+                                optionId: string;
+                                name: string;
+                                amountCents: number;
+                            } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
                              * @enum {string}
@@ -10473,6 +10526,8 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "checkoutSessionId": null,
+                     *         "shipping": null,
                      *         "paymentStatus": "unpaid",
                      *         "paidCents": 0,
                      *         "refundedCents": 0,
@@ -10575,6 +10630,14 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /** @description The agentic checkout session (ACP or UCP) the order was placed from, if any. */
+                            checkoutSessionId: string | null;
+                            /** @description The shipping option chosen at checkout and its price (included in `totalCents`). */
+                            shipping: {
+                                optionId: string;
+                                name: string;
+                                amountCents: number;
+                            } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
                              * @enum {string}
@@ -10803,6 +10866,8 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "checkoutSessionId": null,
+                     *         "shipping": null,
                      *         "paymentStatus": "unpaid",
                      *         "paidCents": 0,
                      *         "refundedCents": 0,
@@ -10894,6 +10959,14 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /** @description The agentic checkout session (ACP or UCP) the order was placed from, if any. */
+                            checkoutSessionId: string | null;
+                            /** @description The shipping option chosen at checkout and its price (included in `totalCents`). */
+                            shipping: {
+                                optionId: string;
+                                name: string;
+                                amountCents: number;
+                            } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
                              * @enum {string}
@@ -11071,6 +11144,8 @@ export interface operations {
                      *         "discountCents": 0,
                      *         "billingAccountId": "ba_9f2k4m6p8r0t2v4x6z8b",
                      *         "invoiceId": "in_3h5j7l9n1q3s5u7w9y1a",
+                     *         "checkoutSessionId": null,
+                     *         "shipping": null,
                      *         "paymentStatus": "unpaid",
                      *         "paidCents": 0,
                      *         "refundedCents": 0,
@@ -11162,6 +11237,14 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /** @description The agentic checkout session (ACP or UCP) the order was placed from, if any. */
+                            checkoutSessionId: string | null;
+                            /** @description The shipping option chosen at checkout and its price (included in `totalCents`). */
+                            shipping: {
+                                optionId: string;
+                                name: string;
+                                amountCents: number;
+                            } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
                              * @enum {string}
@@ -21224,6 +21307,299 @@ export interface operations {
             };
         };
     };
+    getCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The checkout session id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkout session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0190b000-0000-7000-8000-00000000000c",
+                     *         "protocol": "acp",
+                     *         "status": "completed",
+                     *         "currency": "USD",
+                     *         "items": [
+                     *           {
+                     *             "productId": "0190b000-0000-7000-8000-000000000003",
+                     *             "quantity": 1
+                     *           }
+                     *         ],
+                     *         "lines": [
+                     *           {
+                     *             "id": "li_0190b000-0000-7000-8000-000000000003",
+                     *             "productId": "0190b000-0000-7000-8000-000000000003",
+                     *             "name": "Onboarding workshop",
+                     *             "description": null,
+                     *             "quantity": 1,
+                     *             "unitAmount": 2500,
+                     *             "baseAmount": 2500,
+                     *             "discount": 0,
+                     *             "subtotal": 2500,
+                     *             "tax": 0,
+                     *             "total": 2500,
+                     *             "requiresShipping": false
+                     *           }
+                     *         ],
+                     *         "buyer": {
+                     *           "email": "ada@example.com"
+                     *         },
+                     *         "address": null,
+                     *         "fulfillmentOptions": [
+                     *           {
+                     *             "id": "digital",
+                     *             "type": "digital",
+                     *             "title": "Digital delivery",
+                     *             "description": "Delivered electronically after payment",
+                     *             "carrier": null,
+                     *             "earliestDeliveryTime": null,
+                     *             "latestDeliveryTime": null,
+                     *             "amount": 0
+                     *           }
+                     *         ],
+                     *         "selectedFulfillmentOptionId": "digital",
+                     *         "discountCodes": [],
+                     *         "appliedDiscounts": [],
+                     *         "rejectedDiscounts": [],
+                     *         "totals": {
+                     *           "itemsBase": 2500,
+                     *           "itemsDiscount": 0,
+                     *           "subtotal": 2500,
+                     *           "discount": 0,
+                     *           "fulfillment": 0,
+                     *           "tax": 0,
+                     *           "total": 2500
+                     *         },
+                     *         "messages": [],
+                     *         "orderId": "0190b000-0000-7000-8000-000000000008",
+                     *         "paymentSessionId": "0190b000-0000-7000-8000-000000000009",
+                     *         "continueUrl": null,
+                     *         "platform": {
+                     *           "webhookUrl": null,
+                     *           "profileUrl": null
+                     *         },
+                     *         "expiresAt": "2026-03-01T16:00:00.000Z",
+                     *         "createdAt": "2026-03-01T10:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T10:01:00.000Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "order",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/orders/0190b000-0000-7000-8000-000000000008",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getOrder",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000008"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            protocol: "acp" | "ucp";
+                            /**
+                             * @description not_ready (messages say what is missing), ready, in_progress, requires_escalation (the buyer continues at continueUrl), completed (orderId is the order), canceled (also an open session past expiresAt).
+                             * @enum {string}
+                             */
+                            status: "not_ready" | "ready" | "in_progress" | "requires_escalation" | "completed" | "canceled";
+                            currency: string;
+                            /** @description As the agent asked for them. */
+                            items: {
+                                productId: string;
+                                quantity: number;
+                            }[];
+                            /** @description What can be bought, priced now. */
+                            lines: {
+                                id: string;
+                                productId: string;
+                                name: string;
+                                description: string | null;
+                                quantity: number;
+                                /** @description Minor units of the session currency. */
+                                unitAmount: number;
+                                /** @description Minor units of the session currency. */
+                                baseAmount: number;
+                                /** @description Minor units of the session currency. */
+                                discount: number;
+                                /** @description Minor units of the session currency. */
+                                subtotal: number;
+                                /** @description Minor units of the session currency. */
+                                tax: number;
+                                /** @description Minor units of the session currency. */
+                                total: number;
+                                requiresShipping: boolean;
+                            }[];
+                            buyer: {
+                                firstName?: string;
+                                lastName?: string;
+                                email?: string;
+                                phone?: string;
+                            } | null;
+                            address: {
+                                name?: string;
+                                line1: string;
+                                line2?: string;
+                                city: string;
+                                region?: string;
+                                postalCode: string;
+                                /** @description ISO 3166-1 alpha-2. */
+                                country: string;
+                            } | null;
+                            fulfillmentOptions: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "shipping" | "digital";
+                                title: string;
+                                description: string | null;
+                                carrier: string | null;
+                                earliestDeliveryTime: string | null;
+                                latestDeliveryTime: string | null;
+                                /** @description Minor units of the session currency. */
+                                amount: number;
+                            }[];
+                            selectedFulfillmentOptionId: string | null;
+                            discountCodes: string[];
+                            appliedDiscounts: {
+                                code: string;
+                                title: string;
+                                /** @description Minor units of the session currency. */
+                                amount: number;
+                            }[];
+                            rejectedDiscounts: {
+                                code: string;
+                                reason: string;
+                            }[];
+                            totals: {
+                                /** @description Minor units of the session currency. */
+                                itemsBase: number;
+                                /** @description Minor units of the session currency. */
+                                itemsDiscount: number;
+                                /** @description Minor units of the session currency. */
+                                subtotal: number;
+                                /** @description Minor units of the session currency. */
+                                discount: number;
+                                /** @description Minor units of the session currency. */
+                                fulfillment: number;
+                                /** @description Minor units of the session currency. */
+                                tax: number;
+                                /** @description Minor units of the session currency. */
+                                total: number;
+                            };
+                            messages: {
+                                /** @enum {string} */
+                                type: "error" | "warning" | "info";
+                                code: string;
+                                content: string;
+                                target?: {
+                                    kind: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                resolution?: string;
+                            }[];
+                            orderId: string | null;
+                            paymentSessionId: string | null;
+                            continueUrl: string | null;
+                            platform: {
+                                webhookUrl: string | null;
+                                profileUrl: string | null;
+                            };
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listSubscriptions: {
         parameters: {
             query?: {
@@ -22675,6 +23051,14 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /** @description The agentic checkout session (ACP or UCP) the order was placed from, if any. */
+                            checkoutSessionId: string | null;
+                            /** @description The shipping option chosen at checkout and its price (included in `totalCents`). */
+                            shipping: {
+                                optionId: string;
+                                name: string;
+                                amountCents: number;
+                            } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
                              * @enum {string}
@@ -22955,6 +23339,14 @@ export interface operations {
                             billingAccountId: string | null;
                             /** @description The invoice of the one-time lines, when invoiced. */
                             invoiceId: string | null;
+                            /** @description The agentic checkout session (ACP or UCP) the order was placed from, if any. */
+                            checkoutSessionId: string | null;
+                            /** @description The shipping option chosen at checkout and its price (included in `totalCents`). */
+                            shipping: {
+                                optionId: string;
+                                name: string;
+                                amountCents: number;
+                            } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
                              * @enum {string}

@@ -20,6 +20,7 @@ export const catalogExample = {
       billingInterval: null,
       currency: 'USD',
       active: true,
+      requiresShipping: false,
       entitlements: {},
       charges: [
         {

@@ -1,0 +1,92 @@
+import { eq } from 'drizzle-orm';
+import { AppError, notFound } from '../../core/errors.js';
+import { iso } from '../../core/format.js';
+import type { Queryable } from '../../db/client.js';
+import { tenantRepo } from '../../db/tenant-repo.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
+import type { SessionInputs } from './decide.js';
+import type { CheckoutSession, CheckoutStatus } from './model.js';
+import { type CheckoutSessionRow, checkoutSessions } from './tables.js';
+
+export const repo = tenantRepo(checkoutSessions);
+
+/** How long an open session lives (UCP's default): past it, the session reads as canceled. */
+export const SESSION_TTL_MS = 6 * 60 * 60 * 1000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const CLOSED: readonly CheckoutStatus[] = ['completed', 'canceled'];
+
+/** Its status now: an open session past its expiry is canceled, though no sweep has run. */
+export function statusAt(row: CheckoutSessionRow, now: Date): CheckoutStatus {
+  if (!CLOSED.includes(row.status) && now >= row.expiresAt) return 'canceled';
+  return row.status;
+}
+
+export const isClosed = (status: CheckoutStatus) => CLOSED.includes(status);
+
+export function presentCheckout(row: CheckoutSessionRow, now: Date): CheckoutSession {
+  const status = statusAt(row, now);
+  const expired = status === 'canceled' && row.status !== 'canceled';
+  return {
+    id: row.id,
+    protocol: row.protocol,
+    status,
+    currency: row.currency,
+    items: row.items,
+    lines: row.lines,
+    buyer: row.buyer,
+    address: row.address,
+    fulfillmentOptions: row.fulfillmentOptions,
+    selectedFulfillmentOptionId: row.selectedFulfillmentOptionId,
+    discountCodes: row.discountCodes,
+    appliedDiscounts: row.appliedDiscounts,
+    rejectedDiscounts: row.rejectedDiscounts,
+    totals: row.totals,
+    messages: expired
+      ? [{ type: 'info', code: 'invalid', content: `The session expired at ${iso(row.expiresAt)}` }]
+      : row.messages,
+    orderId: row.orderId,
+    paymentSessionId: row.paymentSessionId,
+    continueUrl: row.continueUrl,
+    platform: { webhookUrl: row.platformWebhookUrl, profileUrl: row.platformProfileUrl },
+    expiresAt: iso(row.expiresAt),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+export const inputsOf = (row: CheckoutSessionRow): SessionInputs => ({
+  items: row.items,
+  buyer: row.buyer,
+  address: row.address,
+  selectedFulfillmentOptionId: row.selectedFulfillmentOptionId,
+  discountCodes: row.discountCodes,
+});
+
+/** The tenant's session (with `lock`, under its row lock); 404 for an unknown id or another tenant's. */
+export async function sessionRow(q: Queryable, tenantId: string, id: string, lock = false) {
+  if (!UUID.test(id)) throw notFound('Checkout session');
+  const query = q
+    .select()
+    .from(checkoutSessions)
+    .where(tenantWhere(checkoutSessions, tenantId, eq(checkoutSessions.id, id.toLowerCase())));
+  const [row] = lock ? await query.for('update') : await query;
+  if (!row) throw notFound('Checkout session');
+  return row;
+}
+
+/** 409 checkout_session_closed: the way out is a new session. */
+export const sessionClosed = (status: CheckoutStatus) =>
+  new AppError(
+    'checkout_session_closed',
+    `The checkout session is ${status}: it cannot change. Create a new checkout session`,
+  );
+
+/** The session, open for a change, under its row lock. */
+export async function openSession(q: Queryable, tenantId: string, id: string, now: Date) {
+  const row = await sessionRow(q, tenantId, id, true);
+  const status = statusAt(row, now);
+  if (isClosed(status)) throw sessionClosed(status);
+  return row;
+}
