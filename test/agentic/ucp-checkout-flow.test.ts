@@ -78,7 +78,7 @@ describe('a UCP checkout from create to order', () => {
     expect(missing).toEqual(expect.objectContaining({ type: 'error', severity: 'recoverable' }));
   });
 
-  it('update with the address: the shipping options for it appear, one to choose', async () => {
+  it('update with the address: the shipping options for it appear, the cheapest chosen', async () => {
     const body = {
       line_items: [{ id: lineId, item: { id: stock.tote }, quantity: 2 }],
       buyer: { email: 'jane@example.com' },
@@ -91,10 +91,10 @@ describe('a UCP checkout from create to order', () => {
     );
     expect(method.selected_destination_id).toBe(method.destinations[0].id);
     const options = method.groups[0].options;
-    expect(options.map((o: { title: string }) => o.title)).toEqual(
-      expect.arrayContaining(['Standard', 'Express']),
-    );
-    expect(checkout.status).toBe('incomplete');
+    expect(options.map((o: { title: string }) => o.title)).toEqual(['Standard', 'Express']);
+    expect(method.groups[0].selected_option_id).toBe(options[0].id);
+    expect(checkout.totals).toContainEqual(expect.objectContaining({ type: 'fulfillment', amount: 500 }));
+    expect(checkout.status).toBe('ready_for_complete');
   });
 
   it('choose the option (the method sent without destinations keeps the address): ready, shipping in the totals', async () => {

@@ -63,19 +63,30 @@ function codeOf(message: CheckoutMessage): string {
   return message.code;
 }
 
+/**
+ * UCP's severity: `requires_buyer_*` means the business needs the buyer at `continue_url`, which is
+ * what status requires_escalation says; while the session is not escalated, whatever it asks for
+ * (an address, a country we ship to) the platform can send through the API: recoverable.
+ */
+function severityOf(message: CheckoutMessage, session: CheckoutSession): Severity {
+  if (session.status === 'requires_escalation' && message.resolution) return message.resolution;
+  return 'recoverable';
+}
+
+/** What a payment message says: the binding's words, never the handler's (they may name the token). */
+const PAYMENT_CONTENT: Partial<Record<CheckoutMessage['code'], string>> = {
+  payment_declined: 'The payment was declined. Pay with another instrument, or try again.',
+  requires_escalation: 'The buyer must confirm this payment at continue_url.',
+};
+
 export function ucpMessage(message: CheckoutMessage, session: CheckoutSession): UcpMessage {
   const path = message.target ? { path: pathOf(message.target, session) } : {};
   const code = codeOf(message);
-  if (message.type === 'error')
-    return {
-      type: 'error',
-      code,
-      ...path,
-      content: message.content,
-      severity: message.resolution ?? 'recoverable',
-    };
-  if (message.type === 'warning') return { type: 'warning', code, ...path, content: message.content };
-  return { type: 'info', code, ...path, content: message.content };
+  const content =
+    (message.target?.kind === 'payment' ? PAYMENT_CONTENT[message.code] : undefined) ?? message.content;
+  if (message.type === 'error') return { type: 'error', code, ...path, content, severity: severityOf(message, session) };
+  if (message.type === 'warning') return { type: 'warning', code, ...path, content };
+  return { type: 'info', code, ...path, content };
 }
 
 // --- Errors ---------------------------------------------------------------------------------

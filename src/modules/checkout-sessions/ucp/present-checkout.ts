@@ -47,10 +47,14 @@ export function lineTotals(line: CheckoutLine): Total[] {
   ];
 }
 
+/** Whether the session has a shipping option chosen (digital delivery is not a shipping line). */
+export const shippingChosen = (session: CheckoutSession) =>
+  session.fulfillmentOptions.some((o) => o.id === session.selectedFulfillmentOptionId && o.type === 'shipping');
+
 /**
  * The checkout's totals: `subtotal` is the lines' prices, `items_discount` every discount (codes
- * and offers, all allocated to the lines) as a negative amount, `fulfillment` once an option is
- * chosen; every entry but `total` adds up to it.
+ * and offers, all allocated to the lines) as a negative amount, `fulfillment` once a shipping
+ * option is chosen; every entry but `total` adds up to it.
  */
 export function checkoutTotals(totals: CheckoutTotals, fulfillmentChosen: boolean): Total[] {
   return [
@@ -178,7 +182,7 @@ export function presentCheckout(session: CheckoutSession, p: CheckoutPresentatio
     ...(buyer ? { buyer } : {}),
     ...(fulfillment ? { fulfillment } : {}),
     ...(p.discount ? { discounts: discountsOf(session) } : {}),
-    totals: checkoutTotals(session.totals, session.selectedFulfillmentOptionId !== null),
+    totals: checkoutTotals(session.totals, shippingChosen(session)),
     messages: session.messages.map((m) => ucpMessage(m, session)),
     links: p.links,
     expires_at: session.expiresAt,

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { OrderRow } from '../../orders/index.js';
 import type { CheckoutLine, CheckoutSession } from '../index.js';
-import { checkoutTotals, lineTotals, orderPermalink, postalAddress } from './present-checkout.js';
+import { checkoutTotals, lineTotals, orderPermalink, postalAddress, shippingChosen } from './present-checkout.js';
 import type { UcpOrderMeta } from './schemas/common.js';
 import type { OrderResponse } from './schemas/order.js';
 
@@ -110,6 +110,6 @@ export function presentOrder(
     line_items: lines.map((l) => orderLine(l, order)),
     fulfillment: { expectations: expectations(session, order), events },
     adjustments: adjustments(order),
-    totals: checkoutTotals(session.totals, session.selectedFulfillmentOptionId !== null),
+    totals: checkoutTotals(session.totals, shippingChosen(session)),
   };
 }

@@ -20,13 +20,15 @@ export interface ActiveExtensions {
 
 const present = (s: string | undefined) => (s === undefined || s.trim() === '' ? undefined : s.trim());
 
+/** The buyer's fields that were sent (none left as `undefined`: a completion merges them). */
 export function buyerOf(buyer: Static<typeof Buyer>): CheckoutBuyer {
-  return {
+  const fields = {
     firstName: present(buyer.first_name),
     lastName: present(buyer.last_name),
     email: present(buyer.email),
     phone: present(buyer.phone_number),
   };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }
 
 /** A postal address as the model keeps it; what is missing stays empty for the model to name. */
