@@ -77,10 +77,32 @@ describe('the sandbox card', () => {
     } else {
       expect(res.statusCode).toBe(400);
       assertUcp('error', body);
+      expect(body.messages[0]).toEqual(
+        expect.objectContaining({
+          code: 'payment_token_invalid',
+          path: '$.payment.instruments[0].handler_id',
+        }),
+      );
     }
     const after = (await ucp.get(id)).json();
     expect(after.status).not.toBe('completed');
     expect(after.order).toBeUndefined();
+  });
+
+  it('a token the handler does not know: 400 payment_token_invalid at the credential, not echoed', async () => {
+    const { id } = await readyCheckout();
+    const res = await ucp.complete(id, instrument('tok_4242_secret'));
+    expect(res.statusCode).toBe(400);
+    expect(res.body).not.toContain('tok_4242_secret');
+    const body = res.json();
+    assertUcp('error', body);
+    expect(body.messages[0]).toEqual(
+      expect.objectContaining({
+        code: 'payment_token_invalid',
+        path: '$.payment.instruments[0].credential.token',
+        severity: 'recoverable',
+      }),
+    );
   });
 });
 

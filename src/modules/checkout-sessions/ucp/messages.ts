@@ -84,7 +84,8 @@ export function ucpMessage(message: CheckoutMessage, session: CheckoutSession): 
   const code = codeOf(message);
   const content =
     (message.target?.kind === 'payment' ? PAYMENT_CONTENT[message.code] : undefined) ?? message.content;
-  if (message.type === 'error') return { type: 'error', code, ...path, content, severity: severityOf(message, session) };
+  if (message.type === 'error')
+    return { type: 'error', code, ...path, content, severity: severityOf(message, session) };
   if (message.type === 'warning') return { type: 'warning', code, ...path, content };
   return { type: 'info', code, ...path, content };
 }
@@ -127,9 +128,25 @@ const detailMessage = (d: ErrorDetail): UcpMessage & { type: 'error' } => {
   };
 };
 
+/** Where a refused payment points: the instrument paying (the selected one) and its field. */
+function paymentPath(field: string | undefined, body: unknown): string | undefined {
+  const instruments = (body as { payment?: { instruments?: { selected?: unknown }[] } } | null)?.payment
+    ?.instruments;
+  if (!Array.isArray(instruments)) return undefined;
+  const at = Math.max(
+    0,
+    instruments.findIndex((i) => i?.selected === true),
+  );
+  const leaf =
+    field === 'payment.handlerId' ? '.handler_id' : field === 'payment.token' ? '.credential.token' : '';
+  return `$.payment.instruments[${at}]${leaf}`;
+}
+
 /** UCP's error response for one of our errors, with the HTTP status UCP gives it. */
-export function errorAnswer(error: AppError): { status: number; body: unknown } {
+export function errorAnswer(error: AppError, body?: unknown): { status: number; body: unknown } {
   const details = error.code === 'validation_failed' ? (error.details ?? []) : [];
+  const path =
+    error.code === 'payment_token_invalid' ? paymentPath(error.details?.[0]?.field, body) : undefined;
   const messages =
     details.length > 0
       ? details.map(detailMessage)
@@ -137,6 +154,7 @@ export function errorAnswer(error: AppError): { status: number; body: unknown } 
           {
             type: 'error' as const,
             code: error.code,
+            ...(path ? { path } : {}),
             content: error.message,
             severity: RECOVERABLE.has(error.code) ? ('recoverable' as const) : ('unrecoverable' as const),
           },

@@ -49,7 +49,9 @@ export function lineTotals(line: CheckoutLine): Total[] {
 
 /** Whether the session has a shipping option chosen (digital delivery is not a shipping line). */
 export const shippingChosen = (session: CheckoutSession) =>
-  session.fulfillmentOptions.some((o) => o.id === session.selectedFulfillmentOptionId && o.type === 'shipping');
+  session.fulfillmentOptions.some(
+    (o) => o.id === session.selectedFulfillmentOptionId && o.type === 'shipping',
+  );
 
 /**
  * The checkout's totals: `subtotal` is the lines' prices, `items_discount` every discount (codes

@@ -1,7 +1,13 @@
 import type { Static } from 'typebox';
 import type { OrderRow } from '../../orders/index.js';
 import type { CheckoutLine, CheckoutSession } from '../index.js';
-import { checkoutTotals, lineTotals, orderPermalink, postalAddress, shippingChosen } from './present-checkout.js';
+import {
+  checkoutTotals,
+  lineTotals,
+  orderPermalink,
+  postalAddress,
+  shippingChosen,
+} from './present-checkout.js';
 import type { UcpOrderMeta } from './schemas/common.js';
 import type { OrderResponse } from './schemas/order.js';
 

@@ -8,7 +8,7 @@ import { profileUrlOf, UCP_AGENT_HEADER } from '../negotiation.js';
 // with UCP's status (a reused Idempotency-Key is 409), the UCP-Agent header required before
 // anything else, and the headers every answer carries.
 
-const renderError = (error: AppError) => errorAnswer(error);
+const renderError = (error: AppError, request: FastifyRequest) => errorAnswer(error, request.body);
 
 /** 401 says how to authenticate, as UCP's REST binding shows it. */
 function authChallenge(reply: FastifyReply) {
