@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
 import { platformProfile, startPlatform } from './schemas/ucp/platform.js';
+import { instrument, stockShop } from './schemas/ucp/shop.js';
 import { assertUcp } from './schemas/ucp/validator.js';
 
 // UCP's MCP binding at /ucp/mcp (checkout-mcp.md): the tools, `meta` with the platform profile,
@@ -45,6 +46,45 @@ afterAll(async () => {
 });
 
 describe('UCP MCP binding', () => {
+  it('a checkout through the tools: create, complete, get the order (each result a valid UCP body)', async () => {
+    const stock = await stockShop(t, shop);
+    const profile = platform.serve('/flow', { body: platformProfile() });
+    const client = await connect(shop.keys.commerce);
+    const created = await client.callTool({
+      name: 'create_checkout',
+      arguments: {
+        meta: meta(profile),
+        checkout: { line_items: [{ item: { id: stock.ebook }, quantity: 2 }] },
+      },
+    });
+    assertUcp('checkout', created.structuredContent);
+    const checkout = created.structuredContent as { id: string; status: string };
+    expect(checkout.status).toBe('ready_for_complete');
+    expect(JSON.parse((created.content as { text: string }[])[0]?.text ?? '')).toEqual(checkout);
+    const completed = await client.callTool({
+      name: 'complete_checkout',
+      arguments: {
+        meta: meta(profile, 'mcp-complete-1'),
+        id: checkout.id,
+        checkout: instrument('success_token'),
+      },
+    });
+    assertUcp('checkout', completed.structuredContent);
+    const done = completed.structuredContent as { status: string; order: { id: string } };
+    expect(done.status).toBe('completed');
+    const order = await client.callTool({
+      name: 'get_order',
+      arguments: { meta: meta(profile), id: done.order.id },
+    });
+    assertUcp('order', order.structuredContent);
+    const again = await client.callTool({
+      name: 'cancel_checkout',
+      arguments: { meta: meta(profile, 'mcp-cancel-1'), id: checkout.id },
+    });
+    expect(again.isError).toBe(true);
+    assertUcp('error', again.structuredContent);
+  });
+
   it('lists the checkout and order tools, each with its input schema', async () => {
     const { tools } = await (await connect(shop.keys.read)).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([

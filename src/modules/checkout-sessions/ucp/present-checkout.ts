@@ -56,7 +56,7 @@ export const shippingChosen = (session: CheckoutSession) =>
 /**
  * The checkout's totals: `subtotal` is the lines' prices, `items_discount` every discount (codes
  * and offers, all allocated to the lines) as a negative amount, `fulfillment` once a shipping
- * option is chosen; every entry but `total` adds up to it.
+ * option is chosen, `tax` (0: we compute none); every entry but `total` adds up to it.
  */
 export function checkoutTotals(totals: CheckoutTotals, fulfillmentChosen: boolean): Total[] {
   return [
@@ -67,7 +67,7 @@ export function checkoutTotals(totals: CheckoutTotals, fulfillmentChosen: boolea
     ...(fulfillmentChosen || totals.fulfillment > 0
       ? [{ type: 'fulfillment', display_text: 'Shipping', amount: totals.fulfillment }]
       : []),
-    ...(totals.tax > 0 ? [{ type: 'tax', display_text: 'Tax', amount: totals.tax }] : []),
+    { type: 'tax', display_text: 'Tax', amount: totals.tax },
     { type: 'total', display_text: 'Total', amount: totals.total },
   ];
 }

@@ -58,6 +58,7 @@ export const checkoutExample = {
   discounts: { codes: [], applied: [] },
   totals: [
     { type: 'subtotal', display_text: 'Subtotal', amount: 5000 },
+    { type: 'tax', display_text: 'Tax', amount: 0 },
     { type: 'total', display_text: 'Total', amount: 5000 },
   ],
   messages: [
@@ -115,6 +116,7 @@ export const orderExample = {
   totals: [
     { type: 'subtotal', display_text: 'Subtotal', amount: 5000 },
     { type: 'fulfillment', display_text: 'Shipping', amount: 500 },
+    { type: 'tax', display_text: 'Tax', amount: 0 },
     { type: 'total', display_text: 'Total', amount: 5500 },
   ],
 };
