@@ -1,9 +1,10 @@
 import type { OperationContext } from '../../../core/context.js';
 import { AppError, notFound } from '../../../core/errors.js';
-import type { ServiceDeps } from '../../../unit-of-work/index.js';
+import type { OperationKey, ServiceDeps } from '../../../unit-of-work/index.js';
 import { getOrder, type OrderRow } from '../../orders/index.js';
-import { type CheckoutSession, getCheckout } from '../index.js';
+import { type CheckoutSession, type CompleteInput, completeCheckout, getCheckout } from '../index.js';
 import { capabilitiesFor, type Negotiated, negotiate, profileUrlOf } from './negotiation.js';
+import { withOrderWebhook } from './order-webhooks.js';
 import type { CheckoutPresentation } from './present-checkout.js';
 import { platformProfile } from './profile-fetch.js';
 import {
@@ -110,4 +111,21 @@ export async function ucpOrder(
   });
   if (session?.protocol !== 'ucp' || session.orderId !== order.id) return undefined;
   return { order, session };
+}
+
+/**
+ * Completes a checkout with its order webhook queued in the same unit of work. A checkout not
+ * ready is a business outcome in UCP, not an error: it answers as it stands, its messages saying
+ * what is missing.
+ */
+export function completeForPlatform(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  input: CompleteInput,
+  key: OperationKey<CheckoutSession>,
+): Promise<CheckoutSession> {
+  return completeCheckout(deps, ctx, input, withOrderWebhook(deps, ctx, key)).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === 'checkout_not_ready') return getCheckout(deps, ctx, input.id);
+    throw err;
+  });
 }

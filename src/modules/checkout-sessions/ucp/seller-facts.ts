@@ -36,3 +36,19 @@ export async function sellerSigningKeys(
 ): Promise<SellerSigningKey[]> {
   return [];
 }
+
+// TEMPORARY until the webhooks module's platform deliveries land on main (the same signature).
+export interface PlatformDelivery {
+  url: string;
+  eventType: string;
+  body: unknown;
+  signing: 'ucp';
+  agentProfileUrl: string;
+}
+
+export async function enqueuePlatformDelivery(
+  _u: import('../../../unit-of-work/index.js').UnitOfWork,
+  _delivery: PlatformDelivery,
+): Promise<{ id: string; targetId: string }> {
+  return { id: '', targetId: '' };
+}

@@ -1,8 +1,6 @@
-import { AppError } from '../../../../core/errors.js';
 import { defineRoute } from '../../../../http/declared-route.js';
 import { respond } from '../../../../http/operation.js';
-import { completeCheckout, getCheckout } from '../../index.js';
-import { assertSessionId, publicBase } from '../binding.js';
+import { assertSessionId, completeForPlatform, publicBase } from '../binding.js';
 import { UCP_REST_PATH } from '../protocol.js';
 import { CheckoutCompleteBody, CheckoutParams, CheckoutResponse } from '../schemas/checkout.js';
 import { Answer } from '../schemas/common.js';
@@ -44,19 +42,12 @@ export const completeUcpCheckout = defineRoute({
     assertSessionId(id);
     const payment = paymentOf(request.body);
     const buyer = request.body.buyer ? buyerOf(request.body.buyer) : undefined;
+    const input = { id, payment, buyer, baseUrl: publicBase(deps) };
     return respond(
       deps,
       request,
       reply,
-      (ctx, key) =>
-        completeCheckout(deps, ctx, { id, payment, buyer, baseUrl: publicBase(deps) }, key).catch(
-          (err: unknown) => {
-            // Not ready is a business outcome in UCP: the checkout as it stands, its messages saying why.
-            if (err instanceof AppError && err.code === 'checkout_not_ready')
-              return getCheckout(deps, ctx, id);
-            throw err;
-          },
-        ),
+      (ctx, key) => completeForPlatform(deps, ctx, input, key),
       call.answer(200),
     );
   },

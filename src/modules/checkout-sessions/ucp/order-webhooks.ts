@@ -1,0 +1,76 @@
+import type { OperationContext } from '../../../core/context.js';
+import type { Tx } from '../../../db/client.js';
+import {
+  mintedKey,
+  type OperationKey,
+  runUnitOfWork,
+  type ServiceDeps,
+} from '../../../unit-of-work/index.js';
+import { getOrder } from '../../orders/index.js';
+import type { CheckoutSession } from '../index.js';
+import { presentOrder } from './present-order.js';
+import { BUSINESS_CAPABILITIES, CAPABILITY, UCP_VERSION } from './protocol.js';
+import { enqueuePlatformDelivery } from './seller-facts.js';
+
+// The order webhook (order.md, "Order Event Webhook"): the full order entity, POSTed to the
+// webhook URL the platform's profile gave when the checkout was opened, signed with the seller's
+// key (RFC 9421, Content-Digest) by the webhook delivery machinery, with its retries.
+
+/** Our public profile for a tenant: what the webhook's `UCP-Agent` names, so the platform finds our keys. */
+export const businessProfileUrl = (base: string, tenantId: string) =>
+  `${base}/ucp/t/${tenantId}/.well-known/ucp`;
+
+const orderMeta = () => ({
+  version: UCP_VERSION,
+  status: 'success' as const,
+  capabilities: { [CAPABILITY.order]: [{ version: BUSINESS_CAPABILITIES[CAPABILITY.order].version }] },
+});
+
+/** Queues the order entity of a session's order for its platform, in the caller's transaction. */
+async function queueOrderEvent(
+  deps: ServiceDeps,
+  tx: Tx,
+  ctx: OperationContext,
+  session: CheckoutSession,
+  eventType: 'order_created' | 'order_updated',
+) {
+  const url = session.platform.webhookUrl;
+  if (!url || !session.orderId) return;
+  const order = await getOrder(tx, ctx.tenantId, session.orderId);
+  if (!order) return;
+  const base = deps.config.publicBaseUrl.replace(/\/+$/, '');
+  const body = presentOrder(session, order, { base, ucp: orderMeta() });
+  // A unit of its own inside the caller's transaction (a savepoint): it commits with the order.
+  await runUnitOfWork({ ...deps, db: tx }, ctx, mintedKey(), (u) =>
+    enqueuePlatformDelivery(u, {
+      url,
+      eventType,
+      body,
+      signing: 'ucp',
+      agentProfileUrl: businessProfileUrl(base, ctx.tenantId),
+    }),
+  );
+}
+
+/**
+ * The key of a completion, with the order webhook added to its unit of work: the order is placed
+ * and its `order_created` event queued for the platform in one transaction, or neither happens.
+ * A completion that places no order (declined, escalated) queues nothing.
+ */
+export function withOrderWebhook(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  key: OperationKey<CheckoutSession>,
+): OperationKey<CheckoutSession> {
+  return {
+    id: key.id,
+    hooks: {
+      ...key.hooks,
+      beforeCommit: async (session, tx) => {
+        if (tx && session.status === 'completed')
+          await queueOrderEvent(deps, tx, ctx, session, 'order_created');
+        await key.hooks?.beforeCommit?.(session, tx);
+      },
+    },
+  };
+}
