@@ -89,6 +89,11 @@ describe('fetching the profile', () => {
     await refusal(ucpAgent(platform.serve('/draft', { body: badVersion })), 422, 'profile_malformed');
   });
 
+  it('a profile larger than 256 KiB: 422 profile_malformed', async () => {
+    const huge = { ...platformProfile(), padding: 'x'.repeat(300 * 1024) };
+    await refusal(ucpAgent(platform.serve('/huge', { body: huge })), 422, 'profile_malformed');
+  });
+
   it('another protocol version: 422 version_unsupported', async () => {
     const old = platform.serve('/old', { body: platformProfile({ version: '2026-01-23' }) });
     const body = await refusal(ucpAgent(old), 422, 'version_unsupported');
