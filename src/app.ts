@@ -37,6 +37,7 @@ import { paymentRoutes, paymentSessionTagTarget, refundRoutes } from './modules/
 import { policyRoutes } from './modules/policies/routes/index.js';
 import { pricingRoutes } from './modules/pricing/routes/index.js';
 import { providerEventRoutes, registerProviderCallback } from './modules/provider-events/routes/index.js';
+import { sellerRoutes } from './modules/seller/routes/index.js';
 import { shippingRoutes } from './modules/shipping/routes/index.js';
 import { entitlementRoutes } from './modules/subscriptions/entitlements/routes/index.js';
 import { emitProductEntitlementsChanged } from './modules/subscriptions/index.js';
@@ -154,6 +155,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, intentRoutes);
   registerRoutes(app, deps, policyRoutes);
   registerRoutes(app, deps, shippingRoutes);
+  registerRoutes(app, deps, sellerRoutes);
   registerRoutes(app, deps, checkoutSessionRoutes);
   registerRoutes(app, deps, subscriptionRoutes);
   registerTagRoutes(app, deps, [

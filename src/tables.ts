@@ -18,6 +18,7 @@ export * from './modules/payment-methods/tables.js';
 export * from './modules/payments/tables.js';
 export * from './modules/policies/tables.js';
 export * from './modules/provider-events/tables.js';
+export * from './modules/seller/tables.js';
 export * from './modules/shipping/tables.js';
 export * from './modules/subscriptions/tables.js';
 export * from './modules/tenants/tables.js';

@@ -5,12 +5,13 @@ import { type Config, ConfigError } from '../config.js';
 
 /**
  * Encryption at rest, in one place: every secret we keep (webhook signing secrets, the payment
- * provider's signing secret, responses stored for idempotent replay) is sealed here with
+ * provider's signing secret, responses stored for idempotent replay, the sellers' private signing
+ * keys) is sealed here with
  * AES-256-GCM under a key of the ring. Each ciphertext names its key, so keys rotate: the first key
  * seals, every key opens, and `npm run cli -- encryption rotate` re-seals under the first.
  *
  * Format: `ek1.<key id>.<iv>.<tag>.<data>` (base64url parts). The purpose (`webhook_secret`,
- * `provider_secret`, `idempotent_response`) and the key id are authenticated data, so a
+ * `provider_secret`, `idempotent_response`, `signing_key`) and the key id are authenticated data, so a
  * ciphertext copied into another column does not open there. `v1.<iv>.<tag>.<data>` is the
  * format webhook secrets had before the ring, under the key now called `legacy`.
  */
@@ -24,7 +25,7 @@ export const DEFAULT_KEY_FILE = 'encryption.keys';
 /** Where the embedded mode kept the webhook key before the ring; read once into the ring as `legacy`. */
 const LEGACY_WEBHOOK_KEY_FILE = 'webhook-secret.key';
 
-export type SealPurpose = 'webhook_secret' | 'provider_secret' | 'idempotent_response';
+export type SealPurpose = 'webhook_secret' | 'provider_secret' | 'idempotent_response' | 'signing_key';
 /** What a MAC of the ring authenticates: each purpose has its own key derived from the ring's. */
 export type MacPurpose = 'list_cursor' | 'card_fingerprint';
 

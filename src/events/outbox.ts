@@ -31,8 +31,9 @@ export function eventRow(
 }
 
 /**
- * An INSERT of outbox rows returning `tenant_id, id, type`, not yet run: a unit of work makes it the
- * `ev` CTE that webhook fan-out reads, all in one statement. Plain SQL with primitive parameters,
+ * An INSERT of outbox rows returning `tenant_id, id, type, payload`, not yet run: a unit of work
+ * makes it the `ev` CTE that webhook fan-out reads, all in one statement (the payload: a
+ * subscription may take only events about some resources, e.g. ACP orders). Plain SQL with primitive parameters,
  * as it is built on every write (see `auditRowsInsert`).
  */
 export function eventRowsInsert(rows: readonly EventRow[]): SQL {
@@ -40,7 +41,7 @@ export function eventRowsInsert(rows: readonly EventRow[]): SQL {
     (r) =>
       sql`(${r.tenantId}::uuid, ${r.id}::uuid, ${r.type}, ${r.occurredAt.toISOString()}::timestamptz, ${jsonParam(r.payload)}::jsonb, ${r.requestId ?? null})`,
   );
-  return sql`insert into events (tenant_id, id, type, occurred_at, payload, request_id) values ${sql.join(values, sql`, `)} returning tenant_id, id, type`;
+  return sql`insert into events (tenant_id, id, type, occurred_at, payload, request_id) values ${sql.join(values, sql`, `)} returning tenant_id, id, type, payload`;
 }
 
 /** Events of a tenant, newest first (tests and, later, webhook replay read these). */

@@ -47,6 +47,7 @@ export const AUDIT_ACTIONS = [
   'webhook.replay',
   'webhook.test',
   'tenant.update',
+  'seller.update',
   'billing_integration.update',
   'billing_integration.delete',
   'billing_account.create',

@@ -137,6 +137,7 @@ describe('nothing secret at rest', () => {
     expect(TABLE_LAYOUT.sealed.map((c) => `${c.table}.${c.column}:${c.key.join(',')}`).sort()).toEqual([
       'idempotency_keys.response_body:tenant_id,idempotency_key,method,path',
       'provider_integrations.secret:tenant_id,provider',
+      'seller_signing_keys.private_key_ciphertext:tenant_id,kid',
       'webhook_subscriptions.previous_secret_ciphertext:tenant_id,id',
       'webhook_subscriptions.secret_ciphertext:tenant_id,id',
     ]);

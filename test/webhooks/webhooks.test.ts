@@ -116,6 +116,7 @@ describe('webhook subscriptions: create and read', () => {
       id: expect.stringMatching(UUID),
       url: 'https://hooks.example.com/orders',
       events: ['order.created', 'order.updated'],
+      format: 'native',
       isActive: true,
       createdAt: clock.now().toISOString(),
       updatedAt: clock.now().toISOString(),

@@ -1,4 +1,6 @@
+export { ACP_SOURCE_EVENTS, type AcpOrderFacts, acpOrder } from './acp-events.js';
 export { createSender, DeliveryWorker, type Sender, startDeliveryWorker } from './delivery/index.js';
+export { merchantSignature } from './delivery/prepare.js';
 export {
   type AttemptResult,
   type ClaimedDelivery,
@@ -6,8 +8,14 @@ export {
   recordAttempts,
 } from './delivery/queue.js';
 export { fanOutFromEvents } from './fan-out.js';
+export {
+  enqueuePlatformDelivery,
+  type PlatformDelivery,
+  type PlatformSigning,
+  type QueuedPlatformDelivery,
+} from './platform-deliveries.js';
 export { WebhookSchema } from './schemas.js';
 export { generateWebhookSecret } from './secrets.js';
 export { activeSigningSecrets, getWebhook, insertWebhook, listWebhooks, type WebhookApi } from './service.js';
-export { DELIVERY_STATUSES, type DeliveryStatus } from './tables.js';
-export { isNonPublicAddress, webhookUrlProblem } from './url-safety.js';
+export { DELIVERY_STATUSES, type DeliveryStatus, WEBHOOK_FORMATS, type WebhookFormat } from './tables.js';
+export { isNonPublicAddress, platformUrlProblem, webhookUrlProblem } from './url-safety.js';

@@ -36,7 +36,7 @@ export async function createWebhook(
       action: 'webhook.create',
       resourceType: 'webhook',
       resourceId: created.webhook.id,
-      details: { url: created.webhook.url, events: created.webhook.events },
+      details: { url: created.webhook.url, events: created.webhook.events, format: created.webhook.format },
     });
     return created;
   });

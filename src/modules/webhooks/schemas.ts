@@ -3,7 +3,7 @@ import { WEBHOOK_EVENTS, WEBHOOK_TARGETS } from '../../core/agent-guide.js';
 import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 import { EVENT_TYPE_NAMES } from '../../events/event-types.js';
-import { DELIVERY_STATUSES } from './tables.js';
+import { DELIVERY_STATUSES, SUBSCRIPTION_FORMATS } from './tables.js';
 import { WEBHOOK_URL_MAX_LENGTH } from './url-safety.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -36,6 +36,20 @@ const SecretField = Type.String({
     'to get a new one.',
 });
 
+/** The full story, in the subscription as read (response schemas are not in the MCP listing). */
+const FORMAT_TEXT =
+  "`native` (default): our events, as documented for webhooks. `acp`: the Agentic Commerce Protocol's " +
+  'order webhooks instead, for orders made by an agentic checkout session only: `order.created` is sent ' +
+  'as `{"type": "order_create", "data": <ACP Order>}` and `order.updated`, `order.paid` and `order.refunded` ' +
+  'as `order_update` (events of the list that are none of these are not sent), with the order as it is at ' +
+  'sending (line items, fulfillment, refund and credit adjustments, totals; minor units), signed ' +
+  '`Merchant-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the secret>`.';
+
+const Format = StringEnum(SUBSCRIPTION_FORMATS, { description: FORMAT_TEXT });
+const FormatInput = StringEnum(SUBSCRIPTION_FORMATS, {
+  description: 'Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.',
+});
+
 const stats = {
   lastDeliveryAt: Type.Union([Timestamp, Type.Null()], {
     description: 'When a delivery to this subscription was last attempted; null before the first attempt.',
@@ -55,6 +69,7 @@ const subscriptionFields = {
   id: Type.String({ format: 'uuid', description: 'Id of the subscription (UUID).' }),
   url: Type.String({ description: 'The HTTPS endpoint deliveries are POSTed to.' }),
   events: Type.Array(Type.String(), { description: 'Subscribed event types, or `*` for all.' }),
+  format: Format,
   isActive: Type.Boolean({ description: '`false` keeps the subscription but makes no deliveries.' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -71,10 +86,17 @@ export const CreatedWebhookSchema = Type.Object(
 );
 
 export const CreateWebhookBody = Type.Object(
-  { url: Url, events: Events },
+  { url: Url, events: Events, format: Type.Optional(FormatInput) },
   {
     additionalProperties: false,
-    examples: [{ url: 'https://hooks.example.com/commerce', events: ['order.created', 'payment.succeeded'] }],
+    examples: [
+      { url: 'https://hooks.example.com/commerce', events: ['order.created', 'payment.succeeded'] },
+      {
+        url: 'https://agent.example.com/agentic_checkout/webhooks/order_events',
+        events: ['*'],
+        format: 'acp',
+      },
+    ],
   },
 );
 
@@ -85,6 +107,7 @@ export const UpdateWebhookBody = Type.Object(
     isActive: Type.Optional(
       Type.Boolean({ description: '`false` stops deliveries (events meanwhile are not delivered later).' }),
     ),
+    format: Type.Optional(FormatInput),
   },
   { additionalProperties: false, examples: [{ events: ['*'], isActive: true }], minProperties: 1 },
 );

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, ne, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import { iso, isoOrNull } from '../../core/format.js';
@@ -17,6 +17,11 @@ type CreateInput = Static<typeof CreateWebhookBody>;
 type UpdateInput = Static<typeof UpdateWebhookBody>;
 
 const repo = tenantRepo(webhookSubscriptions);
+/**
+ * Subscriptions the webhook API shows and changes: not the `ucp` targets checkouts make for agent
+ * platforms (platform-deliveries.ts), which are no one's subscription.
+ */
+const listed = ne(webhookSubscriptions.format, 'ucp');
 const DAY_MS = 24 * 60 * 60 * 1000;
 const OVERLAP_MS = SECRET_OVERLAP_HOURS * 60 * 60 * 1000;
 
@@ -52,7 +57,7 @@ async function selectWithStats(db: Queryable, tenantId: string, now: Date, id?: 
       ),
     })
     .from(s)
-    .where(tenantWhere(s, tenantId, id === undefined ? undefined : eq(s.id, id)))
+    .where(tenantWhere(s, tenantId, listed, id === undefined ? undefined : eq(s.id, id)))
     .orderBy(desc(s.createdAt), desc(s.id));
   return rows.map((r) => present(r.row, r));
 }
@@ -62,6 +67,7 @@ function present(row: Row, stats: Stats): WebhookApi {
     id: row.id,
     url: row.url,
     events: row.events,
+    format: row.format === 'acp' ? 'acp' : 'native',
     isActive: row.isActive,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
@@ -85,7 +91,11 @@ export async function getWebhook(
 }
 
 export async function webhookExists(db: Queryable, tenantId: string, id: string): Promise<boolean> {
-  return (await repo.get(db, tenantId, id)) !== undefined;
+  const [row] = await db
+    .select({ id: webhookSubscriptions.id })
+    .from(webhookSubscriptions)
+    .where(tenantWhere(webhookSubscriptions, tenantId, listed, eq(webhookSubscriptions.id, id)));
+  return row !== undefined;
 }
 
 /** Creates an active subscription; the plain secret is returned once and stored only encrypted. */
@@ -102,6 +112,8 @@ export async function insertWebhook(
     url: input.url,
     events: input.events,
     isActive: true,
+    format: input.format ?? 'native',
+    agentProfileUrl: null,
     secretCiphertext: ring.seal('webhook_secret', secret),
     previousSecretCiphertext: null,
     previousSecretExpiresAt: null,
@@ -118,12 +130,17 @@ const lockRow = (tx: Tx, tenantId: string, id: string) =>
   tx
     .select()
     .from(webhookSubscriptions)
-    .where(tenantWhere(webhookSubscriptions, tenantId, eq(webhookSubscriptions.id, id)))
+    .where(tenantWhere(webhookSubscriptions, tenantId, listed, eq(webhookSubscriptions.id, id)))
     .for('update')
     .then((rows) => rows[0]);
 
-type Editable = Pick<Row, 'url' | 'events' | 'isActive'>;
-const editable = (row: Row): Editable => ({ url: row.url, events: row.events, isActive: row.isActive });
+type Editable = Pick<Row, 'url' | 'events' | 'isActive' | 'format'>;
+const editable = (row: Row): Editable => ({
+  url: row.url,
+  events: row.events,
+  isActive: row.isActive,
+  format: row.format,
+});
 
 /**
  * Applies the given fields; undefined when the id is not this tenant's. Returns the editable
@@ -142,6 +159,7 @@ export async function updateWebhookRow(
   if (input.url !== undefined) patch.url = input.url;
   if (input.events !== undefined) patch.events = input.events;
   if (input.isActive !== undefined) patch.isActive = input.isActive;
+  if (input.format !== undefined) patch.format = input.format;
   await repo.update(tx, tenantId, id, { ...patch, updatedAt: now });
   const webhook = await getWebhook(tx, tenantId, id, now);
   if (!webhook) return undefined;
@@ -206,7 +224,7 @@ export async function activeSigningSecrets(
     })
     .from(webhookSubscriptions)
     .where(and(tenantWhere(webhookSubscriptions, tenantId), eq(webhookSubscriptions.id, subscriptionId)));
-  if (!row) return [];
+  if (!row?.current) return [];
   const secrets = [ring.open('webhook_secret', row.current)];
   if (row.previous && row.expiresAt && row.expiresAt.getTime() > now.getTime()) {
     secrets.push(ring.open('webhook_secret', row.previous));

@@ -1,6 +1,29 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { distributedTable } from '../../db/table-traits.js';
+
+/**
+ * What a subscription's deliveries look like. `native`: our events, signed our way. `acp`: the
+ * Agentic Commerce Protocol's order webhooks (`order_create`, `order_update` with the ACP Order,
+ * `Merchant-Signature`) for orders made by ACP checkouts. `ucp`: not a subscription anyone made but
+ * an agent platform's order webhook URL (UCP), which deliveries signed with the seller's key
+ * (RFC 9421) go to; never listed or changed through the webhook API.
+ */
+export const WEBHOOK_FORMATS = ['native', 'acp', 'ucp'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+/** The formats a subscription can be created with (`ucp` targets are made by checkouts). */
+export const SUBSCRIPTION_FORMATS = ['native', 'acp'] as const;
+export type SubscriptionFormat = (typeof SUBSCRIPTION_FORMATS)[number];
 
 export const webhookSubscriptions = distributedTable(
   pgTable(
@@ -12,15 +35,25 @@ export const webhookSubscriptions = distributedTable(
       /** Event types, or `*` for all. */
       events: text('events').array().notNull(),
       isActive: boolean('is_active').notNull(),
-      /** AES-256-GCM ciphertext of the signing secret (`iv.tag.data`, base64url). */
-      secretCiphertext: text('secret_ciphertext').notNull(),
+      format: text('format').notNull().default('native').$type<WebhookFormat>(),
+      /** `ucp` targets: the seller's UCP profile URL, sent as `UCP-Agent` with each delivery. */
+      agentProfileUrl: text('agent_profile_url'),
+      /**
+       * AES-256-GCM ciphertext of the signing secret (`iv.tag.data`, base64url). Null for `ucp`
+       * targets: their deliveries are signed with the seller's key, not a shared secret.
+       */
+      secretCiphertext: text('secret_ciphertext'),
       /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
       previousSecretCiphertext: text('previous_secret_ciphertext'),
       previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
       updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
     },
-    (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
+    (t) => [
+      primaryKey({ columns: [t.tenantId, t.id] }),
+      // One `ucp` target per platform URL of a tenant: its deliveries share it.
+      uniqueIndex('webhook_subscriptions_platform_idx').on(t.tenantId, t.url).where(sql`format = 'ucp'`),
+    ],
   ),
   (t) => [
     { column: t.secretCiphertext, key: [t.tenantId, t.id], purpose: 'webhook_secret' },

@@ -26,21 +26,39 @@ export function isNonPublicAddress(address: string): boolean {
 
 const GLOBAL_UNICAST: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('2000::'), 3];
 
-const problem = (rule: string, message: string): ErrorDetail => ({ field: 'url', rule, message });
+const problem = (rule: string, message: string, field = 'url'): ErrorDetail => ({ field, rule, message });
 
-/** The URL's syntax problem (rules `format`, `maxLength`, `https`, `credentials`), if any. */
-export function urlSyntaxProblem(raw: string): ErrorDetail | undefined {
+/** A loopback host: `localhost` (and `*.localhost`), 127.0.0.0/8, ::1. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  return isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback';
+}
+
+/**
+ * The URL's syntax problem (rules `format`, `maxLength`, `https`, `credentials`), if any. `http`:
+ * plain http is accepted to a loopback host (an agent platform running on the same machine; its
+ * address is refused anyway unless private targets are allowed).
+ */
+export function urlSyntaxProblem(
+  raw: string,
+  options: { field?: string; http?: 'loopback' } = {},
+): ErrorDetail | undefined {
+  const field = options.field ?? 'url';
   if (raw.length > WEBHOOK_URL_MAX_LENGTH)
-    return problem('maxLength', `url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`);
+    return problem('maxLength', `${field} must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`, field);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return problem('format', 'url must be an absolute URL, e.g. https://example.com/webhooks');
+    return problem('format', `${field} must be an absolute URL, e.g. https://example.com/webhooks`, field);
   }
-  if (url.protocol !== 'https:') return problem('https', `url must use https (got ${url.protocol})`);
+  const loopbackHttp =
+    options.http === 'loopback' && url.protocol === 'http:' && isLoopbackHost(url.hostname);
+  if (url.protocol !== 'https:' && !loopbackHttp)
+    return problem('https', `${field} must use https (got ${url.protocol})`, field);
   if (url.username !== '' || url.password !== '')
-    return problem('credentials', 'url must not contain a username or password');
+    return problem('credentials', `${field} must not contain a username or password`, field);
   return undefined;
 }
 
@@ -67,25 +85,44 @@ export async function webhookUrlProblem(
   raw: string,
   allowPrivateTargets: boolean,
 ): Promise<ErrorDetail | undefined> {
-  const syntax = urlSyntaxProblem(raw);
-  if (syntax) return syntax;
-  if (allowPrivateTargets) return undefined;
+  return urlSyntaxProblem(raw) ?? (allowPrivateTargets ? undefined : await addressProblem(raw, 'url'));
+}
+
+/** Unless every address the URL's host resolves to is public: rule `public_target` (or `resolvable`). */
+async function addressProblem(raw: string, field: string): Promise<ErrorDetail | undefined> {
   const host = new URL(raw).hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: string[];
   try {
     addresses = isIP(host) ? [host] : await resolveAll(host);
   } catch {
-    return problem('resolvable', `url host ${host} does not resolve`);
+    return problem('resolvable', `${field} host ${host} does not resolve`, field);
   }
-  if (addresses.length === 0) return problem('resolvable', `url host ${host} does not resolve`);
+  if (addresses.length === 0) return problem('resolvable', `${field} host ${host} does not resolve`, field);
   const blocked = addresses.find(isNonPublicAddress);
   if (blocked !== undefined) {
     return problem(
       'public_target',
-      `url must point to a public address; ${host} resolves to ${blocked} (loopback, private, link-local or reserved)`,
+      `${field} must point to a public address; ${host} resolves to ${blocked} (loopback, private, link-local or reserved)`,
+      field,
     );
   }
   return undefined;
+}
+
+/**
+ * Every problem with `raw` as an agent platform's webhook URL (UCP's `webhook_url`), named as
+ * `field`: the webhook rules (https, no credentials, public addresses), except that plain http to
+ * a loopback host passes when private targets are allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS, for a
+ * platform running beside the service in development). Check it when the platform hands the URL
+ * over; enqueuePlatformDelivery checks the syntax again, and the worker the addresses at sending.
+ */
+export async function platformUrlProblem(
+  raw: string,
+  allowPrivateTargets: boolean,
+  field = 'webhook_url',
+): Promise<ErrorDetail | undefined> {
+  const syntax = urlSyntaxProblem(raw, { field, http: allowPrivateTargets ? 'loopback' : undefined });
+  return syntax ?? (allowPrivateTargets ? undefined : await addressProblem(raw, field));
 }
 
 /** Throws 400 validation_failed naming `url` when the target is not acceptable. */

@@ -1564,6 +1564,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/seller": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the seller profile
+         * @description How this tenant presents itself in agentic checkouts (ACP, UCP): name, support contact, policy links. Never set: `displayName` is the tenant’s name, the rest null.
+         */
+        get: operations["getSellerProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the seller profile
+         * @description How this tenant presents itself in agentic checkouts (ACP, UCP): name, support contact, policy links. Sets the given fields (at least one); a field left out keeps its value, null clears it (`displayName: null` goes back to the tenant’s name). URLs must be absolute https URLs and `supportEmail` an email address; a 400 names the field. Returns the whole profile. Audit `seller.update` (before/after diff).
+         */
+        patch: operations["updateSellerProfile"];
+        trace?: never;
+    };
     "/api/v1/checkout-sessions/{id}": {
         parameters: {
             query?: never;
@@ -13157,6 +13181,7 @@ export interface operations {
                      *           "events": [
                      *             "string"
                      *           ],
+                     *           "format": "native",
                      *           "isActive": true,
                      *           "createdAt": "2019-08-24T14:15:22Z",
                      *           "updatedAt": "2019-08-24T14:15:22Z",
@@ -13183,6 +13208,11 @@ export interface operations {
                             url: string;
                             /** @description Subscribed event types, or `*` for all. */
                             events: string[];
+                            /**
+                             * @description `native` (default): our events, as documented for webhooks. `acp`: the Agentic Commerce Protocol's order webhooks instead, for orders made by an agentic checkout session only: `order.created` is sent as `{"type": "order_create", "data": <ACP Order>}` and `order.updated`, `order.paid` and `order.refunded` as `order_update` (events of the list that are none of these are not sent), with the order as it is at sending (line items, fulfillment, refund and credit adjustments, totals; minor units), signed `Merchant-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the secret>`.
+                             * @enum {string}
+                             */
+                            format: "native" | "acp";
                             /** @description `false` keeps the subscription but makes no deliveries. */
                             isActive: boolean;
                             /** Format: date-time */
@@ -13276,20 +13306,16 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "url": "https://hooks.example.com/commerce",
-                 *       "events": [
-                 *         "order.created",
-                 *         "payment.succeeded"
-                 *       ]
-                 *     }
-                 */
                 "application/json": {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url: string;
                     /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
                     events: ("*" | "account.created" | "account.updated" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
+                    /**
+                     * @description Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.
+                     * @enum {string}
+                     */
+                    format?: "native" | "acp";
                 };
             };
         };
@@ -13308,6 +13334,7 @@ export interface operations {
                      *         "events": [
                      *           "string"
                      *         ],
+                     *         "format": "native",
                      *         "isActive": true,
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z",
@@ -13331,6 +13358,11 @@ export interface operations {
                             url: string;
                             /** @description Subscribed event types, or `*` for all. */
                             events: string[];
+                            /**
+                             * @description `native` (default): our events, as documented for webhooks. `acp`: the Agentic Commerce Protocol's order webhooks instead, for orders made by an agentic checkout session only: `order.created` is sent as `{"type": "order_create", "data": <ACP Order>}` and `order.updated`, `order.paid` and `order.refunded` as `order_update` (events of the list that are none of these are not sent), with the order as it is at sending (line items, fulfillment, refund and credit adjustments, totals; minor units), signed `Merchant-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the secret>`.
+                             * @enum {string}
+                             */
+                            format: "native" | "acp";
                             /** @description `false` keeps the subscription but makes no deliveries. */
                             isActive: boolean;
                             /** Format: date-time */
@@ -13469,6 +13501,7 @@ export interface operations {
                      *         "events": [
                      *           "string"
                      *         ],
+                     *         "format": "native",
                      *         "isActive": true,
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z",
@@ -13491,6 +13524,11 @@ export interface operations {
                             url: string;
                             /** @description Subscribed event types, or `*` for all. */
                             events: string[];
+                            /**
+                             * @description `native` (default): our events, as documented for webhooks. `acp`: the Agentic Commerce Protocol's order webhooks instead, for orders made by an agentic checkout session only: `order.created` is sent as `{"type": "order_create", "data": <ACP Order>}` and `order.updated`, `order.paid` and `order.refunded` as `order_update` (events of the list that are none of these are not sent), with the order as it is at sending (line items, fulfillment, refund and credit adjustments, totals; minor units), signed `Merchant-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the secret>`.
+                             * @enum {string}
+                             */
+                            format: "native" | "acp";
                             /** @description `false` keeps the subscription but makes no deliveries. */
                             isActive: boolean;
                             /** Format: date-time */
@@ -13688,6 +13726,11 @@ export interface operations {
                     events?: ("*" | "account.created" | "account.updated" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                     /** @description `false` stops deliveries (events meanwhile are not delivered later). */
                     isActive?: boolean;
+                    /**
+                     * @description Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.
+                     * @enum {string}
+                     */
+                    format?: "native" | "acp";
                 };
             };
         };
@@ -13706,6 +13749,7 @@ export interface operations {
                      *         "events": [
                      *           "string"
                      *         ],
+                     *         "format": "native",
                      *         "isActive": true,
                      *         "createdAt": "2019-08-24T14:15:22Z",
                      *         "updatedAt": "2019-08-24T14:15:22Z",
@@ -13728,6 +13772,11 @@ export interface operations {
                             url: string;
                             /** @description Subscribed event types, or `*` for all. */
                             events: string[];
+                            /**
+                             * @description `native` (default): our events, as documented for webhooks. `acp`: the Agentic Commerce Protocol's order webhooks instead, for orders made by an agentic checkout session only: `order.created` is sent as `{"type": "order_create", "data": <ACP Order>}` and `order.updated`, `order.paid` and `order.refunded` as `order_update` (events of the list that are none of these are not sent), with the order as it is at sending (line items, fulfillment, refund and credit adjustments, totals; minor units), signed `Merchant-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the secret>`.
+                             * @enum {string}
+                             */
+                            format: "native" | "acp";
                             /** @description `false` keeps the subscription but makes no deliveries. */
                             isActive: boolean;
                             /** Format: date-time */
@@ -21271,6 +21320,291 @@ export interface operations {
             };
             /** @description The key lacks the required scope, or a policy blocks the operation. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSellerProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The seller profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "displayName": "Acme Outfitters",
+                     *         "supportEmail": "support@acme.example",
+                     *         "supportUrl": "https://acme.example/help",
+                     *         "termsOfUseUrl": "https://acme.example/terms",
+                     *         "privacyPolicyUrl": "https://acme.example/privacy",
+                     *         "returnPolicyUrl": "https://acme.example/returns",
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description How this tenant presents itself as a seller to buyers and agent platforms (ACP and UCP checkouts).
+                         * @example {
+                         *       "displayName": "Acme Outfitters",
+                         *       "supportEmail": "support@acme.example",
+                         *       "supportUrl": "https://acme.example/help",
+                         *       "termsOfUseUrl": "https://acme.example/terms",
+                         *       "privacyPolicyUrl": "https://acme.example/privacy",
+                         *       "returnPolicyUrl": "https://acme.example/returns",
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** @description The name buyers and agents see for this seller: the one set with PATCH /seller, else the tenant’s name. */
+                            displayName: string;
+                            /** @description Where buyers write for help with an order, e.g. `support@shop.example`. Null: none given. */
+                            supportEmail: string | null;
+                            /** @description A help page or contact form for buyers. An absolute https URL, at most 2048 characters. Null: none given. */
+                            supportUrl: string | null;
+                            /** @description The terms of use; agentic checkouts link it as `terms_of_use`. An absolute https URL, at most 2048 characters. Null: none given. */
+                            termsOfUseUrl: string | null;
+                            /** @description The privacy policy; agentic checkouts link it as `privacy_policy`. An absolute https URL, at most 2048 characters. Null: none given. */
+                            privacyPolicyUrl: string | null;
+                            /** @description The return and refund policy; agentic checkouts link it as `return_policy`. An absolute https URL, at most 2048 characters. Null: none given. */
+                            returnPolicyUrl: string | null;
+                            /** @description When the profile was last changed; null while it was never set (all defaults). */
+                            updatedAt: string | null;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSellerProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The seller name shown to buyers. Null: back to the tenant’s name. */
+                    displayName?: string | null;
+                    /** @description Where buyers write for help with an order, e.g. `support@shop.example`. Null: none given. */
+                    supportEmail?: string | null;
+                    /** @description A help page or contact form for buyers. An absolute https URL, at most 2048 characters. Null: none given. */
+                    supportUrl?: string | null;
+                    /** @description The terms of use; agentic checkouts link it as `terms_of_use`. An absolute https URL, at most 2048 characters. Null: none given. */
+                    termsOfUseUrl?: string | null;
+                    /** @description The privacy policy; agentic checkouts link it as `privacy_policy`. An absolute https URL, at most 2048 characters. Null: none given. */
+                    privacyPolicyUrl?: string | null;
+                    /** @description The return and refund policy; agentic checkouts link it as `return_policy`. An absolute https URL, at most 2048 characters. Null: none given. */
+                    returnPolicyUrl?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The profile as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "displayName": "Acme Outfitters",
+                     *         "supportEmail": "support@acme.example",
+                     *         "supportUrl": "https://acme.example/help",
+                     *         "termsOfUseUrl": "https://acme.example/terms",
+                     *         "privacyPolicyUrl": "https://acme.example/privacy",
+                     *         "returnPolicyUrl": "https://acme.example/returns",
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description How this tenant presents itself as a seller to buyers and agent platforms (ACP and UCP checkouts).
+                         * @example {
+                         *       "displayName": "Acme Outfitters",
+                         *       "supportEmail": "support@acme.example",
+                         *       "supportUrl": "https://acme.example/help",
+                         *       "termsOfUseUrl": "https://acme.example/terms",
+                         *       "privacyPolicyUrl": "https://acme.example/privacy",
+                         *       "returnPolicyUrl": "https://acme.example/returns",
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** @description The name buyers and agents see for this seller: the one set with PATCH /seller, else the tenant’s name. */
+                            displayName: string;
+                            /** @description Where buyers write for help with an order, e.g. `support@shop.example`. Null: none given. */
+                            supportEmail: string | null;
+                            /** @description A help page or contact form for buyers. An absolute https URL, at most 2048 characters. Null: none given. */
+                            supportUrl: string | null;
+                            /** @description The terms of use; agentic checkouts link it as `terms_of_use`. An absolute https URL, at most 2048 characters. Null: none given. */
+                            termsOfUseUrl: string | null;
+                            /** @description The privacy policy; agentic checkouts link it as `privacy_policy`. An absolute https URL, at most 2048 characters. Null: none given. */
+                            privacyPolicyUrl: string | null;
+                            /** @description The return and refund policy; agentic checkouts link it as `return_policy`. An absolute https URL, at most 2048 characters. Null: none given. */
+                            returnPolicyUrl: string | null;
+                            /** @description When the profile was last changed; null while it was never set (all defaults). */
+                            updatedAt: string | null;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

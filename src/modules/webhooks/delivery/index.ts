@@ -24,7 +24,17 @@ export function startDeliveryWorker(deps: ServiceDeps): () => Promise<void> {
     caFile: config.webhookCaFile,
   });
   const worker = new DeliveryWorker(
-    { db: own?.db ?? deps.db, clock: deps.clock, logger: deps.logger, keyRing: deps.keyRing, sender },
+    {
+      db: own?.db ?? deps.db,
+      clock: deps.clock,
+      logger: deps.logger,
+      keyRing: deps.keyRing,
+      sender,
+      // ACP orders and the sellers' keys are read on the shared pool: the worker's own connections
+      // are for its claims and results.
+      reads: deps.db,
+      acp: { lookups: deps.lookups, publicBaseUrl: config.publicBaseUrl },
+    },
     {
       concurrency: config.webhookConcurrency,
       pollIntervalMs: config.webhookPollIntervalMs,

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { iso, isoOrNull } from '../../../core/format.js';
 import type { SortKey } from '../../../core/paging.js';
@@ -15,6 +15,13 @@ export type DeliveryDetailApi = Static<typeof DeliveryDetailSchema>;
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 const d = webhookDeliveries;
+
+/** The delivery's subscription is one the webhook API shows (not a `ucp` platform target). */
+// Qualified by hand: Drizzle writes a column of a one-table statement without its table, which
+// inside this subquery would name the subscription's own column.
+const ofListedSubscription = sql`exists (select 1 from webhook_subscriptions s
+  where s.tenant_id = "webhook_deliveries"."tenant_id" and s.id = "webhook_deliveries"."subscription_id"
+    and s.format <> 'ucp')`;
 
 /** A delivery is named by its event: one delivery per event per subscription. */
 function present(row: DeliveryRow): DeliveryApi {
@@ -74,7 +81,15 @@ export async function getDelivery(
     .select({ delivery: d, event: events })
     .from(d)
     .innerJoin(events, and(eq(events.tenantId, d.tenantId), eq(events.id, d.eventId)))
-    .where(tenantWhere(d, tenantId, eq(d.subscriptionId, subscriptionId), eq(d.eventId, deliveryId)));
+    .where(
+      tenantWhere(
+        d,
+        tenantId,
+        eq(d.subscriptionId, subscriptionId),
+        eq(d.eventId, deliveryId),
+        ofListedSubscription,
+      ),
+    );
   if (!found) return undefined;
   const a = webhookAttempts;
   const attempts = await db
@@ -117,7 +132,15 @@ export async function replayDelivery(
   const [row] = await tx
     .update(d)
     .set({ status: 'pending', cycleAttempts: 0, nextAttemptAt: now, leaseToken: null, updatedAt: now })
-    .where(tenantWhere(d, tenantId, eq(d.subscriptionId, subscriptionId), eq(d.eventId, deliveryId)))
+    .where(
+      tenantWhere(
+        d,
+        tenantId,
+        eq(d.subscriptionId, subscriptionId),
+        eq(d.eventId, deliveryId),
+        ofListedSubscription,
+      ),
+    )
     .returning();
   return row ? present(row) : undefined;
 }

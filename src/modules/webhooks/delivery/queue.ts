@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import { isCitus } from '../../../db/citus-runtime.js';
 import { type Queryable, rowsOf } from '../../../db/client.js';
-import type { DeliveryStatus } from '../tables.js';
+import type { DeliveryStatus, WebhookFormat } from '../tables.js';
 import { ATTEMPT_TEXT_LIMIT, storableText } from './storable-text.js';
 
 /**
@@ -25,7 +25,12 @@ export interface ClaimedDelivery {
   leaseToken: string;
   /** Physical address of the claimed row version: results find it without an index search. */
   rowRef: string;
-  secretCiphertext: string;
+  /** How the delivery is made: our body and signatures, ACP's or UCP's (tables.ts). */
+  format: WebhookFormat;
+  /** `ucp` targets: the seller's profile URL, sent as `UCP-Agent`. */
+  agentProfileUrl: string | null;
+  /** Null for `ucp` targets (signed with the seller's key). */
+  secretCiphertext: string | null;
   previousSecretCiphertext: string | null;
   previousSecretExpiresAt: Date | null;
 }
@@ -40,7 +45,9 @@ interface ClaimRow {
   payload: unknown;
   url: string;
   cycle_attempts: number;
-  secret_ciphertext: string;
+  format: WebhookFormat;
+  agent_profile_url: string | null;
+  secret_ciphertext: string | null;
   previous_secret_ciphertext: string | null;
   previous_secret_expires_at: Date | string | null;
 }
@@ -252,8 +259,8 @@ async function claimIn(
       and e.tenant_id = d.tenant_id and e.id = d.event_id
       and s.tenant_id = d.tenant_id and s.id = d.subscription_id
     returning d.ctid::text as row_ref, d.tenant_id, d.subscription_id, d.event_id, d.event_type, d.cycle_attempts,
-      e.occurred_at, e.payload, s.url, s.secret_ciphertext, s.previous_secret_ciphertext,
-      s.previous_secret_expires_at`);
+      e.occurred_at, e.payload, s.url, s.format, s.agent_profile_url, s.secret_ciphertext,
+      s.previous_secret_ciphertext, s.previous_secret_expires_at`);
   return rowsOf<ClaimRow>(result).map((r) => ({
     tenantId: r.tenant_id,
     subscriptionId: r.subscription_id,
@@ -265,6 +272,8 @@ async function claimIn(
     cycleAttempts: Number(r.cycle_attempts),
     leaseToken,
     rowRef: r.row_ref,
+    format: r.format,
+    agentProfileUrl: r.agent_profile_url,
     secretCiphertext: r.secret_ciphertext,
     previousSecretCiphertext: r.previous_secret_ciphertext,
     previousSecretExpiresAt:

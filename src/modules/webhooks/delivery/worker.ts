@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../../clock.js';
 import type { KeyRing } from '../../../core/key-ring.js';
-import type { Db } from '../../../db/client.js';
-import { deliveryBody, signDelivery } from '../../../events/signing.js';
+import type { Db, Queryable } from '../../../db/client.js';
 import { FAIR_SHARE_DEFAULTS, FairShare, type FairShareOptions, type UsedUp, usedUp } from './fair-share.js';
+import { type PrepareDeps, prepareDelivery } from './prepare.js';
 import { activeSubscriptions, type ClaimedDelivery, claimDueDeliveries } from './queue.js';
 import { ERROR_BACKOFF_MS, ResultWriter } from './result-writer.js';
 import { afterAttempt } from './schedule.js';
@@ -13,9 +13,16 @@ export interface DeliveryWorkerDeps {
   db: Db;
   clock: Clock;
   logger: Logger;
-  /** Opens the subscriptions' sealed signing secrets. */
+  /** Opens the subscriptions' sealed signing secrets (and the sellers' signing keys). */
   keyRing: KeyRing;
   sender: Sender;
+  /**
+   * What `acp` deliveries build their ACP order from (the order's payments, the base of its
+   * permalink); without it they fail. `reads`: the connections those reads and the sellers' keys
+   * use (default `db`, which claims and results keep to themselves in a server).
+   */
+  acp?: PrepareDeps['acp'];
+  reads?: Queryable;
 }
 
 export interface DeliveryWorkerOptions {
@@ -349,19 +356,13 @@ export class DeliveryWorker {
     attemptedAt: Date,
     cancel: AbortSignal,
   ): Promise<SendOutcome> {
-    const event = {
-      id: delivery.eventId,
-      type: delivery.eventType,
-      occurredAt: delivery.occurredAt,
-      tenantId: delivery.tenantId,
-      data: delivery.payload,
-    };
-    const body = deliveryBody(event);
     try {
-      const headers = signDelivery(event, body, this.secretsOf(delivery, attemptedAt), attemptedAt);
-      return await this.deps.sender.send(delivery.url, body, headers, cancel);
+      const { keyRing, clock, acp, reads, db } = this.deps;
+      const prepared = await prepareDelivery({ keyRing, clock, acp, db: reads ?? db }, delivery, attemptedAt);
+      return await this.deps.sender.send(delivery.url, prepared.body, prepared.headers, cancel);
     } catch (err) {
-      // Only the unexpected lands here (a secret that no longer decrypts): recorded as a failure.
+      // Only the unexpected lands here (a secret that no longer decrypts, an ACP order that is
+      // gone): recorded as a failed attempt.
       this.deps.logger.error({ err, eventId: delivery.eventId }, 'webhook delivery could not be prepared');
       const error = err instanceof Error ? err.message : String(err);
       return {
@@ -374,17 +375,6 @@ export class DeliveryWorker {
         timedOut: false,
       };
     }
-  }
-
-  /** The current secret, and the previous one while its rotation overlap lasts. */
-  private secretsOf(delivery: ClaimedDelivery, at: Date): string[] {
-    const ring = this.deps.keyRing;
-    const secrets = [ring.open('webhook_secret', delivery.secretCiphertext)];
-    const previousValid = delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > at;
-    if (delivery.previousSecretCiphertext && previousValid) {
-      secrets.push(ring.open('webhook_secret', delivery.previousSecretCiphertext));
-    }
-    return secrets;
   }
 
   /** Resolves when nothing is ready or in flight and every result is written. */

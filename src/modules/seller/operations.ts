@@ -1,0 +1,34 @@
+import type { OperationContext } from '../../core/context.js';
+import { diffChanges, type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
+import {
+  lockSellerProfile,
+  readSellerProfile,
+  type SellerProfileChanges,
+  type StoredSellerProfile,
+  upsertSellerProfile,
+} from './service.js';
+
+/**
+ * PATCH /seller: writes the given fields of the seller profile (under its row lock); the audit
+ * entry `seller.update` holds the fields that changed, before and after.
+ */
+export function updateSellerProfile(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  changes: SellerProfileChanges,
+  key: OperationKey<StoredSellerProfile>,
+): Promise<StoredSellerProfile> {
+  return runUnitOfWork(deps, ctx, key, async (u) => {
+    await lockSellerProfile(u.tx, ctx.tenantId, u.now);
+    const before = await readSellerProfile(u.tx, ctx.tenantId);
+    await upsertSellerProfile(u.tx, ctx.tenantId, changes, u.now);
+    const after = await readSellerProfile(u.tx, ctx.tenantId);
+    await u.audit({
+      action: 'seller.update',
+      resourceType: 'seller',
+      resourceId: ctx.tenantId,
+      details: diffChanges({ ...before.profile }, { ...after.profile }),
+    });
+    return after;
+  });
+}
