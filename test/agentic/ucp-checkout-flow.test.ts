@@ -151,7 +151,7 @@ describe('a UCP checkout from create to order', () => {
     expect(checkout.status).toBe('completed');
     expect(checkout.continue_url).toBeUndefined();
     orderId = checkout.order.id;
-    expect(checkout.order.permalink_url).toBe(`https://shop.example.com/ucp/v1/orders/${orderId}`);
+    expect(checkout.order.permalink_url).toBe(`https://shop.example.com/api/v1/orders/${orderId}`);
   });
 
   it('get: the completed checkout', async () => {

@@ -185,25 +185,6 @@ describe('discount codes', () => {
   });
 });
 
-describe('the platform', () => {
-  it('its profile URL and order webhook_url are kept with the checkout it opens', async () => {
-    const url = platform.serve('/with-webhook', {
-      body: platformProfile({ webhookUrl: 'https://platform.example/webhooks/ucp/orders' }),
-    });
-    const created = (await ucpClient(t, shop.keys.commerce, url).create(ebookOnly())).json();
-    const merchant = await t.app.inject({
-      method: 'GET',
-      url: `/api/v1/checkout-sessions/${created.id}`,
-      headers: { authorization: `Bearer ${shop.keys.read}` },
-    });
-    expect(merchant.statusCode, merchant.body).toBe(200);
-    expect(merchant.json().data.platform).toEqual({
-      webhookUrl: 'https://platform.example/webhooks/ucp/orders',
-      profileUrl: url,
-    });
-  });
-});
-
 describe('tenants apart', () => {
   it('another tenant’s checkout is 404 for every operation, and its order not_found', async () => {
     const { id } = await readyCheckout();

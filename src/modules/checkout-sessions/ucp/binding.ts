@@ -2,6 +2,8 @@ import type { OperationContext } from '../../../core/context.js';
 import { AppError, notFound } from '../../../core/errors.js';
 import type { OperationKey, ServiceDeps } from '../../../unit-of-work/index.js';
 import { getOrder, type OrderRow } from '../../orders/index.js';
+import { getSellerProfile, type SellerProfile, sellerSigningKeys } from '../../seller/index.js';
+import { platformUrlProblem } from '../../webhooks/index.js';
 import { type CheckoutSession, type CompleteInput, completeCheckout, getCheckout } from '../index.js';
 import { capabilitiesFor, type Negotiated, negotiate, profileUrlOf } from './negotiation.js';
 import { withOrderWebhook } from './order-webhooks.js';
@@ -15,7 +17,6 @@ import {
   shoppingServices,
   UCP_VERSION,
 } from './protocol.js';
-import { getSellerProfile, type SellerProfile, sellerSigningKeys } from './seller-facts.js';
 
 export const isUuid = (id: string) =>
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
@@ -39,6 +40,20 @@ export async function negotiateWith(
 ): Promise<Negotiated> {
   const url = profileUrlOf(ucpAgent);
   return negotiate(await platformProfile(url, deps), url);
+}
+
+/**
+ * What a new checkout keeps of its platform: its profile URL and its order webhook URL, checked
+ * now by the webhook target rules (https, public; loopback http when private targets are allowed)
+ * so that queuing the order webhook never refuses: a URL we cannot send to is 422 profile_malformed.
+ */
+export async function platformOf(deps: ServiceDeps, negotiated: Negotiated) {
+  const { webhookUrl, profileUrl } = negotiated;
+  if (webhookUrl) {
+    const problem = await platformUrlProblem(webhookUrl, deps.config.webhookAllowPrivateTargets);
+    if (problem) throw new AppError('profile_malformed', `The platform profile’s order ${problem.message}`);
+  }
+  return { webhookUrl, profileUrl };
 }
 
 const LINKS: [keyof SellerProfile, string, string][] = [

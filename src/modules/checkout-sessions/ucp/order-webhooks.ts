@@ -6,11 +6,10 @@ import {
   runUnitOfWork,
   type ServiceDeps,
 } from '../../../unit-of-work/index.js';
-import { getOrder } from '../../orders/index.js';
+import { enqueuePlatformDelivery } from '../../webhooks/index.js';
 import type { CheckoutSession } from '../index.js';
-import { presentOrder } from './present-order.js';
+import { placedOrderFacts, presentOrder } from './present-order.js';
 import { BUSINESS_CAPABILITIES, CAPABILITY, UCP_VERSION } from './protocol.js';
-import { enqueuePlatformDelivery } from './seller-facts.js';
 
 // The order webhook (order.md, "Order Event Webhook"): the full order entity, POSTed to the
 // webhook URL the platform's profile gave when the checkout was opened, signed with the seller's
@@ -26,25 +25,21 @@ const orderMeta = () => ({
   capabilities: { [CAPABILITY.order]: [{ version: BUSINESS_CAPABILITIES[CAPABILITY.order].version }] },
 });
 
-/** Queues the order entity of a session's order for its platform, in the caller's transaction. */
-async function queueOrderEvent(
-  deps: ServiceDeps,
-  tx: Tx,
-  ctx: OperationContext,
-  session: CheckoutSession,
-  eventType: 'order_created' | 'order_updated',
-) {
+/**
+ * Queues the order entity of the order a completion is placing for its platform, in the
+ * completion's transaction (the order's row is written at its end, so the entity is made from the
+ * session: it has no `label` yet).
+ */
+async function queueOrderCreated(deps: ServiceDeps, tx: Tx, ctx: OperationContext, session: CheckoutSession) {
   const url = session.platform.webhookUrl;
   if (!url || !session.orderId) return;
-  const order = await getOrder(tx, ctx.tenantId, session.orderId);
-  if (!order) return;
   const base = deps.config.publicBaseUrl.replace(/\/+$/, '');
-  const body = presentOrder(session, order, { base, ucp: orderMeta() });
+  const body = presentOrder(session, placedOrderFacts(session, session.orderId), { base, ucp: orderMeta() });
   // A unit of its own inside the caller's transaction (a savepoint): it commits with the order.
   await runUnitOfWork({ ...deps, db: tx }, ctx, mintedKey(), (u) =>
     enqueuePlatformDelivery(u, {
       url,
-      eventType,
+      eventType: 'order_created',
       body,
       signing: 'ucp',
       agentProfileUrl: businessProfileUrl(base, ctx.tenantId),
@@ -67,8 +62,7 @@ export function withOrderWebhook(
     hooks: {
       ...key.hooks,
       beforeCommit: async (session, tx) => {
-        if (tx && session.status === 'completed')
-          await queueOrderEvent(deps, tx, ctx, session, 'order_created');
+        if (tx && session.status === 'completed') await queueOrderCreated(deps, tx, ctx, session);
         await key.hooks?.beforeCommit?.(session, tx);
       },
     },

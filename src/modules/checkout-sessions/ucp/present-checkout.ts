@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { orderPermalinkUrl } from '../../seller/index.js';
 import type {
   CheckoutLine,
   CheckoutSession,
@@ -7,7 +8,6 @@ import type {
   FulfillmentOption,
 } from '../index.js';
 import { ucpMessage } from './messages.js';
-import { UCP_REST_PATH } from './protocol.js';
 import type { CheckoutResponse } from './schemas/checkout.js';
 import type { Link, UcpCheckoutMeta } from './schemas/common.js';
 
@@ -164,8 +164,8 @@ function buyerOf(session: CheckoutSession) {
   return Object.keys(buyer).length > 0 ? buyer : undefined;
 }
 
-export const orderPermalink = (base: string, orderId: string) =>
-  `${base}${UCP_REST_PATH}/orders/${encodeURIComponent(orderId)}`;
+/** The order's permalink, as every binding gives it (the seller module's). */
+export const orderPermalink = (base: string, orderId: string) => orderPermalinkUrl(base, orderId);
 
 export function presentCheckout(session: CheckoutSession, p: CheckoutPresentation): UcpCheckout {
   const buyer = buyerOf(session);

@@ -1,5 +1,4 @@
 import type { Static } from 'typebox';
-import type { OrderRow } from '../../orders/index.js';
 import type { CheckoutLine, CheckoutSession } from '../index.js';
 import {
   checkoutTotals,
@@ -18,10 +17,31 @@ import type { OrderResponse } from './schemas/order.js';
 
 export type UcpOrder = Static<typeof OrderResponse>;
 
+/**
+ * What the entity needs of our order: its id, number (the `label`; unknown while the order is
+ * being placed), free-form status, refunds and last change.
+ */
+export interface OrderFacts {
+  id: string;
+  sequence: number | null;
+  status: string;
+  refundedCents: number;
+  updatedAt: Date;
+}
+
+/** The facts of an order a completion is placing (in its unit of work, before the row is written). */
+export const placedOrderFacts = (session: CheckoutSession, orderId: string): OrderFacts => ({
+  id: orderId,
+  sequence: null,
+  status: 'confirmed',
+  refundedCents: 0,
+  updatedAt: new Date(session.updatedAt),
+});
+
 const isCanceled = (status: string) => /^cancel+ed$/i.test(status);
 const isFulfilled = (status: string) => /^(fulfilled|delivered|completed)$/i.test(status);
 
-function orderLine(line: CheckoutLine, order: OrderRow) {
+function orderLine(line: CheckoutLine, order: OrderFacts) {
   const total = isCanceled(order.status) ? 0 : line.quantity;
   const fulfilled = isFulfilled(order.status) ? total : 0;
   const status =
@@ -37,8 +57,9 @@ function orderLine(line: CheckoutLine, order: OrderRow) {
 
 const refs = (lines: CheckoutLine[]) => lines.map((l) => ({ id: l.id, quantity: l.quantity }));
 
-function expectations(session: CheckoutSession, order: OrderRow) {
+function expectations(session: CheckoutSession) {
   const shipped = session.lines.filter((l) => l.requiresShipping);
+  const option = session.fulfillmentOptions.find((o) => o.id === session.selectedFulfillmentOptionId);
   const digital = session.lines.filter((l) => !l.requiresShipping);
   return [
     ...(shipped.length
@@ -48,7 +69,7 @@ function expectations(session: CheckoutSession, order: OrderRow) {
             line_items: refs(shipped),
             method_type: 'shipping' as const,
             destination: session.address ? postalAddress(session.address) : {},
-            ...(order.shipping ? { description: order.shipping.name } : {}),
+            ...(option ? { description: option.title } : {}),
             fulfillable_on: 'now',
           },
         ]
@@ -68,7 +89,7 @@ function expectations(session: CheckoutSession, order: OrderRow) {
   ];
 }
 
-function adjustments(order: OrderRow) {
+function adjustments(order: OrderFacts) {
   const at = order.updatedAt.toISOString();
   return [
     ...(order.refundedCents > 0
@@ -91,7 +112,7 @@ function adjustments(order: OrderRow) {
 
 export function presentOrder(
   session: CheckoutSession,
-  order: OrderRow,
+  order: OrderFacts,
   p: { base: string; ucp: Static<typeof UcpOrderMeta> },
 ): UcpOrder {
   const lines = session.lines;
@@ -109,12 +130,12 @@ export function presentOrder(
   return {
     ucp: p.ucp,
     id: order.id,
-    label: `ORD-${order.sequence}`,
+    ...(order.sequence !== null ? { label: `ORD-${order.sequence}` } : {}),
     checkout_id: session.id,
     permalink_url: orderPermalink(p.base, order.id),
     currency: session.currency.toUpperCase(),
     line_items: lines.map((l) => orderLine(l, order)),
-    fulfillment: { expectations: expectations(session, order), events },
+    fulfillment: { expectations: expectations(session), events },
     adjustments: adjustments(order),
     totals: checkoutTotals(session.totals, shippingChosen(session)),
   };

@@ -1,6 +1,7 @@
 import { defineRoute } from '../../../../http/declared-route.js';
 import { respond } from '../../../../http/operation.js';
 import { createCheckout } from '../../index.js';
+import { platformOf } from '../binding.js';
 import { UCP_REST_PATH } from '../protocol.js';
 import { CheckoutCreateBody, CheckoutResponse } from '../schemas/checkout.js';
 import { Answer } from '../schemas/common.js';
@@ -35,7 +36,7 @@ export const createUcpCheckout = defineRoute({
   handler: async (request, reply, deps) => {
     const call = await checkoutCall(deps, request, reply);
     if (!call) return reply;
-    const { webhookUrl, profileUrl } = call.negotiated;
+    const platform = await platformOf(deps, call.negotiated);
     return respond(
       deps,
       request,
@@ -47,7 +48,7 @@ export const createUcpCheckout = defineRoute({
           {
             protocol: 'ucp',
             change: changeOf(request.body, call.active),
-            platform: { webhookUrl, profileUrl },
+            platform,
           },
           key,
         ),

@@ -78,7 +78,7 @@ export const completedExample = {
   ...checkoutExample,
   status: 'completed',
   messages: [],
-  order: { id: ORDER, permalink_url: `${BASE}/ucp/v1/orders/${ORDER}` },
+  order: { id: ORDER, permalink_url: `${BASE}/api/v1/orders/${ORDER}` },
 };
 
 export const orderExample = {
@@ -90,7 +90,7 @@ export const orderExample = {
   id: ORDER,
   label: 'ORD-1000',
   checkout_id: SESSION,
-  permalink_url: `${BASE}/ucp/v1/orders/${ORDER}`,
+  permalink_url: `${BASE}/api/v1/orders/${ORDER}`,
   currency: 'USD',
   line_items: [{ ...line, quantity: { original: 2, total: 2, fulfilled: 0 }, status: 'processing' }],
   fulfillment: {
