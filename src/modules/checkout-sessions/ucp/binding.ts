@@ -1,12 +1,12 @@
 import type { OperationContext } from '../../../core/context.js';
 import { AppError, notFound } from '../../../core/errors.js';
 import type { OperationKey, ServiceDeps } from '../../../unit-of-work/index.js';
-import { getOrder, type OrderRow } from '../../orders/index.js';
 import { getSellerProfile, type SellerProfile, sellerSigningKeys } from '../../seller/index.js';
 import { platformUrlProblem } from '../../webhooks/index.js';
 import { type CheckoutSession, type CompleteInput, completeCheckout, getCheckout } from '../index.js';
 import { capabilitiesFor, type Negotiated, negotiate, profileUrlOf } from './negotiation.js';
 import { withOrderWebhook } from './order-webhooks.js';
+import { isUuid } from './placed-orders.js';
 import type { CheckoutPresentation } from './present-checkout.js';
 import { platformProfile } from './profile-fetch.js';
 import {
@@ -18,17 +18,14 @@ import {
   UCP_VERSION,
 } from './protocol.js';
 
-export const isUuid = (id: string) =>
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+// What every UCP call needs besides its operation: the negotiation with the calling platform,
+// the facts a checkout answer presents (the seller's links), the business profile, and a
+// completion with its order webhook.
 
 /** 404 not_found for a session id that cannot be one of ours (ids are UUIDs). */
 export function assertSessionId(id: string): void {
   if (!isUuid(id)) throw notFound('Checkout session');
 }
-
-// What every UCP call needs besides its operation: the negotiation with the calling platform,
-// the facts a checkout answer presents (the seller's links), the business profile, and the
-// order a UCP checkout placed.
 
 /** Our absolute base URL (PUBLIC_BASE_URL): endpoints, continue_url and permalinks start with it. */
 export const publicBase = (deps: ServiceDeps) => deps.config.publicBaseUrl.replace(/\/+$/, '');
@@ -106,26 +103,6 @@ export async function businessProfile(deps: ServiceDeps, tenantId: string) {
     },
     signing_keys: keys.map((k) => ({ ...k.publicJwk, kid: k.kid })),
   };
-}
-
-/**
- * An order placed by a UCP checkout session of the caller's tenant, with that session; undefined
- * for an unknown id, another tenant's order, or an order no UCP checkout placed.
- */
-export async function ucpOrder(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  orderId: string,
-): Promise<{ order: OrderRow; session: CheckoutSession } | undefined> {
-  if (!isUuid(orderId)) return undefined;
-  const order = await getOrder(deps.db, ctx.tenantId, orderId);
-  if (!order?.checkoutSessionId) return undefined;
-  const session = await getCheckout(deps, ctx, order.checkoutSessionId).catch((err: unknown) => {
-    if (err instanceof AppError && err.code === 'not_found') return undefined;
-    throw err;
-  });
-  if (session?.protocol !== 'ucp' || session.orderId !== order.id) return undefined;
-  return { order, session };
 }
 
 /**

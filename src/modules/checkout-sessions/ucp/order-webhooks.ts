@@ -1,4 +1,4 @@
-import type { OperationContext } from '../../../core/context.js';
+import { type OperationContext, systemContext } from '../../../core/context.js';
 import type { Tx } from '../../../db/client.js';
 import {
   mintedKey,
@@ -8,7 +8,8 @@ import {
 } from '../../../unit-of-work/index.js';
 import { enqueuePlatformDelivery } from '../../webhooks/index.js';
 import type { CheckoutSession } from '../index.js';
-import { placedOrderFacts, presentOrder } from './present-order.js';
+import { ucpOrder } from './placed-orders.js';
+import { placedOrderFacts, presentOrder, type UcpOrder } from './present-order.js';
 import { BUSINESS_CAPABILITIES, CAPABILITY, UCP_VERSION } from './protocol.js';
 
 // The order webhook (order.md, "Order Event Webhook"): the full order entity, POSTed to the
@@ -67,4 +68,21 @@ export function withOrderWebhook(
       },
     },
   };
+}
+
+/**
+ * The order entity an order webhook carries, for an order a UCP checkout of `tenantId` placed (its
+ * platform's webhook URL with it), or undefined for any other order. For pushing later changes of
+ * the order (status, refunds) from where they happen: not wired yet, see docs/agentic-commerce.md.
+ */
+export async function orderEventOf(
+  deps: ServiceDeps,
+  tenantId: string,
+  orderId: string,
+): Promise<{ webhookUrl: string; body: UcpOrder } | undefined> {
+  const found = await ucpOrder(deps, systemContext(tenantId, `ucp-order-${orderId}`), orderId);
+  const webhookUrl = found?.session.platform.webhookUrl;
+  if (!found || !webhookUrl) return undefined;
+  const base = deps.config.publicBaseUrl.replace(/\/+$/, '');
+  return { webhookUrl, body: presentOrder(found.session, found.order, { base, ucp: orderMeta() }) };
 }

@@ -1,7 +1,8 @@
 import { requireCtx } from '../../../../http/auth.js';
 import { defineRoute } from '../../../../http/declared-route.js';
-import { negotiateWith, publicBase, ucpOrder } from '../binding.js';
+import { negotiateWith, publicBase } from '../binding.js';
 import { capabilitiesFor, incompatible, UCP_AGENT_HEADER } from '../negotiation.js';
+import { ucpOrder } from '../placed-orders.js';
 import { presentOrder } from '../present-order.js';
 import { CAPABILITY, UCP_REST_PATH } from '../protocol.js';
 import { Answer } from '../schemas/common.js';
