@@ -84,7 +84,19 @@ async function checkoutOrder(quantity = 2) {
   const ctx = systemContext(tenant.tenantId, `test-${randomUUID()}`);
   const checkout = {
     sessionId: randomUUID(),
-    shipping: { optionId: 'standard', name: 'Standard shipping', amountCents: 500 },
+    shipping: {
+      optionId: 'standard',
+      name: 'Standard shipping',
+      amountCents: 500,
+      address: {
+        name: 'Jane Doe',
+        line1: '1 Main St',
+        city: 'Springfield',
+        region: 'IL',
+        postalCode: '62701',
+        country: 'US',
+      },
+    },
   };
   const plan = await planOrder(t.deps, ctx, { cartId }, checkout);
   const created = await runUnitOfWork(t.deps, ctx, mintedKey(), (u) => placeOrder(u, plan, 0));
@@ -182,6 +194,14 @@ describe('acp webhook subscriptions', () => {
           status: 'shipped',
           line_items: [{ id: `li_${productId}`, quantity: 2 }],
           description: 'Standard shipping',
+          destination: {
+            name: 'Jane Doe',
+            line_one: '1 Main St',
+            city: 'Springfield',
+            state: 'IL',
+            country: 'US',
+            postal_code: '62701',
+          },
         },
       ],
       adjustments: [],

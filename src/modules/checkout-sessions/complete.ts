@@ -24,7 +24,7 @@ export interface CompleteInput {
 function shippingOf(row: CheckoutSessionRow): OrderShipping | null {
   const chosen = row.fulfillmentOptions.find((o) => o.id === row.selectedFulfillmentOptionId);
   if (chosen?.type !== 'shipping') return null;
-  return { optionId: chosen.id, name: chosen.title, amountCents: chosen.amount };
+  return { optionId: chosen.id, name: chosen.title, amountCents: chosen.amount, address: row.address };
 }
 
 const changedMeanwhile = () =>

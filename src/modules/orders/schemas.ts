@@ -167,6 +167,20 @@ export const OrderSchema = Type.Object({
         optionId: Type.String(),
         name: Type.String(),
         amountCents: Type.Integer({ minimum: 0 }),
+        address: Type.Optional(
+          Type.Union([
+            Type.Object({
+              name: Type.Optional(Type.String()),
+              line1: Type.String(),
+              line2: Type.Optional(Type.String()),
+              city: Type.String(),
+              region: Type.Optional(Type.String()),
+              postalCode: Type.String(),
+              country: Type.String(),
+            }),
+            Type.Null(),
+          ]),
+        ),
       }),
       Type.Null(),
     ],

@@ -42,6 +42,16 @@ export interface OrderShipping {
   optionId: string;
   name: string;
   amountCents: number;
+  /** Where it goes, as the checkout took it. */
+  address?: {
+    name?: string | undefined;
+    line1: string;
+    line2?: string | undefined;
+    city: string;
+    region?: string | undefined;
+    postalCode: string;
+    country: string;
+  } | null;
 }
 
 export const orders = distributedTable(

@@ -32,8 +32,32 @@ export interface AcpSourceOrder {
   totalCents: number;
   discountCents: number;
   refundedCents: number;
-  shipping: { optionId: string; name: string; amountCents: number } | null;
+  shipping: {
+    optionId: string;
+    name: string;
+    amountCents: number;
+    address?: {
+      name?: string | undefined;
+      line1: string;
+      line2?: string | undefined;
+      city: string;
+      region?: string | undefined;
+      postalCode: string;
+      country: string;
+    } | null;
+  } | null;
 }
+
+/** An ACP Address from the order's shipping address. */
+const acpAddress = (a: NonNullable<NonNullable<AcpSourceOrder['shipping']>['address']>) => ({
+  name: a.name ?? '',
+  line_one: a.line1,
+  ...(a.line2 ? { line_two: a.line2 } : {}),
+  city: a.city,
+  state: a.region ?? '',
+  country: a.country,
+  postal_code: a.postalCode,
+});
 
 /** An ACP Adjustment: money given back or owed differently after the order (refund, credit, dispute). */
 export interface AcpAdjustment {
@@ -120,6 +144,7 @@ function fulfillments(order: AcpSourceOrder, state: FulfillmentState) {
       status,
       line_items: order.items.map((line) => ({ id: acpLineId(line.productId), quantity: line.quantity })),
       ...(order.shipping ? { description: order.shipping.name } : {}),
+      ...(order.shipping?.address ? { destination: acpAddress(order.shipping.address) } : {}),
     },
   ];
 }

@@ -10279,7 +10279,16 @@ export interface operations {
                      *           "shipping": {
                      *             "optionId": "string",
                      *             "name": "string",
-                     *             "amountCents": 0
+                     *             "amountCents": 0,
+                     *             "address": {
+                     *               "name": "string",
+                     *               "line1": "string",
+                     *               "line2": "string",
+                     *               "city": "string",
+                     *               "region": "string",
+                     *               "postalCode": "string",
+                     *               "country": "string"
+                     *             }
                      *           },
                      *           "paymentStatus": "unpaid",
                      *           "paidCents": 0,
@@ -10354,6 +10363,15 @@ export interface operations {
                                 optionId: string;
                                 name: string;
                                 amountCents: number;
+                                address?: {
+                                    name?: string;
+                                    line1: string;
+                                    line2?: string;
+                                    city: string;
+                                    region?: string;
+                                    postalCode: string;
+                                    country: string;
+                                } | null;
                             } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
@@ -10661,6 +10679,15 @@ export interface operations {
                                 optionId: string;
                                 name: string;
                                 amountCents: number;
+                                address?: {
+                                    name?: string;
+                                    line1: string;
+                                    line2?: string;
+                                    city: string;
+                                    region?: string;
+                                    postalCode: string;
+                                    country: string;
+                                } | null;
                             } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
@@ -10990,6 +11017,15 @@ export interface operations {
                                 optionId: string;
                                 name: string;
                                 amountCents: number;
+                                address?: {
+                                    name?: string;
+                                    line1: string;
+                                    line2?: string;
+                                    city: string;
+                                    region?: string;
+                                    postalCode: string;
+                                    country: string;
+                                } | null;
                             } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
@@ -11268,6 +11304,15 @@ export interface operations {
                                 optionId: string;
                                 name: string;
                                 amountCents: number;
+                                address?: {
+                                    name?: string;
+                                    line1: string;
+                                    line2?: string;
+                                    city: string;
+                                    region?: string;
+                                    postalCode: string;
+                                    country: string;
+                                } | null;
                             } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
@@ -23392,6 +23437,15 @@ export interface operations {
                                 optionId: string;
                                 name: string;
                                 amountCents: number;
+                                address?: {
+                                    name?: string;
+                                    line1: string;
+                                    line2?: string;
+                                    city: string;
+                                    region?: string;
+                                    postalCode: string;
+                                    country: string;
+                                } | null;
                             } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
@@ -23680,6 +23734,15 @@ export interface operations {
                                 optionId: string;
                                 name: string;
                                 amountCents: number;
+                                address?: {
+                                    name?: string;
+                                    line1: string;
+                                    line2?: string;
+                                    city: string;
+                                    region?: string;
+                                    postalCode: string;
+                                    country: string;
+                                } | null;
                             } | null;
                             /**
                              * @description Kept by the API (unlike the free-form `status`): from the order's invoice when invoiced, else from the payment sessions linked to it (`orderId`) and their refunds. `paid`: no payment action is offered and a new session for it is 409 `order_already_paid`.
