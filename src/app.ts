@@ -27,6 +27,7 @@ import { cartRoutes } from './modules/carts/routes/index.js';
 import { catalogAdminRoutes, catalogRoutes } from './modules/catalog/routes/index.js';
 import { acpRoutes } from './modules/checkout-sessions/acp/routes/index.js';
 import { checkoutSessionRoutes } from './modules/checkout-sessions/routes/index.js';
+import { ucpRoutes } from './modules/checkout-sessions/ucp/routes/index.js';
 import { creditRoutes } from './modules/credits/routes/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
@@ -167,6 +168,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, previewRoutes);
   registerRoutes(app, deps, entitlementRoutes);
   registerRoutes(app, deps, acpRoutes);
+  registerRoutes(app, deps, ucpRoutes);
   registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
   registerProtectedResource(app, { publicBaseUrl: deps.config.publicBaseUrl, name: SERVICE_NAME });
   registerApiReference(app);

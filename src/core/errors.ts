@@ -27,6 +27,14 @@ export const ERROR_CODES = {
   checkout_not_ready: 409,
   /** The payment token is unknown, used, expired, over its allowance or for another session. */
   payment_token_invalid: 400,
+  /** UCP: the platform profile URL (UCP-Agent `profile`) is missing, malformed or not allowed (https, public). */
+  invalid_profile_url: 400,
+  /** UCP: the platform profile could not be fetched (timeout, refused, non-2xx, redirect). */
+  profile_unreachable: 424,
+  /** UCP: the platform profile is not JSON or not a UCP profile. */
+  profile_malformed: 422,
+  /** UCP: the platform's protocol version is not one this business serves. */
+  version_unsupported: 422,
   payload_too_large: 413,
   /** The request's header block is over Node's limit (16 KiB); answered before any route. */
   headers_too_large: 431,
