@@ -1,6 +1,11 @@
 import type { OperationContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
-import { type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
+import {
+  type OperationKey,
+  runUnitOfWork,
+  type ServiceDeps,
+  type UnitOfWork,
+} from '../../unit-of-work/index.js';
 import { type OrderShipping, placeOrder, planOrder } from '../orders/index.js';
 import { recordCheckoutPayment } from '../payments/index.js';
 import type { CheckoutBuyer, CheckoutMessage, CheckoutPayment, CheckoutSession } from './model.js';
@@ -19,6 +24,11 @@ export interface CompleteInput {
   buyer?: CheckoutBuyer | undefined;
   /** The service's public origin, for an absolute `continueUrl` (UCP escalation). */
   baseUrl?: string | undefined;
+  /**
+   * What a binding writes with the order, in the completion's unit of work (UCP: the order
+   * webhook for the platform): it commits with the order or not at all.
+   */
+  onPlaced?: ((u: UnitOfWork, session: CheckoutSession) => Promise<void>) | undefined;
 }
 
 function shippingOf(row: CheckoutSessionRow): OrderShipping | null {
@@ -132,6 +142,8 @@ export async function completeCheckout(
       resourceId: row.id,
       details: { orderId: placed.order.id, paymentSessionId: payment.id, totalCents: row.totalCents },
     });
-    return presentCheckout(after, u.now);
+    const session = presentCheckout(after, u.now);
+    await input.onPlaced?.(u, session);
+    return session;
   });
 }

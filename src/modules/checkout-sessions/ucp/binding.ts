@@ -5,7 +5,7 @@ import { getSellerProfile, type SellerProfile, sellerSigningKeys } from '../../s
 import { platformUrlProblem } from '../../webhooks/index.js';
 import { type CheckoutSession, type CompleteInput, completeCheckout, getCheckout } from '../index.js';
 import { capabilitiesFor, type Negotiated, negotiate, profileUrlOf } from './negotiation.js';
-import { withOrderWebhook } from './order-webhooks.js';
+import { queueOrderCreated } from './order-webhooks.js';
 import { isUuid } from './placed-orders.js';
 import type { CheckoutPresentation } from './present-checkout.js';
 import { platformProfile } from './profile-fetch.js';
@@ -116,7 +116,8 @@ export function completeForPlatform(
   input: CompleteInput,
   key: OperationKey<CheckoutSession>,
 ): Promise<CheckoutSession> {
-  return completeCheckout(deps, ctx, input, withOrderWebhook(deps, ctx, key)).catch((err: unknown) => {
+  const withWebhook = { ...input, onPlaced: queueOrderCreated(deps) };
+  return completeCheckout(deps, ctx, withWebhook, key).catch((err: unknown) => {
     if (err instanceof AppError && err.code === 'checkout_not_ready') return getCheckout(deps, ctx, input.id);
     throw err;
   });

@@ -1,11 +1,5 @@
-import { type OperationContext, systemContext } from '../../../core/context.js';
-import type { Tx } from '../../../db/client.js';
-import {
-  mintedKey,
-  type OperationKey,
-  runUnitOfWork,
-  type ServiceDeps,
-} from '../../../unit-of-work/index.js';
+import { systemContext } from '../../../core/context.js';
+import type { ServiceDeps, UnitOfWork } from '../../../unit-of-work/index.js';
 import { enqueuePlatformDelivery } from '../../webhooks/index.js';
 import type { CheckoutSession } from '../index.js';
 import { ucpOrder } from './placed-orders.js';
@@ -27,46 +21,26 @@ const orderMeta = () => ({
 });
 
 /**
- * Queues the order entity of the order a completion is placing for its platform, in the
- * completion's transaction (the order's row is written at its end, so the entity is made from the
- * session: it has no `label` yet).
+ * In the completion's unit of work: the entity of the order it placed, queued for the platform's
+ * webhook URL (the order's row is written at the unit's end, so the entity is made from the
+ * session: it has no `label` yet). The order and its webhook commit together or not at all.
  */
-async function queueOrderCreated(deps: ServiceDeps, tx: Tx, ctx: OperationContext, session: CheckoutSession) {
-  const url = session.platform.webhookUrl;
-  if (!url || !session.orderId) return;
-  const base = deps.config.publicBaseUrl.replace(/\/+$/, '');
-  const body = presentOrder(session, placedOrderFacts(session, session.orderId), { base, ucp: orderMeta() });
-  // A unit of its own inside the caller's transaction (a savepoint): it commits with the order.
-  await runUnitOfWork({ ...deps, db: tx }, ctx, mintedKey(), (u) =>
-    enqueuePlatformDelivery(u, {
+export function queueOrderCreated(deps: ServiceDeps) {
+  return async (u: UnitOfWork, session: CheckoutSession) => {
+    const url = session.platform.webhookUrl;
+    if (!url || !session.orderId) return;
+    const base = deps.config.publicBaseUrl.replace(/\/+$/, '');
+    const body = presentOrder(session, placedOrderFacts(session, session.orderId), {
+      base,
+      ucp: orderMeta(),
+    });
+    await enqueuePlatformDelivery(u, {
       url,
       eventType: 'order_created',
       body,
       signing: 'ucp',
-      agentProfileUrl: businessProfileUrl(base, ctx.tenantId),
-    }),
-  );
-}
-
-/**
- * The key of a completion, with the order webhook added to its unit of work: the order is placed
- * and its `order_created` event queued for the platform in one transaction, or neither happens.
- * A completion that places no order (declined, escalated) queues nothing.
- */
-export function withOrderWebhook(
-  deps: ServiceDeps,
-  ctx: OperationContext,
-  key: OperationKey<CheckoutSession>,
-): OperationKey<CheckoutSession> {
-  return {
-    id: key.id,
-    hooks: {
-      ...key.hooks,
-      beforeCommit: async (session, tx) => {
-        if (tx && session.status === 'completed') await queueOrderCreated(deps, tx, ctx, session);
-        await key.hooks?.beforeCommit?.(session, tx);
-      },
-    },
+      agentProfileUrl: businessProfileUrl(base, u.ctx.tenantId),
+    });
   };
 }
 
