@@ -112,6 +112,8 @@ if (!only || only === 'api') {
   const server = await startBenchServer({
     DATABASE_URL: await freshDatabase('cak_bench_api'),
     REDIS_URL: redisUrl,
+    // A sandbox: the UCP checkout's platform profile is served on loopback over plain HTTP.
+    APP_ENV: 'sandbox',
     // A smoke proves paging and streaming run; the full run measures the issue's sizes.
     ...(smoke ? { BENCH_PAGING_ORDERS: '20000', BENCH_STREAM_ORDERS: '5000' } : {}),
   });
@@ -218,6 +220,18 @@ if (check) {
     issue: 'Entitlements',
     target: 'GET /entitlements/check >= 80% of the bare route with the same read',
     measured: `${n(check.requestsPerSecond)} req/s, p99 ${check.p99Ms} ms: ${pct(ratio)} of the read with nothing remembered (${pct(warm && check.requestsPerSecond / warm.requestsPerSecond)} of the warm reader's)`,
+    met: ratio >= 0.8,
+  });
+}
+const cart = find('cart flow');
+for (const name of ['ACP checkout', 'UCP checkout']) {
+  const row = find(name);
+  if (!cart?.flowsPerSecond || !row?.flowsPerSecond) continue;
+  const ratio = row.flowsPerSecond / cart.flowsPerSecond;
+  targets.push({
+    issue: 'Agentic checkout',
+    target: `${name} (create, update, complete) >= 80% of the cart flow's throughput, same run`,
+    measured: `${n(row.flowsPerSecond)} checkouts/s against ${n(cart.flowsPerSecond)} cart flows/s: ${pct(ratio)}`,
     met: ratio >= 0.8,
   });
 }

@@ -3,6 +3,7 @@
 // the two hot paths with a target are also measured on a single instance's in-process limiter. Load rotates over every bench tenant and key (one `unlimited` key
 // allows 10,000 requests a minute).
 import { type BenchServer, type Fixture, type LoadResult, runFlows, runLoad } from '../harness.js';
+import { ACP_FLOW, acpFlow, startPlatformProfile, UCP_FLOW, ucpFlow } from './agentic.js';
 
 /** The baseline rows, by the key a scenario row names it with. */
 export const BASELINES = {
@@ -324,6 +325,14 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
     return { ...result, rssBytes, baseline: 'raw-tx' };
   };
   rows.push(await flow(CART_FLOW, cartFlow(server)));
+  // Agentic checkout beside the cart flow, in the same run (its target: 80% of the cart flow's flows/s).
+  const platform = await startPlatformProfile();
+  try {
+    rows.push(await flow(ACP_FLOW, acpFlow(server)));
+    rows.push(await flow(UCP_FLOW, ucpFlow(server, platform.url)));
+  } finally {
+    await platform.stop();
+  }
   rows.push(
     await flow('payment: create session + complete (2 requests)', async (call, n) => {
       const f = server.fixtures[n % server.fixtures.length] as Fixture;
