@@ -15,6 +15,7 @@ import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
 import { operatorOperation } from './modules/billing-admin/index.js';
+import { queueOrderUpdated } from './modules/checkout-sessions/ucp/order-webhooks.js';
 import { applyOperation } from './modules/credits/index.js';
 import {
   getOrder,
@@ -38,7 +39,7 @@ import {
   renewOperation,
 } from './modules/subscriptions/index.js';
 import { fanOutFromEvents } from './modules/webhooks/index.js';
-import { operationRegistry } from './unit-of-work/index.js';
+import { type OrderChanged, operationRegistry } from './unit-of-work/index.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
@@ -92,7 +93,10 @@ export function createDeps(
   } = {},
 ): Deps {
   const clock = overrides.clock ?? systemClock;
-  return {
+  // A placed order's later changes reach the platform whose checkout placed it (UCP's order
+  // webhook), in the unit of work that changed it; `deps` is bound once it exists.
+  const orderChanged: OrderChanged = (u, order) => queueOrderUpdated(deps)(u, order);
+  const deps: Deps = {
     config,
     database,
     db: database.db,
@@ -112,13 +116,19 @@ export function createDeps(
     // Credit applied to an order's invoice moves the order in the same unit of work. Injected here,
     // not imported by credits: orders import credits (credit on issue), so the reverse is a cycle.
     invoiceMoneyMoved: orderFollowsInvoice,
+    orderChanged,
     lookups: {
       orderPayments: orderPaymentsRead,
       order: getOrder,
       orderOfInvoice,
-      moveOrderMoney,
+      async moveOrderMoney(u, orderId, money) {
+        const order = await moveOrderMoney(u, orderId, money);
+        if (order) await orderChanged(u, order);
+        return order;
+      },
     },
     intentHandlers: OPERATIONS,
     keyRing: overrides.keyRing ?? loadKeyRing(config),
   };
+  return deps;
 }

@@ -21,7 +21,13 @@ export const acpFlow =
   async (call: FlowCall, n: number): Promise<void> => {
     const f = server.fixtures[n % server.fixtures.length] as Fixture;
     const items = [{ id: f.oneTimeProductId, quantity: 12 }];
-    const session = await call('POST', '/checkout_sessions', f.key, { currency: 'usd', line_items: items }, acp());
+    const session = await call(
+      'POST',
+      '/checkout_sessions',
+      f.key,
+      { currency: 'usd', line_items: items },
+      acp(),
+    );
     const id = session.id as string;
     const updated = await call(
       'POST',
@@ -99,7 +105,10 @@ function platformProfile() {
         ],
       },
       capabilities: Object.fromEntries(
-        ['checkout', 'order', 'discount', 'fulfillment'].map((n) => [`dev.ucp.shopping.${n}`, [capability(n)]]),
+        ['checkout', 'order', 'discount', 'fulfillment'].map((n) => [
+          `dev.ucp.shopping.${n}`,
+          [capability(n)],
+        ]),
       ),
       payment_handlers: {
         'com.example.sandbox_card': [
@@ -144,7 +153,13 @@ export const ucpFlow =
     const line_items = [{ item: { id: f.oneTimeProductId }, quantity: 12 }];
     const checkout = await call('POST', '/checkout-sessions', f.key, { line_items }, options());
     const id = checkout.id as string;
-    await call('PUT', `/checkout-sessions/${id}`, f.key, { line_items, discounts: { codes: [f.promoCode] } }, options());
+    await call(
+      'PUT',
+      `/checkout-sessions/${id}`,
+      f.key,
+      { line_items, discounts: { codes: [f.promoCode] } },
+      options(),
+    );
     await call(
       'POST',
       `/checkout-sessions/${id}/complete`,

@@ -123,7 +123,7 @@ export async function webhookDelivery(url: string, smoke: boolean): Promise<Webh
       insert into events (tenant_id, id, type, occurred_at, payload)
       select ${tenant.id}::uuid, gen_random_uuid(), 'account.created', ${now}, jsonb_build_object('id', gen_random_uuid())
       from generate_series(1, ${backlog})
-      returning tenant_id, id, type
+      returning tenant_id, id, type, payload
     ) ${fanOutFromEvents(now, tenant.id)}`);
   const started = performance.now();
   const stopWorker = startDeliveryWorker(deps);

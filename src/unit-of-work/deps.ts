@@ -69,8 +69,21 @@ export interface ModuleLookups {
   /** The order whose invoice this is (orders). */
   orderOfInvoice(db: Queryable, tenantId: string, invoiceId: string): Promise<string | undefined>;
   /** In the unit of work: moves the order's money and status, emitting what changed (orders). */
-  moveOrderMoney(u: UnitOfWork, orderId: string, money: OrderMoney): Promise<void>;
+  moveOrderMoney(u: UnitOfWork, orderId: string, money: OrderMoney): Promise<ChangedOrder | undefined>;
 }
+
+/** An order as a change left it: enough to know whether an agentic checkout placed it. */
+export interface ChangedOrder {
+  id: string;
+  checkoutSessionId: string | null;
+}
+
+/**
+ * Run in each unit of work that changes an order after it was placed (its status, its money): the
+ * protocol that placed it tells its platform, in the same unit (UCP's order webhook). Handed in by
+ * the composition root: orders cannot import checkout sessions, which place orders.
+ */
+export type OrderChanged = (u: UnitOfWork, order: ChangedOrder) => Promise<void>;
 
 /**
  * Finishes an operation left pending: when one of its calls took effect, re-runs the remaining
@@ -96,6 +109,8 @@ export interface ServiceDeps {
   usage: UsageMeter;
   /** Run in each unit of work that applies credit to an invoice (see InvoiceMoneyMoved). */
   invoiceMoneyMoved: InvoiceMoneyMoved;
+  /** Run in each unit of work that changes a placed order (see OrderChanged). */
+  orderChanged: OrderChanged;
   lookups: ModuleLookups;
   /** Tells webhook delivery workers that a committed write queued deliveries. */
   deliveries: DeliverySignal;

@@ -27,8 +27,10 @@ export {
   type Run,
 } from './declared-operation.js';
 export type {
+  ChangedOrder,
   InvoiceMoneyMoved,
   ModuleLookups,
+  OrderChanged,
   OrderMoney,
   OrderPaymentView,
   PayableOrder,

@@ -188,8 +188,17 @@ describe('checkout model', () => {
     );
     expect(escalated).toMatchObject({
       status: 'requires_escalation',
-      continueUrl: `https://shop.example/checkout/${s.id}/continue`,
+      continueUrl: `https://shop.example/checkout/${shop.tenantId}/${s.id}`,
     });
+    // The buyer's page behind it, without a key; another tenant's path to the session is 404.
+    const page = await t.app.inject({ method: 'GET', url: `/checkout/${shop.tenantId}/${s.id}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('asked for your confirmation');
+    expect(page.body).toContain('$10.00');
+    const stranger = await createTestTenant(t.deps);
+    const elsewhere = await t.app.inject({ method: 'GET', url: `/checkout/${stranger.tenantId}/${s.id}` });
+    expect(elsewhere.statusCode).toBe(404);
 
     const acp = await createCheckout(
       t.deps,

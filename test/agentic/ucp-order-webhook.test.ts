@@ -107,6 +107,38 @@ describe('the order webhook', () => {
     expect(await verifiesWithOurProfile(receipt)).toBe(true);
   });
 
+  it('a later change of the order (its status) is pushed too, as the order now is; other orders push nothing', async () => {
+    const ucp = withWebhook('/hooked-later');
+    const created = (await ucp.create({ line_items: [{ item: { id: stock.ebook }, quantity: 1 }] })).json();
+    const done = (await ucp.complete(created.id, instrument('success_token'))).json();
+    expect(await worker.drain()).toBe(1);
+    const patch = (id: string) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/orders/${id}`,
+        headers: { authorization: `Bearer ${shop.keys.commerce}` },
+        payload: { status: 'fulfilled' },
+      });
+    expect((await patch(done.order.id)).statusCode).toBe(200);
+    expect(await worker.drain()).toBe(1);
+    const later = receiver.receipts[1] as Receipt;
+    const order = JSON.parse(later.body);
+    assertUcp('order', order);
+    expect(order).toEqual((await ucp.order(done.order.id)).json());
+    expect(await verifiesWithOurProfile(later)).toBe(true);
+    // An order no UCP checkout placed: no platform to tell.
+    const plain = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: { authorization: `Bearer ${shop.keys.commerce}` },
+      payload: { items: [{ productId: stock.ebook, quantity: 1 }] },
+    });
+    expect(plain.statusCode, plain.body).toBe(201);
+    expect((await patch(plain.json().data.id)).statusCode).toBe(200);
+    expect(await worker.drain()).toBe(0);
+    expect(receiver.receipts).toHaveLength(2);
+  });
+
   it('the platform’s profile URL and webhook_url are kept with the checkout it opens', async () => {
     const url = platform.serve('/kept', { body: platformProfile({ webhookUrl: receiver.url }) });
     const created = (

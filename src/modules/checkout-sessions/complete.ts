@@ -79,7 +79,7 @@ function unpaid(
       ...(escalated
         ? {
             status: 'requires_escalation' as const,
-            continueUrl: `${input.baseUrl ?? 'http://localhost'}/checkout/${row.id}/continue`,
+            continueUrl: `${input.baseUrl ?? 'http://localhost'}/checkout/${u.ctx.tenantId}/${row.id}`,
           }
         : {}),
     });

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { InvoiceMoneyMoved, OrderMoney, UnitOfWork } from '../../unit-of-work/index.js';
-import { getOrder, presentOrder } from './service.js';
+import { getOrder, type OrderApi, presentOrder } from './service.js';
 import { type OrderPaymentStatus, orders } from './tables.js';
 
 // An order knows whether it is paid. Its money (`paidCents`, `refundedCents`) moves in the unit
@@ -31,9 +31,13 @@ export async function orderOfInvoice(db: Queryable, tenantId: string, invoiceId:
  * In the unit of work: moves the order's money, writes its new status and emits what changed
  * (`order.paid` on becoming paid, `order.refunded` on a refund). Locks the order row.
  */
-export async function moveOrderMoney(u: UnitOfWork, orderId: string, money: OrderMoney): Promise<void> {
+export async function moveOrderMoney(
+  u: UnitOfWork,
+  orderId: string,
+  money: OrderMoney,
+): Promise<OrderApi | undefined> {
   const row = await getOrder(u.tx, u.ctx.tenantId, orderId, true);
-  if (!row) return;
+  if (!row) return undefined;
   const paid = money.invoice
     ? money.invoice.amountCents - money.invoice.balanceCents
     : row.paidCents + (money.paidCents ?? 0);
@@ -44,10 +48,11 @@ export async function moveOrderMoney(u: UnitOfWork, orderId: string, money: Orde
     .set({ paidCents: paid, refundedCents: refunded, paymentStatus: status, updatedAt: u.now })
     .where(tenantWhere(orders, u.ctx.tenantId, eq(orders.id, orderId)))
     .returning();
-  if (!after) return;
+  if (!after) return undefined;
   const order = presentOrder(after);
   if (status === 'paid' && row.paymentStatus !== 'paid') await u.emit('order.paid', order);
   if ((money.refundedCents ?? 0) > 0) await u.emit('order.refunded', order);
+  return order;
 }
 
 /**

@@ -126,6 +126,7 @@ export async function updateOrderFields(
       details: diffChanges(changedFields(presentOrder(before)), changedFields(order)),
     });
     await u.emit('order.updated', order);
+    await deps.orderChanged(u, order);
     return order;
   });
 }

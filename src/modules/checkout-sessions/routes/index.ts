@@ -1,5 +1,6 @@
 import type { DeclaredRoute } from '../../../http/declared-route.js';
+import { continueCheckoutPageRoute } from './continue-checkout-page.js';
 import { getCheckoutSessionRoute } from './get-checkout-session.js';
 
 /** The merchant's view of agentic checkout sessions; the protocols' routes are in acp/ and ucp/. */
-export const checkoutSessionRoutes: DeclaredRoute[] = [getCheckoutSessionRoute];
+export const checkoutSessionRoutes: DeclaredRoute[] = [getCheckoutSessionRoute, continueCheckoutPageRoute];

@@ -45,6 +45,28 @@ export function queueOrderCreated(deps: ServiceDeps) {
 }
 
 /**
+ * In a unit of work that changed an order a UCP checkout placed (status, payment, refund): the
+ * order entity as it now is, queued for the platform's webhook URL (`order_updated`). Other
+ * orders: nothing, without a read.
+ */
+export function queueOrderUpdated(deps: ServiceDeps) {
+  return async (u: UnitOfWork, changed: { id: string; checkoutSessionId: string | null }) => {
+    if (!changed.checkoutSessionId) return;
+    // Read in the unit's transaction: the order as this unit changed it.
+    const found = await orderEventOf({ ...deps, db: u.tx }, u.ctx.tenantId, changed.id);
+    if (!found) return;
+    const base = deps.config.publicBaseUrl.replace(/\/+$/, '');
+    await enqueuePlatformDelivery(u, {
+      url: found.webhookUrl,
+      eventType: 'order_updated',
+      body: found.body,
+      signing: 'ucp',
+      agentProfileUrl: businessProfileUrl(base, u.ctx.tenantId),
+    });
+  };
+}
+
+/**
  * The order entity an order webhook carries, for an order a UCP checkout of `tenantId` placed (its
  * platform's webhook URL with it), or undefined for any other order. For pushing later changes of
  * the order (status, refunds) from where they happen: not wired yet, see docs/agentic-commerce.md.
