@@ -1,14 +1,17 @@
 import { eq } from 'drizzle-orm';
+import { uuidv7 } from 'uuidv7';
+import { notFound } from '../../core/errors.js';
 import { checkedSum } from '../../core/money.js';
 import type { Queryable } from '../../db/client.js';
+import { rowById, rowUpsert } from '../../db/row-statements.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { type Promotion, pricingDataFor } from '../catalog/index.js';
 import { priceLinesWith } from '../pricing/index.js';
-import { type Line, type PricedValues, save, valuesOf } from './changes.js';
-import { checkPromo, type PromoReason } from './promo.js';
+import { type Line, type PricedValues, valuesOf } from './changes.js';
+import { checkPromo, type PromoCheck, type PromoReason, promoState } from './promo.js';
 import { MAX_LINE_QUANTITY } from './schemas.js';
-import { type CartApi, normalContext, openForChange, sum } from './service.js';
-import { cartItems } from './tables.js';
+import { type CartApi, cartCheckedOut, normalContext, presentCart, sum } from './service.js';
+import { type CartRow, cartItems, carts, type ItemRow } from './tables.js';
 
 // A cart set as a whole, for a buyer's agent: what can be bought goes in, what cannot is reported
 // per item (an agentic checkout shows it as a message) instead of failing the request.
@@ -36,11 +39,15 @@ export interface CartContents {
 export async function setCartContents(
   tx: Queryable,
   tenantId: string,
-  cartId: string,
+  target: string | { created: CartRow },
   input: { items: readonly { productId: string; quantity: number }[]; promoCode: string | null },
   now: Date,
 ): Promise<CartContents> {
-  const { cart } = await openForChange(tx, tenantId, cartId);
+  // Its lines are replaced, not read: the cart alone, under its lock (a cart created in this
+  // transaction has neither lines to delete nor anyone else to see it).
+  const cart = typeof target === 'string' ? await cartRow(tx, tenantId, target, true) : target.created;
+  if (!cart) throw notFound('Cart');
+  if (cart.status !== 'active') throw cartCheckedOut();
   const candidates = input.items.map((item) =>
     !UUID.test(item.productId) ? null : { productId: item.productId.toLowerCase(), quantity: item.quantity },
   );
@@ -70,15 +77,62 @@ export async function setCartContents(
     values.map((v) => v.listCents),
     'quantity',
   );
-  await tx.delete(cartItems).where(tenantWhere(cartItems, tenantId, eq(cartItems.cartId, cart.id)));
+  if (typeof target === 'string')
+    await tx.delete(cartItems).where(tenantWhere(cartItems, tenantId, eq(cartItems.cartId, cart.id)));
   const { promo, kept } = await promoFor(tx, tenantId, cart.currency, input.promoCode, values, now);
   return {
-    cart: await save(tx, cart, lines, values, kept, now),
+    cart: await saveContents(tx, cart, lines, values, kept, now),
     problems,
     shipped: new Set([...products.values()].filter((p) => p.requiresShipping).map((p) => p.id)),
     promo,
   };
 }
+
+/**
+ * Writes the cart's new lines and totals, each row whole with statement text built once (an
+ * agentic checkout sets its cart on every change: db/row-statements.ts). As `save` does for a
+ * cart change, with the lines known to be new.
+ */
+async function saveContents(
+  tx: Queryable,
+  cart: CartRow,
+  lines: readonly Line[],
+  values: readonly PricedValues[],
+  promo: { code: string; promotionId: string; check: PromoCheck } | null,
+  now: Date,
+): Promise<CartApi> {
+  const rows = lines.map(
+    (line, i): ItemRow => ({
+      ...(values[i] as PricedValues),
+      tenantId: cart.tenantId,
+      cartId: cart.id,
+      id: uuidv7(),
+      productId: line.productId,
+      createdAt: now,
+    }),
+  );
+  for (const row of rows) await writeItem(tx, row);
+  const subtotalCents = sum(rows.map((r) => r.listCents));
+  const lineTotalCents = sum(rows.map((r) => r.totalCents));
+  const state = promo && promoState(promo.code, promo.promotionId, promo.check);
+  const promoDiscount = state?.discountCents ?? 0;
+  const updated: CartRow = {
+    ...cart,
+    promotionId: state?.promotionId ?? null,
+    promoCode: state?.code ?? null,
+    subtotalCents,
+    discountCents: subtotalCents - lineTotalCents + promoDiscount,
+    totalCents: Math.max(0, lineTotalCents - promoDiscount),
+    version: cart.version + 1,
+    updatedAt: now,
+  };
+  await writeCart(tx, updated);
+  return presentCart(updated, rows, state);
+}
+
+const cartRow = rowById(carts);
+const writeCart = rowUpsert(carts);
+const writeItem = rowUpsert(cartItems);
 
 async function promoFor(
   tx: Queryable,

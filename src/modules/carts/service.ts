@@ -104,14 +104,14 @@ export async function getCart(db: Queryable, tenantId: string, cartId: string): 
   return presentCart(cart, items, await storedPromo(db, cart, items));
 }
 
-/** Inserts a new, empty cart. */
-export async function insertCart(
+/** Inserts a new, empty cart; its row. */
+export async function insertCartRow(
   tx: Queryable,
   tenantId: string,
   input: CreateInput,
   now: Date,
-): Promise<CartApi> {
-  const cart = await repo.insert(tx, tenantId, {
+): Promise<CartRow> {
+  return repo.insert(tx, tenantId, {
     id: uuidv7(),
     sessionId: input.sessionId ?? `sess_${randomBytes(16).toString('hex')}`,
     status: 'active',
@@ -128,7 +128,16 @@ export async function insertCart(
     createdAt: now,
     updatedAt: now,
   });
-  return presentCart(cart, [], null);
+}
+
+/** Inserts a new, empty cart. */
+export async function insertCart(
+  tx: Queryable,
+  tenantId: string,
+  input: CreateInput,
+  now: Date,
+): Promise<CartApi> {
+  return presentCart(await insertCartRow(tx, tenantId, input, now), [], null);
 }
 
 /** 409 `cart_checked_out`, with the way out: a new cart. */

@@ -1,5 +1,5 @@
 import type { Tx } from '../../db/client.js';
-import { type CartContents, setCartContents } from '../carts/index.js';
+import { type CartContents, type CartRow, setCartContents } from '../carts/index.js';
 import { availableShippingOptions } from '../shipping/index.js';
 import type {
   AppliedDiscount,
@@ -47,13 +47,23 @@ const ITEM_PROBLEMS = {
   quantity: { code: 'invalid', text: (id: string) => `The quantity of ${id} must be 1-100000` },
 } as const;
 
+/** The session's cart: its id, and its row when the session's unit of work just created it. */
+export interface SessionCart {
+  cartId: string;
+  currency: string;
+  created?: CartRow | undefined;
+}
+
 /** The cart set to the inputs; with several codes, the first that applies is kept. */
-async function fillCart(tx: Tx, tenantId: string, cartId: string, inputs: SessionInputs, now: Date) {
+async function fillCart(tx: Tx, tenantId: string, session: SessionCart, inputs: SessionInputs, now: Date) {
+  const cartId = session.cartId;
   const codes = inputs.discountCodes.length > 0 ? inputs.discountCodes : [null];
   const rejected: { code: string; reason: string }[] = [];
   let contents: CartContents | undefined;
-  for (const code of codes) {
-    contents = await setCartContents(tx, tenantId, cartId, { items: inputs.items, promoCode: code }, now);
+  for (const [i, code] of codes.entries()) {
+    // A cart created by this unit is filled as it is the first time; after that it has lines.
+    const target = i === 0 && session.created ? { created: session.created } : cartId;
+    contents = await setCartContents(tx, tenantId, target, { items: inputs.items, promoCode: code }, now);
     if (!contents.promo || contents.promo.applied) break;
     rejected.push({ code: contents.promo.code, reason: contents.promo.reason ?? 'unknown' });
   }
@@ -214,11 +224,11 @@ function itemMessages(inputs: SessionInputs, contents: CartContents): CheckoutMe
 export async function decide(
   tx: Tx,
   tenantId: string,
-  session: { cartId: string; currency: string },
+  session: SessionCart,
   inputs: SessionInputs,
   now: Date,
 ): Promise<Decided> {
-  const { contents, rejected } = await fillCart(tx, tenantId, session.cartId, inputs, now);
+  const { contents, rejected } = await fillCart(tx, tenantId, session, inputs, now);
   const { lines, codeDiscount } = linesOf(contents);
   const fulfillment = await fulfillmentFor(tx, tenantId, lines, inputs, session.currency, now);
   const chosen = fulfillment.options.find((o) => o.id === fulfillment.selected);

@@ -7,7 +7,7 @@ import {
   type ServiceDeps,
   type UnitOfWork,
 } from '../../unit-of-work/index.js';
-import { insertCart } from '../carts/index.js';
+import { insertCartRow } from '../carts/index.js';
 import { type Decided, decide, type SessionInputs } from './decide.js';
 import type {
   CheckoutChange,
@@ -17,7 +17,14 @@ import type {
   DelegatePaymentInput,
 } from './model.js';
 import { storeDelegatedToken } from './payment.js';
-import { inputsOf, openSession, presentCheckout, repo, SESSION_TTL_MS, sessionRow } from './service.js';
+import {
+  inputsOf,
+  openSession,
+  presentCheckout,
+  SESSION_TTL_MS,
+  sessionRow,
+  writeSession,
+} from './service.js';
 import type { CheckoutSessionRow } from './tables.js';
 
 // The checkout session's operations, whichever protocol calls them: each is one unit of work
@@ -77,11 +84,18 @@ export function createCheckout(
 ): Promise<CheckoutSession> {
   const currency = (input.currency ?? 'USD').toUpperCase();
   return runUnitOfWork(deps, ctx, key, async (u) => {
-    const cart = await insertCart(u.tx, ctx.tenantId, { currency }, u.now);
+    const cart = await insertCartRow(u.tx, ctx.tenantId, { currency }, u.now);
     const inputs = changed(EMPTY, input.change, false);
     const id = uuidv7();
-    const decided = await decide(u.tx, ctx.tenantId, { cartId: cart.id, currency }, inputs, u.now);
-    const row = await repo.insert(u.tx, ctx.tenantId, {
+    const decided = await decide(
+      u.tx,
+      ctx.tenantId,
+      { cartId: cart.id, currency, created: cart },
+      inputs,
+      u.now,
+    );
+    const row: CheckoutSessionRow = {
+      tenantId: ctx.tenantId,
       id,
       protocol: input.protocol,
       currency,
@@ -96,7 +110,8 @@ export function createCheckout(
       expiresAt: new Date(u.now.getTime() + SESSION_TTL_MS),
       createdAt: u.now,
       updatedAt: u.now,
-    });
+    };
+    await writeSession(u.tx, row);
     await u.audit({ action: 'checkout_session.create', resourceType: 'checkout_session', resourceId: id });
     return presentCheckout(row, u.now);
   });
@@ -108,12 +123,9 @@ export async function saveSession(
   row: CheckoutSessionRow,
   patch: Partial<CheckoutSessionRow>,
 ) {
-  const after = await repo.update(u.tx, u.ctx.tenantId, row.id, {
-    ...patch,
-    version: row.version + 1,
-    updatedAt: u.now,
-  });
-  return after as CheckoutSessionRow;
+  const after: CheckoutSessionRow = { ...row, ...patch, version: row.version + 1, updatedAt: u.now };
+  await writeSession(u.tx, after);
+  return after;
 }
 
 /**

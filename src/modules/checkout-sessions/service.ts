@@ -1,14 +1,14 @@
-import { eq } from 'drizzle-orm';
 import { AppError, notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
-import { tenantRepo } from '../../db/tenant-repo.js';
-import { tenantWhere } from '../../db/tenant-scope.js';
+import { rowById, rowUpsert } from '../../db/row-statements.js';
 import type { SessionInputs } from './decide.js';
 import type { CheckoutSession, CheckoutStatus } from './model.js';
 import { type CheckoutSessionRow, checkoutSessions } from './tables.js';
 
-export const repo = tenantRepo(checkoutSessions);
+const readSession = rowById(checkoutSessions);
+/** Writes a session's whole row (insert or replace): its text built once (db/row-statements.ts). */
+export const writeSession = rowUpsert(checkoutSessions);
 
 /** How long an open session lives (UCP's default): past it, the session reads as canceled. */
 export const SESSION_TTL_MS = 6 * 60 * 60 * 1000;
@@ -67,11 +67,7 @@ export const inputsOf = (row: CheckoutSessionRow): SessionInputs => ({
 /** The tenant's session (with `lock`, under its row lock); 404 for an unknown id or another tenant's. */
 export async function sessionRow(q: Queryable, tenantId: string, id: string, lock = false) {
   if (!UUID.test(id)) throw notFound('Checkout session');
-  const query = q
-    .select()
-    .from(checkoutSessions)
-    .where(tenantWhere(checkoutSessions, tenantId, eq(checkoutSessions.id, id.toLowerCase())));
-  const [row] = lock ? await query.for('update') : await query;
+  const row = await readSession(q, tenantId, id.toLowerCase(), lock);
   if (!row) throw notFound('Checkout session');
   return row;
 }

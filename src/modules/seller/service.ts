@@ -1,9 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { isoOrNull } from '../../core/format.js';
-import type { Queryable } from '../../db/client.js';
+import { type Queryable, rowsOf } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import { tenants } from '../tenants/index.js';
 import type { SellerProfileSchema, UpdateSellerProfileBody } from './schemas.js';
 import { sellerProfiles } from './tables.js';
 
@@ -29,36 +28,40 @@ export interface StoredSellerProfile {
 
 const p = sellerProfiles;
 
+interface ProfileRow {
+  name: string;
+  display_name: string | null;
+  support_email: string | null;
+  support_url: string | null;
+  terms_of_use_url: string | null;
+  privacy_policy_url: string | null;
+  return_policy_url: string | null;
+  updated_at: string | Date | null;
+}
+
 /**
  * The tenant's seller profile: its row over the defaults (the tenant's name, no links). One
  * statement: the tenant (a reference table) with its profile row if it has one.
  */
 export async function readSellerProfile(db: Queryable, tenantId: string): Promise<StoredSellerProfile> {
-  const [row] = await db
-    .select({
-      name: tenants.name,
-      displayName: p.displayName,
-      supportEmail: p.supportEmail,
-      supportUrl: p.supportUrl,
-      termsOfUseUrl: p.termsOfUseUrl,
-      privacyPolicyUrl: p.privacyPolicyUrl,
-      returnPolicyUrl: p.returnPolicyUrl,
-      updatedAt: p.updatedAt,
-    })
-    .from(tenants)
-    .leftJoin(p, sql`${p.tenantId} = ${tenants.id} and ${p.tenantId} = ${tenantId}::uuid`)
-    .where(eq(tenants.id, tenantId));
+  // Plain text, not the query builder: every agentic checkout answer reads it (its links).
+  const [row] = rowsOf<ProfileRow>(
+    await db.execute(sql`select t.name, p.display_name, p.support_email, p.support_url, p.terms_of_use_url,
+        p.privacy_policy_url, p.return_policy_url, p.updated_at
+      from tenants t left join seller_profiles p on p.tenant_id = t.id and p.tenant_id = ${tenantId}::uuid
+      where t.id = ${tenantId}::uuid`),
+  );
   if (!row) throw new Error(`tenant ${tenantId} not found`);
   return {
     profile: {
-      displayName: row.displayName ?? row.name,
-      supportEmail: row.supportEmail,
-      supportUrl: row.supportUrl,
-      termsOfUseUrl: row.termsOfUseUrl,
-      privacyPolicyUrl: row.privacyPolicyUrl,
-      returnPolicyUrl: row.returnPolicyUrl,
+      displayName: row.display_name ?? row.name,
+      supportEmail: row.support_email,
+      supportUrl: row.support_url,
+      termsOfUseUrl: row.terms_of_use_url,
+      privacyPolicyUrl: row.privacy_policy_url,
+      returnPolicyUrl: row.return_policy_url,
     },
-    updatedAt: row.updatedAt,
+    updatedAt: row.updated_at === null ? null : new Date(row.updated_at),
   };
 }
 

@@ -7,7 +7,7 @@ import { getCheckout } from '../operations.js';
 // checkout and no 3-D Secure: the sandbox's escalation stands for a step the buyer would take
 // with the seller, so the page says where the session stands and what the agent can do next.
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const html = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(id: string, status: string, total: string) {
   const next =
@@ -15,7 +15,7 @@ function page(id: string, status: string, total: string) {
       ? 'This sandbox checkout asked for your confirmation. There is nothing more to enter here: ' +
         'your agent can complete the checkout again (with the sandbox card’s success_token).'
       : `This checkout is ${status.replaceAll('_', ' ')}.`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Checkout ${escape(id)}</title></head><body><main><h1>Checkout</h1><p>${escape(next)}</p><p>Total: ${escape(total)}</p><p><small>${escape(id)}</small></p></main></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Checkout ${html(id)}</title></head><body><main><h1>Checkout</h1><p>${html(next)}</p><p>Total: ${html(total)}</p><p><small>${html(id)}</small></p></main></body></html>`;
 }
 
 export const continueCheckoutPageRoute = defineRoute({
