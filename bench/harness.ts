@@ -33,6 +33,8 @@ export interface BenchServer {
   /** Cursor paging: a tenant with `orders` orders and a cursor half way down; one for streaming. */
   paging: {
     tenant: Fixture;
+    /** Keys of the paging tenant, rotated: one key's limit (10,000 a minute) is below a row's load. */
+    keys: string[];
     orders: number;
     deepCursor: string;
     streamTenant: Fixture;

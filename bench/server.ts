@@ -230,8 +230,21 @@ const [middle] = await database.db
   .orderBy(desc(orders.sequence))
   .offset(Math.floor(PAGING_ORDERS / 2))
   .limit(1);
+// More keys of the paging tenant: the first page and the deep page are each over one key's 10,000
+// requests a minute at full load.
+const pagingKeys = [pagingTenant.key];
+for (let i = 0; i < 9; i++) {
+  const { secret } = await issueApiKey(database.db, pagingTenant.tenantId, {
+    name: `bench paging ${i}`,
+    scopes: ['read'],
+    rateTier: 'unlimited',
+    environment: 'sandbox',
+  });
+  pagingKeys.push(secret);
+}
 const paging = {
   tenant: pagingTenant,
+  keys: pagingKeys,
   orders: PAGING_ORDERS,
   deepCursor: encodeCursor({ tenantId: pagingTenant.tenantId, list: 'orders', keys: deps.keyRing }, [
     Number(middle?.sequence ?? 0),
