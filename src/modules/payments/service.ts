@@ -7,6 +7,7 @@ import type { Tags } from '../../core/tags.js';
 import type { Queryable } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
 import { type ScalarRead, tenantRead } from '../../db/read-together.js';
+import { rowUpsert } from '../../db/row-statements.js';
 import { tagsMatch } from '../../db/tags.js';
 import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
@@ -123,17 +124,27 @@ export async function insertCapturedSession(
   tenantId: string,
   input: { accountId: string; amountCents: number; currency: string; orderId: string; resolvedBy: string },
   now: Date,
-) {
-  return repo.insert(tx, tenantId, {
+): Promise<PaymentSessionRow> {
+  const row: PaymentSessionRow = {
+    tenantId,
     id: uuidv7(),
     ...input,
     invoiceId: null,
     paymentPageSlug: null,
     status: 'success',
+    operationKey: null,
+    refundedCents: 0,
+    reversal: null,
+    tags: {},
     createdAt: now,
     updatedAt: now,
-  });
+  };
+  // Text built once: written on every agentic checkout's completion (db/row-statements.ts).
+  await writeCapturedSession(tx, row);
+  return row;
 }
+
+const writeCapturedSession = rowUpsert(paymentSessions);
 
 /** The session under its row lock, in the caller's transaction. */
 export const lockSession = (tx: Queryable, tenantId: string, id: string) =>
