@@ -15,7 +15,7 @@ import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
 import { operatorOperation } from './modules/billing-admin/index.js';
-import { queueOrderUpdated } from './modules/checkout-sessions/ucp/order-webhooks.js';
+import { queueOrderUpdated } from './modules/checkout-sessions/index.js';
 import { applyOperation } from './modules/credits/index.js';
 import {
   getOrder,

@@ -8,3 +8,5 @@ export {
   getCheckout,
   updateCheckout,
 } from './operations.js';
+// A placed order's later changes, told to the UCP platform that placed it (ServiceDeps.orderChanged).
+export { queueOrderUpdated } from './ucp/order-webhooks.js';

@@ -1891,7 +1891,7 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "order_already_paid" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "checkout_session_closed" | "checkout_not_ready" | "payment_token_invalid" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "payment_not_refundable" | "refund_exceeds_remaining" | "no_credit_available" | "internal" | "capability_unavailable" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
+            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "order_already_paid" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "checkout_session_closed" | "checkout_not_ready" | "payment_token_invalid" | "invalid_profile_url" | "profile_unreachable" | "profile_malformed" | "version_unsupported" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "payment_not_refundable" | "refund_exceeds_remaining" | "no_credit_available" | "internal" | "capability_unavailable" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
             details?: components["schemas"]["ErrorDetail"][];
             /** @description When to retry, in seconds: the Retry-After header, in the body. */
             retryAfterSeconds?: number;

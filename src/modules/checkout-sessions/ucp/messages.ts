@@ -1,5 +1,5 @@
 import type { AppError, ErrorCode, ErrorDetail } from '../../../core/errors.js';
-import type { CheckoutMessage, CheckoutSession, MessageTarget } from '../index.js';
+import type { CheckoutMessage, CheckoutSession, MessageTarget } from '../model.js';
 import { UCP_VERSION } from './protocol.js';
 import type { SEVERITIES } from './schemas/common.js';
 

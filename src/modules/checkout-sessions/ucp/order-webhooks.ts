@@ -1,7 +1,7 @@
 import { systemContext } from '../../../core/context.js';
 import type { ServiceDeps, UnitOfWork } from '../../../unit-of-work/index.js';
 import { enqueuePlatformDelivery } from '../../webhooks/index.js';
-import type { CheckoutSession } from '../index.js';
+import type { CheckoutSession } from '../model.js';
 import { ucpOrder } from './placed-orders.js';
 import { placedOrderFacts, presentOrder, type UcpOrder } from './present-order.js';
 import { BUSINESS_CAPABILITIES, CAPABILITY, UCP_VERSION } from './protocol.js';

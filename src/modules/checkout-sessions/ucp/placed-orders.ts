@@ -2,7 +2,8 @@ import type { OperationContext } from '../../../core/context.js';
 import { AppError } from '../../../core/errors.js';
 import type { ServiceDeps } from '../../../unit-of-work/index.js';
 import { getOrder, type OrderRow } from '../../orders/index.js';
-import { type CheckoutSession, getCheckout } from '../index.js';
+import type { CheckoutSession } from '../model.js';
+import { getCheckout } from '../operations.js';
 
 // The orders UCP checkouts placed: what get order and the order webhook read.
 

@@ -6,7 +6,7 @@ import type {
   CheckoutStatus,
   CheckoutTotals,
   FulfillmentOption,
-} from '../index.js';
+} from '../model.js';
 import { ucpMessage } from './messages.js';
 import type { CheckoutResponse } from './schemas/checkout.js';
 import type { Link, UcpCheckoutMeta } from './schemas/common.js';

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { CheckoutLine, CheckoutSession } from '../index.js';
+import type { CheckoutLine, CheckoutSession } from '../model.js';
 import {
   checkoutTotals,
   lineTotals,

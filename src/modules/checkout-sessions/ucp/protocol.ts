@@ -1,4 +1,4 @@
-import { PAYMENT_HANDLERS } from '../index.js';
+import { PAYMENT_HANDLERS } from '../model.js';
 
 // The facts of UCP release 2026-04-08 this binding serves: the version, the names of the service,
 // capabilities and payment handler, and the spec and schema URLs a profile points to (their origin

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { validationFailed } from '../../../core/errors.js';
-import type { CheckoutAddress, CheckoutBuyer, CheckoutChange, CheckoutPayment } from '../index.js';
+import type { CheckoutAddress, CheckoutBuyer, CheckoutChange, CheckoutPayment } from '../model.js';
 import type { CheckoutCompleteBody, CheckoutCreateBody } from './schemas/checkout.js';
 import type { Buyer, PostalAddress } from './schemas/common.js';
 
