@@ -64,19 +64,26 @@ describe('API reference at /docs', () => {
         await page.goto(`${baseUrl}/docs`);
         await page.waitForSelector('.opblock', { timeout: 30_000 });
         const operations = t.app.registry.publicOperations;
-        await page.waitForFunction(
-          `document.querySelectorAll('.opblock').length >= ${operations.length}`,
-          null,
-          { timeout: 30_000 },
-        );
-        const rendered = await page.$$eval('.opblock', (blocks) =>
-          blocks.map((b) => ({
-            method: b.querySelector('.opblock-summary-method')?.textContent?.trim(),
-            path: b.querySelector('.opblock-summary-path')?.getAttribute('data-path'),
-          })),
-        );
         const expected = operations.map((op) => `${op.method} ${op.url.replace(/:(\w+)/g, '{$1}')}`).sort();
-        expect(rendered.map((r) => `${r.method} ${r.path}`).sort()).toEqual(expected);
+        // A long document is rendered as it scrolls into view (blocks off screen leave the page):
+        // every operation must render on the way down.
+        const seen = new Set<string>();
+        const height = Number(await page.evaluate('document.body.scrollHeight'));
+        for (let y = 0; y <= height + 1600 && seen.size < expected.length; y += 800) {
+          await page.evaluate(`window.scrollTo(0, ${y})`);
+          await page.waitForTimeout(50);
+          const blocks = await page.$$eval('.opblock', (all) =>
+            all.map(
+              (b) =>
+                `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b
+                  .querySelector('.opblock-summary-path')
+                  ?.getAttribute('data-path')}`,
+            ),
+          );
+          for (const block of blocks) seen.add(block);
+        }
+        expect([...seen].sort()).toEqual(expected);
+        await page.evaluate('window.scrollTo(0, 0)');
         expect(await page.textContent('.info .title')).toContain('Commerce Agent API');
         expect(errors).toEqual([]);
         expect(outside).toEqual([]);

@@ -21427,7 +21427,27 @@ export interface operations {
                      *         "returnPolicyUrl": "https://acme.example/returns",
                      *         "updatedAt": "2026-04-20T09:30:00.000Z"
                      *       },
-                     *       "nextActions": []
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/seller",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getSellerProfile",
+                     *           "arguments": {}
+                     *         },
+                     *         {
+                     *           "rel": "update",
+                     *           "method": "PATCH",
+                     *           "href": "/api/v1/seller",
+                     *           "requiredScope": "admin",
+                     *           "allowed": false,
+                     *           "reason": "needs the admin scope",
+                     *           "operationId": "updateSellerProfile",
+                     *           "arguments": {}
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -21557,7 +21577,27 @@ export interface operations {
                      *         "returnPolicyUrl": "https://acme.example/returns",
                      *         "updatedAt": "2026-04-20T09:30:00.000Z"
                      *       },
-                     *       "nextActions": []
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/seller",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getSellerProfile",
+                     *           "arguments": {}
+                     *         },
+                     *         {
+                     *           "rel": "update",
+                     *           "method": "PATCH",
+                     *           "href": "/api/v1/seller",
+                     *           "requiredScope": "admin",
+                     *           "allowed": false,
+                     *           "reason": "needs the admin scope",
+                     *           "operationId": "updateSellerProfile",
+                     *           "arguments": {}
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {

@@ -3,6 +3,7 @@ import { Envelope } from '../../../http/envelope.js';
 import { respond } from '../../../http/operation.js';
 import { updateSellerProfile } from '../operations.js';
 import { SellerProfileSchema, UpdateSellerProfileBody } from '../schemas.js';
+import { sellerProfileEnvelopeExample } from './get-seller-profile.js';
 import { SELLER_PROFILE_PURPOSE, sellerProfileResponse, TAGS } from './shared.js';
 
 export const updateSellerProfileRoute = defineRoute({
@@ -18,7 +19,9 @@ export const updateSellerProfileRoute = defineRoute({
   tags: TAGS,
   scope: 'admin',
   body: UpdateSellerProfileBody,
-  responses: { 200: Envelope(SellerProfileSchema, 'The profile as it is now.') },
+  responses: {
+    200: Envelope(SellerProfileSchema, 'The profile as it is now.', sellerProfileEnvelopeExample),
+  },
   handler: async (request, reply, deps) =>
     respond(
       deps,
