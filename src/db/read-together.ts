@@ -60,15 +60,20 @@ export function tenantRead<T>(
  * the query and decoded back to the row Drizzle would return (timestamps as Dates), so a
  * single-resource read can share its round trip with the reads that complete it.
  */
-export function rowByIdRead<T extends PgTable & { tenantId: PgColumn; id: PgColumn }>(table: T) {
+export function rowByIdRead<T extends PgTable & { tenantId: PgColumn; id: PgColumn }>(
+  table: T,
+  /** Another unique column to find the row by (its property name), e.g. a token's hash. */
+  key: keyof T['$inferSelect'] & string = 'id',
+) {
   const name = getTableName(table);
   const columns = Object.entries(getTableColumns(table));
+  const keyColumn = (getTableColumns(table) as Record<string, PgColumn>)[key]?.name ?? key;
   // The keys are the table's own property names (identifiers of our code), written as literals.
   const fields = columns.map(([key, c]) => `'${key}', "${name}"."${c.name}"`).join(', ');
   const timestamps = columns.filter(([, c]) => c.columnType === 'PgTimestamp').map(([key]) => key);
   const read = tenantRead(
     table,
-    { select: `json_build_object(${fields})`, where: `"${name}"."id" = ?`, tail: ' limit 1' },
+    { select: `json_build_object(${fields})`, where: `"${name}"."${keyColumn}" = ?`, tail: ' limit 1' },
     (value): T['$inferSelect'] | undefined => {
       if (value === null || value === undefined) return undefined;
       const row = (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
@@ -76,5 +81,5 @@ export function rowByIdRead<T extends PgTable & { tenantId: PgColumn; id: PgColu
       return row as T['$inferSelect'];
     },
   );
-  return (tenantId: string, id: string) => read(tenantId, id);
+  return (tenantId: string, value: string) => read(tenantId, value);
 }

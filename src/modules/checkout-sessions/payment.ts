@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, getTableColumns, isNull } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import { AppError } from '../../core/errors.js';
 import type { KeyRing } from '../../core/key-ring.js';
 import type { Queryable } from '../../db/client.js';
-import { readTogether, tenantRead } from '../../db/read-together.js';
+import { readTogether, rowByIdRead } from '../../db/read-together.js';
 import { rowUpsert } from '../../db/row-statements.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { UnitOfWork } from '../../unit-of-work/index.js';
@@ -42,20 +42,7 @@ const tokenHash = (token: string) => createHash('sha256').update(token).digest('
 
 // Statement text built once: a token is written and read on every ACP checkout.
 const writeToken = rowUpsert(delegatedPaymentTokens);
-const tokenFields = Object.entries(getTableColumns(delegatedPaymentTokens))
-  .map(([key, c]) => `'${key}', "${c.name}"`)
-  .join(', ');
-const tokenByHash = tenantRead(
-  delegatedPaymentTokens,
-  { select: `json_build_object(${tokenFields})`, where: '"token_hash" = ?', tail: ' limit 1' },
-  (value): DelegatedTokenRow | undefined => {
-    if (value === null || value === undefined) return undefined;
-    const row = (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
-    for (const key of ['expiresAt', 'usedAt', 'createdAt'])
-      if (typeof row[key] === 'string') row[key] = new Date(row[key] as string);
-    return row as unknown as DelegatedTokenRow;
-  },
-);
+const tokenByHash = rowByIdRead(delegatedPaymentTokens, 'tokenHash');
 
 const invalidToken = (message: string, field = 'payment.token') =>
   new AppError('payment_token_invalid', message, [{ field, rule: 'token', message }]);
