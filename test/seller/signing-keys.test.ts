@@ -4,6 +4,7 @@ import { createVerifier, httpbis } from 'http-message-signatures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { KeyRing } from '../../src/core/key-ring.js';
+import type { Database } from '../../src/db/client.js';
 import { resealSecrets } from '../../src/db/sealing.js';
 import {
   contentDigest,
@@ -14,18 +15,40 @@ import {
 } from '../../src/modules/seller/index.js';
 import { sellerSigningKeys as keysTable } from '../../src/modules/seller/tables.js';
 import { TABLE_LAYOUT } from '../../src/schema.js';
-import { createTestTenant, startApp, type TestApp } from '../harness.js';
+import {
+  createScratchDatabase,
+  createTestTenant,
+  ownPgliteDatabase,
+  startApp,
+  type TestApp,
+  usingPostgres,
+} from '../harness.js';
 
 // The seller's signing key (UCP `signing_keys`): one EC P-256 pair per tenant, made on first use,
 // the private key sealed at rest; rotated keys stay published for a grace period.
 
 const clock = new ManualClock(new Date('2031-05-01T12:00:00Z'));
 let t: TestApp;
+let database: Database;
+let dropDatabase: () => Promise<void>;
 
 beforeAll(async () => {
-  t = await startApp({ clock });
+  // A database of its own: the rotation test re-seals every row of the table, and on the shared
+  // database other files write (and must still open) signing keys under the app's ring meanwhile.
+  if (usingPostgres) {
+    const scratch = await createScratchDatabase();
+    database = scratch.database;
+    dropDatabase = scratch.drop;
+  } else {
+    database = await ownPgliteDatabase();
+    dropDatabase = () => database.close();
+  }
+  t = await startApp({ clock, database });
 });
-afterAll(() => t.app.close());
+afterAll(async () => {
+  await t.app.close();
+  await dropDatabase();
+});
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
 
