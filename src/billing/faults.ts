@@ -14,6 +14,8 @@ export class FaultController {
   loseNext = 0;
   latencyMs = 0;
   only: readonly string[] | null = null;
+  /** While set, a call waits for it before anything else (a test holds a request mid-operation). */
+  gate: Promise<void> | null = null;
   /** Calls that reached the wrapper (failed or not), by method name. */
   readonly calls: string[] = [];
 
@@ -24,6 +26,7 @@ export class FaultController {
     this.loseNext = 0;
     this.latencyMs = 0;
     this.only = null;
+    this.gate = null;
     this.calls.length = 0;
   }
 
@@ -42,6 +45,7 @@ export function withFaults(adapter: BillingAdapter, faults: FaultController): Bi
       return async (...args: unknown[]) => {
         faults.calls.push(method);
         if (!faults.applies(method)) return value.apply(target, args);
+        if (faults.gate) await faults.gate;
         if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
         if (faults.failAll || faults.failNext > 0) {
           if (faults.failNext > 0) faults.failNext--;

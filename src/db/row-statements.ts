@@ -9,8 +9,8 @@ import { rowByIdRead } from './read-together.js';
 
 type Keyed = PgTable & { tenantId: PgColumn; id: PgColumn };
 
-/** Statement text with `?` for each value, its pieces kept; `bind` makes the SQL for values. */
-function template(text: string) {
+/** Statement text with `?` for each value, its pieces kept; the function makes the SQL for values. */
+export function statementTemplate(text: string) {
   const parts = text.split('?').map((part) => sql.raw(part));
   return (values: readonly unknown[]): SQL => {
     const chunks: SQL[] = [parts[0] as SQL];
@@ -26,7 +26,7 @@ export function rowById<T extends Keyed>(table: T) {
   const fields = Object.entries(getTableColumns(table))
     .map(([key, c]) => `'${key}', "${name}"."${c.name}"`)
     .join(', ');
-  const locked = template(
+  const locked = statementTemplate(
     `select json_build_object(${fields}) as row from "${name}" where "${name}"."tenant_id" = ? and "${name}"."id" = ? for update`,
   );
   return async (
@@ -75,7 +75,7 @@ export function rowUpsert<T extends Keyed>(table: T) {
   const updates = columns
     .filter(([key]) => key !== 'tenantId' && key !== 'id')
     .map(([, c]) => `"${c.name}" = excluded."${c.name}"`);
-  const statement = template(
+  const statement = statementTemplate(
     `insert into "${name}" (${names.join(', ')}) values (${columns.map(([, c]) => `?${castOf(c)}`).join(', ')}) ` +
       `on conflict ("tenant_id", "id") do update set ${updates.join(', ')}`,
   );

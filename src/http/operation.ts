@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { AppError } from '../core/errors.js';
 import type { KeyRing } from '../core/key-ring.js';
-import type { Db, Tx } from '../db/client.js';
+import type { Db, Queryable } from '../db/client.js';
 import { type CommitHooks, derivedKey, mintedKey, type OperationKey } from '../unit-of-work/index.js';
 import { requireCtx } from './auth.js';
 import type { RequestContext } from './context.js';
@@ -12,10 +12,10 @@ import {
   findResponse,
   type IdempotentRequest,
   releaseClaim,
+  replaceResponse,
   requestHash,
   type StoredResponse,
   saveResponse,
-  tryLockScope,
 } from './idempotency/store.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './limits.js';
 import { protocolOf } from './protocol-edge.js';
@@ -136,28 +136,32 @@ const replayOf = (stored: StoredResponse): Outcome => ({
   replayed: true,
 });
 
-/** Under the scope's lock: a completed duplicate is replayed, another body is 422. */
-async function lockScope(tx: Tx, keyRing: KeyRing, idem: IdempotentRequest, now: Date): Promise<void> {
-  if (!(await tryLockScope(tx, idem))) throw inFlight();
-  const stored = await findResponse(tx, keyRing, idem, now);
-  if (!stored) return;
-  if (stored.requestHash !== idem.hash) throw conflictingReuse();
-  throw new StoredReplay(stored);
+/**
+ * The claim was lost while the operation ran (its lease ran out and a retry of the same request
+ * took the scope over): the unit rolls back, and the request answers as that retry does, with its
+ * stored response once there is one.
+ */
+async function lostClaim(deps: EdgeDeps, tx: Queryable, idem: IdempotentRequest): Promise<Error> {
+  const stored = await findResponse(tx, deps.keyRing, idem, deps.clock.now());
+  return stored?.requestHash === idem.hash ? new StoredReplay(stored) : inFlight();
 }
 
 /**
- * A refusal worth remembering (4xx other than 400) is stored in a transaction of its own, the
- * operation's having rolled back; a success a racing duplicate stored meanwhile wins.
+ * A refusal worth remembering (4xx other than 400) is stored on its own, the operation's
+ * transaction having rolled back; if the claim was lost meanwhile, the answer stored by the
+ * retry that took it over wins.
  */
-async function rememberRefusal(deps: EdgeDeps, idem: IdempotentRequest, outcome: Outcome): Promise<Outcome> {
-  return deps.db.transaction(async (tx) => {
-    const now = deps.clock.now();
-    if (!(await tryLockScope(tx, idem))) return outcome;
-    const stored = await findResponse(tx, deps.keyRing, idem, now);
-    if (stored) return stored.requestHash === idem.hash ? replayOf(stored) : outcome;
-    await saveResponse(tx, deps.keyRing, idem, outcome.status, outcome.payload, now);
+async function rememberRefusal(
+  deps: EdgeDeps,
+  idem: IdempotentRequest,
+  token: string,
+  outcome: Outcome,
+): Promise<Outcome> {
+  const now = deps.clock.now();
+  if (await saveResponse(deps.db, deps.keyRing, idem, token, outcome.status, outcome.payload, now))
     return outcome;
-  });
+  const stored = await findResponse(deps.db, deps.keyRing, idem, now);
+  return stored?.requestHash === idem.hash ? replayOf(stored) : outcome;
 }
 
 /**
@@ -198,17 +202,23 @@ export async function respond<T>(
   const claimed = idem ? await claim(deps, idem) : undefined;
   if (typeof claimed === 'object') return send(reply, claimed);
   let made: Outcome | undefined;
+  // The response is stored with the claim's token: in the unit's own transaction when there is
+  // one (so an idempotent unit always runs in one), on its own after a commit otherwise.
+  const store = async (q: Queryable, status: number, payload: string) =>
+    !idem ||
+    !claimed ||
+    (await saveResponse(q, deps.keyRing, idem, claimed, status, payload, deps.clock.now()));
   const hooks: CommitHooks<T> = {
-    ...(idem ? { begin: (tx: Tx) => lockScope(tx, deps.keyRing, idem, deps.clock.now()) } : {}),
+    transactional: idem !== null,
     beforeCommit: async (result, tx) => {
       const { status, body } = present(result, ctx);
       made = { status, payload: serialize(reply, status, body), replayed: false };
-      if (idem && tx) await saveResponse(tx, deps.keyRing, idem, status, made.payload, deps.clock.now());
+      if (idem && tx && !(await store(tx, status, made.payload))) throw await lostClaim(deps, tx, idem);
     },
     afterCommit: async (result) => {
       const { status, body } = present(result, ctx);
       made = { status, payload: serialize(reply, status, body), replayed: false };
-      if (idem) await saveResponse(deps.db, deps.keyRing, idem, status, made.payload, deps.clock.now());
+      if (idem) await replaceResponse(deps.db, deps.keyRing, idem, status, made.payload);
     },
   };
   const key = idem
@@ -220,7 +230,7 @@ export async function respond<T>(
       // The operation changed nothing (no unit of work ran): its answer is stored on its own.
       const { status, body } = present(result, ctx);
       made = { status, payload: serialize(reply, status, body), replayed: false };
-      if (idem) await saveResponse(deps.db, deps.keyRing, idem, status, made.payload, deps.clock.now());
+      await store(deps.db, status, made.payload);
     }
     return send(reply, made);
   } catch (err) {
@@ -233,7 +243,7 @@ export async function respond<T>(
       await releaseClaim(deps.db, idem, claimed).catch(() => {});
       throw err;
     }
-    const outcome = await rememberRefusal(deps, idem, refusal(reply, request, err));
+    const outcome = await rememberRefusal(deps, idem, claimed, refusal(reply, request, err));
     return send(reply, outcome);
   }
 }

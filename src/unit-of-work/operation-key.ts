@@ -13,7 +13,11 @@ import type { Tx } from '../db/client.js';
  * passes it to a unit of work whose work returns `T` (the compiler refuses anything else).
  */
 export interface CommitHooks<T> {
-  begin?: (tx: Tx) => Promise<void>;
+  /**
+   * `beforeCommit` writes in the unit's transaction (the HTTP edge stores the idempotent
+   * response there): a unit that would write in one buffered statement opens a transaction.
+   */
+  transactional?: boolean;
   beforeCommit?: (result: T, tx: Tx | null) => Promise<void>;
   /**
    * The operation's result moved on after its commit through a later step of the operation

@@ -127,7 +127,7 @@ export async function runUnitOfWork<T>(
 ): Promise<T> {
   const now = deps.clock.now();
   const hooks = key.hooks;
-  if (options.buffered && !hooks?.begin) {
+  if (options.buffered && !hooks?.transactional) {
     const { set, flush } = bufferOn(deps.db, deps.fanOut, ctx, now);
     const result = await insideApiTransaction(() => (work as (u: WriteSet) => Promise<T>)(set));
     // The response is made before the write, so one that cannot be sent leaves nothing written.
@@ -137,7 +137,6 @@ export async function runUnitOfWork<T>(
   }
   const { result, queued } = await deps.db.transaction((tx) =>
     insideApiTransaction(async () => {
-      await hooks?.begin?.(tx);
       const { set, flush } = bufferOn(tx, deps.fanOut, ctx, now);
       const result = await work({ ...set, tx });
       await hooks?.beforeCommit?.(result, tx);

@@ -7,6 +7,7 @@ import { intents } from '../../src/unit-of-work/index.js';
 import { bearer, errorBody, startApp, type TestApp } from '../harness.js';
 import { noCreditOnIssue } from '../support/billing-fixtures.js';
 import { MoneyWorld } from '../support/money-world.js';
+import { waitFor } from '../support/wait.js';
 
 // Issue 27, finding 1: a request answered 4xx took effect. The Idempotency-Key's scope was only
 // checked in the final commit, after the intent and the billing call, so three requests sent at
@@ -294,5 +295,33 @@ describe('an Idempotency-Key is claimed with its body: in flight, refused and cr
     const replayed = await inject('POST', url, body, key);
     expect([replayed.statusCode, replayed.headers['x-idempotency-replayed']]).toEqual([201, 'true']);
     expect(replayed.json().data.id).toBe(resumed.json().data.id);
+  });
+
+  it('a request whose lease ran out while it ran stores nothing: the retry that took the claim over answers, and it replays that answer', async () => {
+    const invoiceId = await openInvoice(3100);
+    const key = `lost-${Math.random()}`;
+    const body = { accountId: w.billingId, amountCents: 3100, currency: 'USD' };
+    const url = `/invoices/${invoiceId}/pay`;
+    let open = () => {};
+    faults.gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const first = inject('POST', url, body, key);
+    // The first request has claimed the key and waits in its billing call...
+    await waitFor(() => faults.calls.length > 0, 'the first request to reach the billing system');
+    faults.gate = null;
+    // ...until its lease has run out and a retry of it takes the claim over and completes.
+    await t.deps.db
+      .update(idempotencyKeys)
+      .set({ claimedUntil: t.deps.clock.now() })
+      .where(and(eq(idempotencyKeys.tenantId, w.tenant.tenantId), eq(idempotencyKeys.idempotencyKey, key)));
+    const retry = await inject('POST', url, body, key);
+    expect(retry.statusCode).toBe(201);
+    open();
+    const late = await first;
+    expect([late.statusCode, late.headers['x-idempotency-replayed']]).toEqual([201, 'true']);
+    expect(late.body).toBe(retry.body);
+    expect((await w.state()).sessions.filter((s) => s.invoiceId === invoiceId)).toHaveLength(1);
+    expect(await w.problems()).toEqual([]);
   });
 });

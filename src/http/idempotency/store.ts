@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { and, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { and, eq, isNull, lte } from 'drizzle-orm';
 import { isSealed, type KeyRing } from '../../core/key-ring.js';
-import { affectedRows, type Queryable, rowsOf, type Tx } from '../../db/client.js';
+import { affectedRows, type Queryable, rowsOf } from '../../db/client.js';
+import { statementTemplate } from '../../db/row-statements.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { IDEMPOTENCY_RETENTION_HOURS } from '../limits.js';
 import { idempotencyKeys } from './tables.js';
@@ -33,21 +34,6 @@ export function requestHash(body: unknown, query: unknown): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-/**
- * Takes a transaction-scoped advisory lock on the request's scope. While the first request's
- * transaction runs, a duplicate fails to take it and is told the first is in flight; the lock is
- * released by commit or rollback (or by the connection dying), so it cannot be left behind.
- */
-export async function tryLockScope(tx: Tx, req: IdempotentRequest): Promise<boolean> {
-  const digest = createHash('sha256')
-    .update(`${req.tenantId}\n${req.key}\n${req.method}\n${req.path}`)
-    .digest();
-  const result = await tx.execute(
-    sql`select pg_try_advisory_xact_lock(${digest.readInt32BE(0)}, ${digest.readInt32BE(4)}) as locked`,
-  );
-  return rowsOf<{ locked: boolean }>(result)[0]?.locked === true;
-}
-
 const scopeWhere = (req: IdempotentRequest) =>
   tenantWhere(
     idempotencyKeys,
@@ -68,57 +54,91 @@ export async function findResponse(
   req: IdempotentRequest,
   now: Date,
 ): Promise<StoredResponse | undefined> {
-  const [row] = await db
-    .select({
-      requestHash: idempotencyKeys.requestHash,
-      status: idempotencyKeys.responseStatus,
-      body: idempotencyKeys.responseBody,
-    })
-    .from(idempotencyKeys)
-    .where(
-      and(scopeWhere(req), gt(idempotencyKeys.expiresAt, now), isNotNull(idempotencyKeys.responseStatus)),
-    );
-  if (!row || row.status === null || row.body === null) return undefined;
-  const stored = { requestHash: row.requestHash, status: row.status, body: row.body };
-  return isSealed(row.body) ? { ...stored, body: ring.open('idempotent_response', row.body) } : stored;
+  const [row] = rowsOf<{ request_hash: string; response_status: number; response_body: string }>(
+    await db.execute(storedResponse([req.tenantId, req.key, req.method, req.path, now.toISOString()])),
+  );
+  if (!row) return undefined;
+  const stored = { requestHash: row.request_hash, status: row.response_status, body: row.response_body };
+  return isSealed(row.response_body)
+    ? { ...stored, body: ring.open('idempotent_response', row.response_body) }
+    : stored;
 }
 
-/** Stores the response (closing the claim); an expired record of the same scope is replaced. */
+// The statements every idempotent request runs, their text built once (src/db/row-statements.ts).
+const SCOPE = 'tenant_id = ?::uuid and idempotency_key = ? and method = ? and path = ?';
+const storedResponse = statementTemplate(
+  `select request_hash, response_status, response_body from idempotency_keys
+   where ${SCOPE} and expires_at > ?::timestamptz and response_status is not null`,
+);
+const answerClaim = statementTemplate(
+  `update idempotency_keys set response_status = ?, response_body = ?, claim_token = null,
+     claimed_until = null, created_at = ?::timestamptz, expires_at = ?::timestamptz
+   where ${SCOPE} and claim_token = ? and response_status is null
+   returning 1 as answered`,
+);
+const answerAgain = statementTemplate(
+  `update idempotency_keys set response_status = ?, response_body = ?
+   where ${SCOPE} and request_hash = ? and response_status is not null`,
+);
+const takeScope = statementTemplate(
+  `insert into idempotency_keys (tenant_id, idempotency_key, method, path, request_hash, response_status,
+     response_body, claim_token, claimed_until, created_at, expires_at)
+   values (?::uuid, ?, ?, ?, ?, null, null, ?, ?::timestamptz, ?::timestamptz, ?::timestamptz)
+   on conflict (tenant_id, idempotency_key, method, path) do update set
+     request_hash = excluded.request_hash, response_status = null, response_body = null,
+     claim_token = excluded.claim_token, claimed_until = excluded.claimed_until,
+     created_at = excluded.created_at, expires_at = excluded.expires_at
+   where idempotency_keys.expires_at <= excluded.created_at
+     or (idempotency_keys.response_status is null and idempotency_keys.request_hash = excluded.request_hash
+         and idempotency_keys.claimed_until <= excluded.created_at)
+   returning claim_token`,
+);
+
+/**
+ * Stores the response and closes the claim `token` holds, in the caller's transaction. False when
+ * the claim is no longer this request's: its lease ran out and a retry of the same request took
+ * the scope over (the caller then rolls back and answers as that retry does).
+ */
 export async function saveResponse(
-  tx: Queryable,
+  q: Queryable,
+  ring: KeyRing,
+  req: IdempotentRequest,
+  token: string,
+  status: number,
+  body: string,
+  now: Date,
+): Promise<boolean> {
+  const sealed = ring.seal('idempotent_response', body);
+  const expires = new Date(now.getTime() + RETENTION_MS).toISOString();
+  const answered = await q.execute(
+    answerClaim([
+      status,
+      sealed,
+      now.toISOString(),
+      expires,
+      req.tenantId,
+      req.key,
+      req.method,
+      req.path,
+      token,
+    ]),
+  );
+  return rowsOf(answered).length > 0;
+}
+
+/**
+ * Replaces the answer this request stored: its result moved on after its commit (a later step of
+ * the operation), so its replay says what the request itself finally answered.
+ */
+export async function replaceResponse(
+  q: Queryable,
   ring: KeyRing,
   req: IdempotentRequest,
   status: number,
   body: string,
-  now: Date,
-) {
-  const values = {
-    requestHash: req.hash,
-    responseStatus: status,
-    responseBody: ring.seal('idempotent_response', body),
-    claimToken: null,
-    claimedUntil: null,
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + RETENTION_MS),
-  };
-  await tx
-    .insert(idempotencyKeys)
-    .values({
-      tenantId: req.tenantId,
-      idempotencyKey: req.key,
-      method: req.method,
-      path: req.path,
-      ...values,
-    })
-    .onConflictDoUpdate({
-      target: [
-        idempotencyKeys.tenantId,
-        idempotencyKeys.idempotencyKey,
-        idempotencyKeys.method,
-        idempotencyKeys.path,
-      ],
-      set: values,
-    });
+): Promise<void> {
+  const sealed = ring.seal('idempotent_response', body);
+  await q.execute(answerAgain([status, sealed, req.tenantId, req.key, req.method, req.path, req.hash]));
 }
 
 /** What claiming a request's scope found. */
@@ -146,22 +166,13 @@ export async function claimScope(
 ): Promise<Claim> {
   const token = randomUUID();
   const at = now.toISOString();
+  const lease = new Date(now.getTime() + leaseMs).toISOString();
+  const expires = new Date(now.getTime() + RETENTION_MS).toISOString();
   for (let tries = 0; tries < 3; tries++) {
     const taken = rowsOf(
-      await db.execute(sql`
-        insert into idempotency_keys (tenant_id, idempotency_key, method, path, request_hash, response_status,
-          response_body, claim_token, claimed_until, created_at, expires_at)
-        values (${req.tenantId}, ${req.key}, ${req.method}, ${req.path}, ${req.hash}, null, null, ${token},
-          ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz, ${at}::timestamptz,
-          ${new Date(now.getTime() + RETENTION_MS).toISOString()}::timestamptz)
-        on conflict (tenant_id, idempotency_key, method, path) do update set
-          request_hash = excluded.request_hash, response_status = null, response_body = null,
-          claim_token = excluded.claim_token, claimed_until = excluded.claimed_until,
-          created_at = excluded.created_at, expires_at = excluded.expires_at
-        where idempotency_keys.expires_at <= excluded.created_at
-          or (idempotency_keys.response_status is null and idempotency_keys.request_hash = excluded.request_hash
-              and idempotency_keys.claimed_until <= excluded.created_at)
-        returning claim_token`),
+      await db.execute(
+        takeScope([req.tenantId, req.key, req.method, req.path, req.hash, token, lease, at, expires]),
+      ),
     );
     if (taken.length > 0) return { kind: 'claimed', token };
     const stored = await findResponse(db, ring, req, now);

@@ -94,12 +94,7 @@ async function usableToken(
   session: { id: string; currency: string; total: number },
   now: Date,
 ): Promise<DelegatedTokenRow> {
-  const [row] = await q
-    .select()
-    .from(delegatedPaymentTokens)
-    .where(
-      tenantWhere(delegatedPaymentTokens, tenantId, eq(delegatedPaymentTokens.tokenHash, tokenHash(token))),
-    );
+  const [row] = await readTogether(q, [tokenByHash(tenantId, tokenHash(token))]);
   if (!row) throw invalidToken('The payment token is unknown');
   if (row.usedAt) throw invalidToken('The payment token was already used');
   if (now >= row.expiresAt) throw invalidToken(`The payment token expired at ${row.expiresAt.toISOString()}`);
