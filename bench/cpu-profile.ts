@@ -17,8 +17,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type BenchServer, type Fixture, runLoad } from './harness.js';
+import { type BenchServer, type Fixture, runFlows, runLoad as runPlain } from './harness.js';
+import { ACP_FLOW, acpFlow, startPlatformProfile, UCP_FLOW, ucpFlow } from './scenarios/agentic.js';
 import {
+  CART_FLOW,
+  cartFlow,
   GET_ORDER,
   getOrderRequest,
   type LoadOptions,
@@ -170,13 +173,41 @@ export async function profilePostOrders(
   server: BenchServer,
   opts: LoadOptions,
   dir = '/tmp/cak-prof',
-  scenario: 'orders' | 'get' = 'orders',
+  scenario: ProfiledScenario = 'orders',
+) {
+  const platform = scenario === 'ucp' ? await startPlatformProfile() : undefined;
+  try {
+    return await profile(server, opts, dir, scenario, platform?.url ?? '');
+  } finally {
+    await platform?.stop();
+  }
+}
+
+export type ProfiledScenario = 'orders' | 'get' | 'cart' | 'acp' | 'ucp';
+
+const FLOWS = {
+  cart: { name: CART_FLOW, flow: (s: BenchServer) => cartFlow(s) },
+  acp: { name: ACP_FLOW, flow: (s: BenchServer) => acpFlow(s) },
+  ucp: { name: UCP_FLOW, flow: (s: BenchServer, platformUrl: string) => ucpFlow(s, platformUrl) },
+};
+
+async function profile(
+  server: BenchServer,
+  opts: LoadOptions,
+  dir: string,
+  scenario: ProfiledScenario,
+  platformUrl: string,
 ) {
   let i = 0;
-  const request = scenario === 'get' ? getOrderRequest : postOrderRequest;
-  const name = scenario === 'get' ? GET_ORDER : POST_ORDER;
-  const next = () => request(server.fixtures[i++ % server.fixtures.length] as Fixture);
   const load = { connections: opts.connections, seconds: opts.seconds };
+  const flow = scenario === 'orders' || scenario === 'get' ? undefined : FLOWS[scenario];
+  const request = scenario === 'get' ? getOrderRequest : postOrderRequest;
+  const name = flow?.name ?? (scenario === 'get' ? GET_ORDER : POST_ORDER);
+  const next = () => request(server.fixtures[i++ % server.fixtures.length] as Fixture);
+  const runLoad = (label: string, _url: string, _next: unknown, options: typeof load) =>
+    flow
+      ? runFlows(label, server.appUrl, flow.flow(server, platformUrl), options)
+      : runPlain(label, server.appUrl, next, options);
   await runLoad('warmup', server.appUrl, next, { ...load, seconds: opts.warmupSeconds });
   // CPU per request without the profiler first: sampling costs CPU of its own.
   const cpuNow = async () => {
@@ -186,6 +217,8 @@ export async function profilePostOrders(
   const cpuBefore = await cpuNow();
   const plain = await runLoad(name, server.appUrl, next, load);
   const plainCpuMs = ((await cpuNow()) - cpuBefore) / 1000;
+  const flows = (r: Awaited<ReturnType<typeof runLoad>>) =>
+    'flowsPerSecond' in r ? `, ${r.flowsPerSecond} flows/s` : '';
   await fetch(`${server.bareUrl}/profile/start`, { method: 'POST' });
   const result = await runLoad(name, server.appUrl, next, load);
   const stopped = await fetch(`${server.bareUrl}/profile/stop`, { method: 'POST' });
@@ -194,7 +227,7 @@ export async function profilePostOrders(
   const file = path.join(dir, `${scenario}-${new Date().toISOString().replaceAll(':', '-')}.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile));
   const text = [
-    `Without the profiler: ${plain.requestsPerSecond} req/s, p50 ${plain.p50Ms} ms, p99 ${plain.p99Ms} ms; ${(plainCpuMs / plain.requests).toFixed(2)} ms of process CPU (process.cpuUsage) per request (${plain.requests.toLocaleString('en-US')} requests).`,
+    `Without the profiler: ${plain.requestsPerSecond} req/s${flows(plain)}, p50 ${plain.p50Ms} ms, p99 ${plain.p99Ms} ms; ${(plainCpuMs / plain.requests).toFixed(2)} ms of process CPU (process.cpuUsage) per request (${plain.requests.toLocaleString('en-US')} requests).`,
     `${name}: ${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ${opts.connections} connections, ${opts.seconds} s (profiler on); profile ${file}`,
     report(profile, result.requests, cpuMicros),
   ].join('\n\n');

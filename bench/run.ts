@@ -6,11 +6,12 @@
 //   npm run bench -- --smoke           # 1 s per scenario: proves it all still runs (CI); writes nothing
 //   npm run bench -- --only=api        # or --only=webhooks; prints, does not rewrite RESULTS.md
 //   npm run bench -- --only=entitlements   # the check and its baseline only, small order seeds
+//   npm run bench -- --only=checkouts  # the cart flow and the ACP and UCP checkouts, in rounds
 //   npm run bench -- --vs=befc46f [--rounds=4] [--only=orders,cart,get]
 //                                      # POST /orders, the cart flow, GET /orders/{id}: this tree
 //                                      # vs another commit's, alternating rounds (bench/compare.ts)
 //   npm run bench -- --cpu-profile     # CPU per POST /orders and its top costs (bench/cpu-profile.ts)
-//   npm run bench -- --cpu-profile=get # the same for GET /orders/{id}
+//   npm run bench -- --cpu-profile=get # the same for GET /orders/{id}; =cart, =acp, =ucp for a flow
 //
 // The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets two
 // databases of the bench's own, cak_bench_api and cak_bench_webhooks, dropped and created afresh
@@ -30,6 +31,7 @@ import {
   apiScenarios,
   BASELINES,
   type Baseline,
+  checkoutFlows,
   type Measured,
   type StreamResult,
   streamedWholeList,
@@ -88,13 +90,14 @@ if (vs || cpuProfile) {
     await compareWith({ ...opts, ref: vs, rounds, only: only?.split(',') ?? [], redisUrl, freshDatabase });
   } else {
     const { profilePostOrders } = await import('./cpu-profile.js');
+    type ProfiledScenario = import('./cpu-profile.js').ProfiledScenario;
     const env = { BENCH_PAGING_ORDERS: '1000', BENCH_STREAM_ORDERS: '1000', BENCH_LIST_ORDERS: '20' };
     const server = await startBenchServer({
       DATABASE_URL: await freshDatabase('cak_bench_api'),
       REDIS_URL: redisUrl,
       ...env,
     });
-    const scenario = cpuProfile === '--cpu-profile=get' ? 'get' : 'orders';
+    const scenario = (cpuProfile?.split('=')[1] ?? 'orders') as ProfiledScenario;
     await profilePostOrders(server, opts, undefined, scenario).finally(() => server.stop());
   }
   process.exit();
@@ -108,7 +111,7 @@ console.log(`bench: ${smoke ? 'smoke, ' : ''}PostgreSQL ${new URL(serverUrl).hos
 
 let rows: Measured[] = [];
 let stream: StreamResult | undefined;
-if (!only || only === 'api') {
+if (!only || only === 'api' || only === 'checkouts') {
   const server = await startBenchServer({
     DATABASE_URL: await freshDatabase('cak_bench_api'),
     REDIS_URL: redisUrl,
@@ -116,11 +119,18 @@ if (!only || only === 'api') {
     APP_ENV: 'sandbox',
     // A smoke proves paging and streaming run; the full run measures the issue's sizes.
     ...(smoke ? { BENCH_PAGING_ORDERS: '20000', BENCH_STREAM_ORDERS: '5000' } : {}),
+    // The checkout rows alone need no order volume.
+    ...(only === 'checkouts'
+      ? { BENCH_PAGING_ORDERS: '1000', BENCH_STREAM_ORDERS: '1000', BENCH_LIST_ORDERS: '20' }
+      : {}),
   });
   try {
-    stream = await streamedWholeList(server);
-    rows = await apiScenarios(server, opts);
-    rows.push(...(await entitlementScenarios(server, opts)));
+    if (only === 'checkouts') rows = await checkoutFlows(server, opts);
+    else {
+      stream = await streamedWholeList(server);
+      rows = await apiScenarios(server, opts);
+      rows.push(...(await entitlementScenarios(server, opts)));
+    }
   } finally {
     await server.stop();
   }

@@ -321,6 +321,33 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
     )),
   );
 
+  const flow = async (name: string, run: Parameters<typeof runFlows>[2]): Promise<Measured> => {
+    await runFlows('warmup', server.appUrl, run, { ...load, seconds: opts.warmupSeconds });
+    const [result, rssBytes] = await withPeakRss(server, () => runFlows(name, server.appUrl, run, load));
+    return { ...result, rssBytes, baseline: 'raw-tx' };
+  };
+  rows.push(...(await checkoutFlows(server, opts)));
+  rows.push(
+    await flow('payment: create session + complete (2 requests)', async (call, n) => {
+      const f = server.fixtures[n % server.fixtures.length] as Fixture;
+      const session = await call('POST', '/payments', f.key, {
+        accountId: 'acct_bench',
+        amountCents: 11_700,
+        currency: 'USD',
+      });
+      await call('POST', `/payments/${session.id}/complete`, f.key);
+    }),
+  );
+  return rows;
+}
+
+/**
+ * The cart flow and the agentic checkouts beside it, in alternating rounds (their target: each
+ * checkout at 80% of the cart flow's flows/s), so each sees the same box and table sizes.
+ * `npm run bench -- --only=checkouts` runs these rows alone.
+ */
+export async function checkoutFlows(server: BenchServer, opts: LoadOptions): Promise<Measured[]> {
+  const load = { connections: opts.connections, seconds: opts.seconds };
   /** Flows in alternating rounds, as `measure` does for single requests: each flow's median round. */
   const flowsInRounds = async (
     flows: [string, Parameters<typeof runFlows>[2]][],
@@ -354,38 +381,17 @@ export async function apiScenarios(server: BenchServer, opts: LoadOptions): Prom
       };
     });
   };
-  const flow = async (name: string, run: Parameters<typeof runFlows>[2]): Promise<Measured> => {
-    await runFlows('warmup', server.appUrl, run, { ...load, seconds: opts.warmupSeconds });
-    const [result, rssBytes] = await withPeakRss(server, () => runFlows(name, server.appUrl, run, load));
-    return { ...result, rssBytes, baseline: 'raw-tx' };
-  };
-  // The cart flow and the agentic checkouts beside it alternate in rounds (their target: each
-  // checkout at 80% of the cart flow's flows/s), so each sees the same box and table sizes.
   const platform = await startPlatformProfile();
   try {
-    rows.push(
-      ...(await flowsInRounds(
-        [
-          [CART_FLOW, cartFlow(server)],
-          [ACP_FLOW, acpFlow(server)],
-          [UCP_FLOW, ucpFlow(server, platform.url)],
-        ],
-        ROUNDS,
-      )),
+    return await flowsInRounds(
+      [
+        [CART_FLOW, cartFlow(server)],
+        [ACP_FLOW, acpFlow(server)],
+        [UCP_FLOW, ucpFlow(server, platform.url)],
+      ],
+      opts.seconds >= 3 ? 3 : 1,
     );
   } finally {
     await platform.stop();
   }
-  rows.push(
-    await flow('payment: create session + complete (2 requests)', async (call, n) => {
-      const f = server.fixtures[n % server.fixtures.length] as Fixture;
-      const session = await call('POST', '/payments', f.key, {
-        accountId: 'acct_bench',
-        amountCents: 11_700,
-        currency: 'USD',
-      });
-      await call('POST', `/payments/${session.id}/complete`, f.key);
-    }),
-  );
-  return rows;
 }
