@@ -113,6 +113,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text === '') return done(null, undefined);
+    if (request.routeOptions.config.protocol) request.rawBody = text;
     parseJson(request, text, done);
   });
 

@@ -35,6 +35,16 @@ export const ERROR_CODES = {
   profile_malformed: 422,
   /** UCP: the platform's protocol version is not one this business serves. */
   version_unsupported: 422,
+  /** UCP: a signed request carries Signature-Input without Signature, or the other way round. */
+  signature_missing: 401,
+  /** UCP: the request's RFC 9421 signature does not verify, or does not cover what it must. */
+  signature_invalid: 401,
+  /** UCP: the signature's keyid is not in the platform profile's signing_keys. */
+  key_not_found: 401,
+  /** UCP: Content-Digest is not the digest of the request body. */
+  digest_mismatch: 400,
+  /** UCP: the signature's algorithm is not ES256 or ES384. */
+  algorithm_unsupported: 400,
   payload_too_large: 413,
   /** The request's header block is over Node's limit (16 KiB); answered before any route. */
   headers_too_large: 431,

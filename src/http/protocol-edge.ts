@@ -21,6 +21,10 @@ declare module 'fastify' {
     /** Set on the routes of a protocol binding (src/http/protocol-edge.ts). */
     protocol?: ProtocolEdge;
   }
+  interface FastifyRequest {
+    /** On a protocol route, the JSON body's text as received: a request signature covers its bytes. */
+    rawBody?: string;
+  }
 }
 
 export const protocolOf = (request: FastifyRequest): ProtocolEdge | undefined =>

@@ -2,6 +2,7 @@ import { Ajv } from 'ajv';
 import { parseDictionary } from 'structured-headers';
 import { AppError } from '../../../core/errors.js';
 import { BUSINESS_CAPABILITIES, CAPABILITY, type CapabilityName, UCP_VERSION } from './protocol.js';
+import type { PlatformSigningKey } from './request-signature.js';
 
 // Capability negotiation (overview.md, "Negotiation Protocol"): the platform names its profile in
 // `UCP-Agent: profile="<url>"` (an RFC 8941 dictionary); its protocol version must be ours, and
@@ -79,6 +80,7 @@ interface DeclaredCapability {
 
 export interface PlatformProfile {
   ucp: { version: string; capabilities: Record<string, DeclaredCapability[]> };
+  signing_keys?: PlatformSigningKey[];
 }
 
 const checkProfile = new Ajv({ allErrors: false, strict: false }).compile(PLATFORM_PROFILE);
@@ -98,6 +100,8 @@ export interface Negotiated {
   /** The platform's order webhook URL (its order capability `config.webhook_url`), if it gave one. */
   webhookUrl: string | null;
   profileUrl: string;
+  /** The keys the platform signs its requests with (its profile's `signing_keys`). */
+  signingKeys: readonly PlatformSigningKey[];
 }
 
 const names = Object.keys(BUSINESS_CAPABILITIES) as CapabilityName[];
@@ -126,7 +130,13 @@ export function negotiate(profile: PlatformProfile, profileUrl: string): Negotia
       if (parent && !active.has(parent as CapabilityName)) pruned = active.delete(name);
     }
   }
-  return { version: UCP_VERSION, active, webhookUrl: webhookUrlOf(profile, active), profileUrl };
+  return {
+    version: UCP_VERSION,
+    active,
+    webhookUrl: webhookUrlOf(profile, active),
+    profileUrl,
+    signingKeys: profile.signing_keys ?? [],
+  };
 }
 
 function webhookUrlOf(profile: PlatformProfile, active: ReadonlyMap<CapabilityName, string>): string | null {

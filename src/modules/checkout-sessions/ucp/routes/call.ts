@@ -8,8 +8,21 @@ import { checkoutPresentation, negotiateWith } from '../binding.js';
 import { incompatible, type Negotiated, UCP_AGENT_HEADER } from '../negotiation.js';
 import { type CheckoutPresentation, presentCheckout } from '../present-checkout.js';
 import { CAPABILITY } from '../protocol.js';
+import { verifyPlatformRequest } from '../request-signature.js';
 import type { ActiveExtensions } from '../to-change.js';
 import { sendAsIs } from './edge.js';
+
+/**
+ * The platform of the request (UCP-Agent), negotiated with, and the request's signature verified
+ * with the platform's keys when it carries one (ucp/request-signature.ts), before anything is done.
+ */
+export async function negotiatedRequest(deps: Deps, request: FastifyRequest): Promise<Negotiated> {
+  const negotiated = await negotiateWith(deps, request.headers[UCP_AGENT_HEADER]);
+  const url = `${request.protocol}://${request.host}${request.url}`;
+  const received = { method: request.method, url, headers: request.headers, body: request.rawBody ?? '' };
+  await verifyPlatformRequest(received, negotiated.signingKeys, deps.clock.now());
+  return negotiated;
+}
 
 /** A checkout call negotiated with its platform, ready to present its answer. */
 export interface CheckoutCall {
@@ -32,7 +45,7 @@ export async function checkoutCall(
   reply: FastifyReply,
 ): Promise<CheckoutCall | undefined> {
   const ctx = requireCtx(request);
-  const negotiated = await negotiateWith(deps, request.headers[UCP_AGENT_HEADER]);
+  const negotiated = await negotiatedRequest(deps, request);
   const refused = incompatible(negotiated, CAPABILITY.checkout);
   if (refused) {
     await sendAsIs(reply, 200, refused);

@@ -1,13 +1,14 @@
 import { requireCtx } from '../../../../http/auth.js';
 import { defineRoute } from '../../../../http/declared-route.js';
-import { negotiateWith, publicBase } from '../binding.js';
-import { capabilitiesFor, incompatible, UCP_AGENT_HEADER } from '../negotiation.js';
+import { publicBase } from '../binding.js';
+import { capabilitiesFor, incompatible } from '../negotiation.js';
 import { ucpOrder } from '../placed-orders.js';
 import { presentOrder } from '../present-order.js';
 import { CAPABILITY, UCP_REST_PATH } from '../protocol.js';
 import { Answer } from '../schemas/common.js';
 import { orderExample } from '../schemas/examples.js';
 import { OrderParams, OrderResponse } from '../schemas/order.js';
+import { negotiatedRequest } from './call.js';
 import { sendAsIs, ucpEdge } from './edge.js';
 import { CALL_ERRORS, errorAnswers, TAGS } from './responses.js';
 
@@ -34,7 +35,7 @@ export const getUcpOrder = defineRoute({
   },
   handler: async (request, reply, deps) => {
     const ctx = requireCtx(request);
-    const negotiated = await negotiateWith(deps, request.headers[UCP_AGENT_HEADER]);
+    const negotiated = await negotiatedRequest(deps, request);
     const refused = incompatible(negotiated, CAPABILITY.order);
     if (refused) return sendAsIs(reply, 200, refused);
     const ucp = {
