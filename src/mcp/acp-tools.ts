@@ -35,11 +35,13 @@ export interface AcpTool {
 
 const META = {
   type: 'object',
-  description: 'ACP headers: api_version ("2026-04-17"), idempotency_key (made up when absent), request_id.',
+  description: 'The ACP request headers; api_version is "2026-04-17".',
   properties: {
     api_version: { type: 'string' },
     idempotency_key: { type: 'string' },
     request_id: { type: 'string' },
+    signature: { type: 'string' },
+    timestamp: { type: 'string' },
   },
   required: ['api_version'],
 };
@@ -170,10 +172,14 @@ function headersOf(acpTool: AcpTool, meta: Record<string, unknown>): Record<stri
   const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const key = text(meta.idempotency_key) ?? (acpTool.method === 'POST' ? randomUUID() : undefined);
   const requestId = text(meta.request_id);
+  const signature = text(meta.signature);
+  const timestamp = text(meta.timestamp);
   return {
     'api-version': String(meta.api_version),
     ...(key && acpTool.method === 'POST' ? { 'idempotency-key': key } : {}),
     ...(requestId ? { 'request-id': requestId } : {}),
+    ...(signature ? { signature } : {}),
+    ...(timestamp ? { timestamp } : {}),
   };
 }
 

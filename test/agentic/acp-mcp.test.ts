@@ -1,4 +1,6 @@
+import { createSign, generateKeyPairSync } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
@@ -160,5 +162,35 @@ describe('ACP MCP binding', () => {
     const reader = await connect(tenant.keys.read);
     const forbidden = await rpcError(reader, 'cancel_checkout_session', { meta: meta(), id: 'x' });
     expect(forbidden).toMatchObject({ code: -32000, data: { code: 'forbidden' } });
+  });
+
+  it('carries meta.signature and meta.timestamp to a seller that requires signed requests', async () => {
+    const signer = await createTestTenant(t.deps);
+    const mug = (await acpCatalog(t, signer)).mug.id;
+    const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const keys = [{ ...pair.publicKey.export({ format: 'jwk' }), kid: 'mcp-platform' }];
+    const set = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/seller',
+      headers: { ...bearer(signer.keys.admin), 'idempotency-key': 'mcp-keys' },
+      payload: { acpRequestKeys: keys },
+    });
+    expect(set.statusCode, set.body).toBe(200);
+    const agent = await connect(signer.keys.commerce);
+    const payload = { currency: 'usd', line_items: [{ id: mug, quantity: 1 }], capabilities: {} };
+    const timestamp = clock.now().toISOString();
+    const input = `POST /api/v1/checkout_sessions\n${timestamp}\n${canonicalize(payload)}`;
+    const signature = createSign('sha256')
+      .update(input)
+      .sign({ key: pair.privateKey, dsaEncoding: 'ieee-p1363' })
+      .toString('base64url');
+    const unsigned = await rpcError(agent, 'create_checkout_session', { meta: meta(), payload });
+    expect([unsigned.code, unsigned.data.code]).toEqual([-32000, 'signature_missing']);
+    const result = await agent.callTool({
+      name: 'create_checkout_session',
+      arguments: { meta: meta({ signature, timestamp }), payload },
+    });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    expect((result.structuredContent as { status: string }).status).toBe('not_ready_for_payment');
   });
 });

@@ -23,6 +23,7 @@ const defaults = (name: string) => ({
   termsOfUseUrl: null,
   privacyPolicyUrl: null,
   returnPolicyUrl: null,
+  acpRequestKeys: [],
   updatedAt: null,
 });
 
@@ -54,11 +55,11 @@ describe('seller profile: PATCH /seller', () => {
     const admin = api(t, own.keys.admin);
     const first = await admin.patch('/seller', profile);
     expect(first.statusCode, first.body).toBe(200);
-    expect(first.json().data).toEqual({ ...profile, updatedAt: expect.any(String) });
+    expect(first.json().data).toEqual({ ...profile, acpRequestKeys: [], updatedAt: expect.any(String) });
 
     const second = await admin.patch('/seller', { returnPolicyUrl: null, displayName: null });
     expect(second.statusCode, second.body).toBe(200);
-    const expected = { ...profile, displayName: 'Patch Co', returnPolicyUrl: null };
+    const expected = { ...profile, displayName: 'Patch Co', returnPolicyUrl: null, acpRequestKeys: [] };
     expect(second.json().data).toEqual({ ...expected, updatedAt: expect.any(String) });
 
     const read = await api(t, own.keys.read).get('/seller');

@@ -43,6 +43,42 @@ const linkFields = {
   ),
 };
 
+export const ACP_REQUEST_KEYS_MAX = 5;
+const B64URL = '^[A-Za-z0-9_-]+$';
+
+/** An agent platform's public key (a JWK): ACP requests are signed with its private half. */
+const AcpRequestKeySchema = Type.Object(
+  {
+    kid: Type.String({ minLength: 1, maxLength: 100, description: 'The key’s id, unique in the list.' }),
+    kty: Type.Literal('EC'),
+    crv: Type.Union([Type.Literal('P-256'), Type.Literal('P-384')], {
+      description: 'P-256 (ES256) or P-384 (ES384).',
+    }),
+    x: Type.String({ minLength: 43, maxLength: 64, pattern: B64URL, description: 'base64url x coordinate.' }),
+    y: Type.String({ minLength: 43, maxLength: 64, pattern: B64URL, description: 'base64url y coordinate.' }),
+  },
+  { additionalProperties: false },
+);
+
+const acpRequestKeys = Type.Array(AcpRequestKeySchema, {
+  maxItems: ACP_REQUEST_KEYS_MAX,
+  description:
+    'Public keys (EC JWKs) of the agent platforms allowed to call this seller’s ACP checkout. While the ' +
+    'list is not empty, every ACP request must carry `Timestamp` (RFC 3339, within 5 minutes) and ' +
+    '`Signature`: base64url ECDSA (raw r||s) by one of these keys over `<METHOD> <path>\\n<Timestamp>\\n<RFC 8785 ' +
+    'canonical JSON of the body, empty without one>`; otherwise 401 `signature_missing` or ' +
+    '`signature_invalid`. Empty: ACP requests are authenticated by the API key alone. ' +
+    `At most ${ACP_REQUEST_KEYS_MAX}; public keys only.`,
+});
+
+const acpKeyExample = {
+  kid: 'platform-2026',
+  kty: 'EC' as const,
+  crv: 'P-256' as const,
+  x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+  y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+};
+
 export const sellerProfileExample = {
   displayName: 'Acme Outfitters',
   supportEmail: 'support@acme.example',
@@ -50,6 +86,7 @@ export const sellerProfileExample = {
   termsOfUseUrl: 'https://acme.example/terms',
   privacyPolicyUrl: 'https://acme.example/privacy',
   returnPolicyUrl: 'https://acme.example/returns',
+  acpRequestKeys: [acpKeyExample],
 };
 
 export const SellerProfileSchema = Type.Object(
@@ -59,6 +96,7 @@ export const SellerProfileSchema = Type.Object(
         'The name buyers and agents see for this seller: the one set with PATCH /seller, else the tenant’s name.',
     }),
     ...linkFields,
+    acpRequestKeys,
     updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'When the profile was last changed; null while it was never set (all defaults).',
     }),
@@ -91,6 +129,7 @@ export const UpdateSellerProfileBody = Type.Object(
     termsOfUseUrl: Type.Optional(linkFields.termsOfUseUrl),
     privacyPolicyUrl: Type.Optional(linkFields.privacyPolicyUrl),
     returnPolicyUrl: Type.Optional(linkFields.returnPolicyUrl),
+    acpRequestKeys: Type.Optional(acpRequestKeys),
   },
   {
     additionalProperties: false,
@@ -98,6 +137,7 @@ export const UpdateSellerProfileBody = Type.Object(
     examples: [
       { termsOfUseUrl: 'https://acme.example/terms', supportEmail: 'support@acme.example' },
       { returnPolicyUrl: null },
+      { acpRequestKeys: [acpKeyExample] },
     ],
   },
 );

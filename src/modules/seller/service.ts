@@ -4,7 +4,7 @@ import { isoOrNull } from '../../core/format.js';
 import { type Queryable, rowsOf } from '../../db/client.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { SellerProfileSchema, UpdateSellerProfileBody } from './schemas.js';
-import { sellerProfiles } from './tables.js';
+import { type AcpRequestKey, sellerProfiles } from './tables.js';
 
 /** How the seller presents itself (the protocol bindings turn the URLs into their `links[]`). */
 export interface SellerProfile {
@@ -15,6 +15,8 @@ export interface SellerProfile {
   termsOfUseUrl: string | null;
   privacyPolicyUrl: string | null;
   returnPolicyUrl: string | null;
+  /** Keys of the agent platforms that must sign ACP requests (none: ACP requests are not signed). */
+  acpRequestKeys: AcpRequestKey[];
 }
 
 export type SellerProfileApi = Static<typeof SellerProfileSchema>;
@@ -36,6 +38,7 @@ interface ProfileRow {
   terms_of_use_url: string | null;
   privacy_policy_url: string | null;
   return_policy_url: string | null;
+  acp_request_keys: AcpRequestKey[] | string | null;
   updated_at: string | Date | null;
 }
 
@@ -47,7 +50,7 @@ export async function readSellerProfile(db: Queryable, tenantId: string): Promis
   // Plain text, not the query builder: every agentic checkout answer reads it (its links).
   const [row] = rowsOf<ProfileRow>(
     await db.execute(sql`select t.name, p.display_name, p.support_email, p.support_url, p.terms_of_use_url,
-        p.privacy_policy_url, p.return_policy_url, p.updated_at
+        p.privacy_policy_url, p.return_policy_url, p.acp_request_keys, p.updated_at
       from tenants t left join seller_profiles p on p.tenant_id = t.id and p.tenant_id = ${tenantId}::uuid
       where t.id = ${tenantId}::uuid`),
   );
@@ -60,6 +63,10 @@ export async function readSellerProfile(db: Queryable, tenantId: string): Promis
       termsOfUseUrl: row.terms_of_use_url,
       privacyPolicyUrl: row.privacy_policy_url,
       returnPolicyUrl: row.return_policy_url,
+      acpRequestKeys:
+        typeof row.acp_request_keys === 'string'
+          ? JSON.parse(row.acp_request_keys)
+          : (row.acp_request_keys ?? []),
     },
     updatedAt: row.updated_at === null ? null : new Date(row.updated_at),
   };
@@ -109,6 +116,9 @@ export async function upsertSellerProfile(
     ...(changes.termsOfUseUrl !== undefined ? { termsOfUseUrl: changes.termsOfUseUrl } : {}),
     ...(changes.privacyPolicyUrl !== undefined ? { privacyPolicyUrl: changes.privacyPolicyUrl } : {}),
     ...(changes.returnPolicyUrl !== undefined ? { returnPolicyUrl: changes.returnPolicyUrl } : {}),
+    ...(changes.acpRequestKeys !== undefined
+      ? { acpRequestKeys: changes.acpRequestKeys as AcpRequestKey[] }
+      : {}),
   };
   await db
     .insert(p)

@@ -3,6 +3,15 @@ import { sql } from 'drizzle-orm';
 import { jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { distributedTable } from '../../db/table-traits.js';
 
+/** An agent platform's public key for ACP request signatures: EC P-256 or P-384, as a JWK. */
+export interface AcpRequestKey {
+  kid: string;
+  kty: 'EC';
+  crv: 'P-256' | 'P-384';
+  x: string;
+  y: string;
+}
+
 /**
  * How the tenant presents itself to buyers and agents: the links the agentic checkout bindings
  * show (terms of use, privacy and return policies) and where to get support. One row per tenant,
@@ -20,6 +29,11 @@ export const sellerProfiles = distributedTable(
       termsOfUseUrl: text('terms_of_use_url'),
       privacyPolicyUrl: text('privacy_policy_url'),
       returnPolicyUrl: text('return_policy_url'),
+      /**
+       * Public keys (EC JWKs with a `kid`) of the agent platforms allowed to send ACP requests;
+       * while there is one, every ACP request must be signed by one of them (acp/request-signature.ts).
+       */
+      acpRequestKeys: jsonb('acp_request_keys').$type<AcpRequestKey[]>().notNull().default(sql`'[]'::jsonb`),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
       updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
     },

@@ -21425,6 +21425,15 @@ export interface operations {
                      *         "termsOfUseUrl": "https://acme.example/terms",
                      *         "privacyPolicyUrl": "https://acme.example/privacy",
                      *         "returnPolicyUrl": "https://acme.example/returns",
+                     *         "acpRequestKeys": [
+                     *           {
+                     *             "kid": "platform-2026",
+                     *             "kty": "EC",
+                     *             "crv": "P-256",
+                     *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *           }
+                     *         ],
                      *         "updatedAt": "2026-04-20T09:30:00.000Z"
                      *       },
                      *       "nextActions": [
@@ -21460,6 +21469,15 @@ export interface operations {
                          *       "termsOfUseUrl": "https://acme.example/terms",
                          *       "privacyPolicyUrl": "https://acme.example/privacy",
                          *       "returnPolicyUrl": "https://acme.example/returns",
+                         *       "acpRequestKeys": [
+                         *         {
+                         *           "kid": "platform-2026",
+                         *           "kty": "EC",
+                         *           "crv": "P-256",
+                         *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                         *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                         *         }
+                         *       ],
                          *       "updatedAt": "2026-04-20T09:30:00.000Z"
                          *     }
                          */
@@ -21476,6 +21494,19 @@ export interface operations {
                             privacyPolicyUrl: string | null;
                             /** @description The return and refund policy; agentic checkouts link it as `return_policy`. An absolute https URL, at most 2048 characters. Null: none given. */
                             returnPolicyUrl: string | null;
+                            /** @description Public keys (EC JWKs) of the agent platforms allowed to call this seller’s ACP checkout. While the list is not empty, every ACP request must carry `Timestamp` (RFC 3339, within 5 minutes) and `Signature`: base64url ECDSA (raw r||s) by one of these keys over `<METHOD> <path>\n<Timestamp>\n<RFC 8785 canonical JSON of the body, empty without one>`; otherwise 401 `signature_missing` or `signature_invalid`. Empty: ACP requests are authenticated by the API key alone. At most 5; public keys only. */
+                            acpRequestKeys: {
+                                /** @description The key’s id, unique in the list. */
+                                kid: string;
+                                /** @enum {string} */
+                                kty: "EC";
+                                /** @description P-256 (ES256) or P-384 (ES384). */
+                                crv: "P-256" | "P-384";
+                                /** @description base64url x coordinate. */
+                                x: string;
+                                /** @description base64url y coordinate. */
+                                y: string;
+                            }[];
                             /** @description When the profile was last changed; null while it was never set (all defaults). */
                             updatedAt: string | null;
                         };
@@ -21556,6 +21587,19 @@ export interface operations {
                     privacyPolicyUrl?: string | null;
                     /** @description The return and refund policy; agentic checkouts link it as `return_policy`. An absolute https URL, at most 2048 characters. Null: none given. */
                     returnPolicyUrl?: string | null;
+                    /** @description Public keys (EC JWKs) of the agent platforms allowed to call this seller’s ACP checkout. While the list is not empty, every ACP request must carry `Timestamp` (RFC 3339, within 5 minutes) and `Signature`: base64url ECDSA (raw r||s) by one of these keys over `<METHOD> <path>\n<Timestamp>\n<RFC 8785 canonical JSON of the body, empty without one>`; otherwise 401 `signature_missing` or `signature_invalid`. Empty: ACP requests are authenticated by the API key alone. At most 5; public keys only. */
+                    acpRequestKeys?: {
+                        /** @description The key’s id, unique in the list. */
+                        kid: string;
+                        /** @enum {string} */
+                        kty: "EC";
+                        /** @description P-256 (ES256) or P-384 (ES384). */
+                        crv: "P-256" | "P-384";
+                        /** @description base64url x coordinate. */
+                        x: string;
+                        /** @description base64url y coordinate. */
+                        y: string;
+                    }[];
                 };
             };
         };
@@ -21575,6 +21619,15 @@ export interface operations {
                      *         "termsOfUseUrl": "https://acme.example/terms",
                      *         "privacyPolicyUrl": "https://acme.example/privacy",
                      *         "returnPolicyUrl": "https://acme.example/returns",
+                     *         "acpRequestKeys": [
+                     *           {
+                     *             "kid": "platform-2026",
+                     *             "kty": "EC",
+                     *             "crv": "P-256",
+                     *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *           }
+                     *         ],
                      *         "updatedAt": "2026-04-20T09:30:00.000Z"
                      *       },
                      *       "nextActions": [
@@ -21610,6 +21663,15 @@ export interface operations {
                          *       "termsOfUseUrl": "https://acme.example/terms",
                          *       "privacyPolicyUrl": "https://acme.example/privacy",
                          *       "returnPolicyUrl": "https://acme.example/returns",
+                         *       "acpRequestKeys": [
+                         *         {
+                         *           "kid": "platform-2026",
+                         *           "kty": "EC",
+                         *           "crv": "P-256",
+                         *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                         *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                         *         }
+                         *       ],
                          *       "updatedAt": "2026-04-20T09:30:00.000Z"
                          *     }
                          */
@@ -21626,6 +21688,19 @@ export interface operations {
                             privacyPolicyUrl: string | null;
                             /** @description The return and refund policy; agentic checkouts link it as `return_policy`. An absolute https URL, at most 2048 characters. Null: none given. */
                             returnPolicyUrl: string | null;
+                            /** @description Public keys (EC JWKs) of the agent platforms allowed to call this seller’s ACP checkout. While the list is not empty, every ACP request must carry `Timestamp` (RFC 3339, within 5 minutes) and `Signature`: base64url ECDSA (raw r||s) by one of these keys over `<METHOD> <path>\n<Timestamp>\n<RFC 8785 canonical JSON of the body, empty without one>`; otherwise 401 `signature_missing` or `signature_invalid`. Empty: ACP requests are authenticated by the API key alone. At most 5; public keys only. */
+                            acpRequestKeys: {
+                                /** @description The key’s id, unique in the list. */
+                                kid: string;
+                                /** @enum {string} */
+                                kty: "EC";
+                                /** @description P-256 (ES256) or P-384 (ES384). */
+                                crv: "P-256" | "P-384";
+                                /** @description base64url x coordinate. */
+                                x: string;
+                                /** @description base64url y coordinate. */
+                                y: string;
+                            }[];
                             /** @description When the profile was last changed; null while it was never set (all defaults). */
                             updatedAt: string | null;
                         };

@@ -24,7 +24,7 @@ export const cancelCheckoutSessionRoute = defineRoute({
   body: CancelSessionRequest,
   responses: { 200: AcpSessionSchema, ...acpErrorResponses(...ACP_WRITE_ERRORS, 405) },
   handler: async (request, reply, deps) => {
-    const view = await acpView(deps, requireCtx(request));
+    const view = await acpView(deps, request);
     const { id } = request.params;
     return respond(
       deps,

@@ -31,7 +31,7 @@ export const completeCheckoutSessionRoute = defineRoute({
   body: CompleteSessionRequest,
   responses: { 200: AcpSessionSchema, ...acpErrorResponses(...ACP_WRITE_ERRORS) },
   handler: async (request, reply, deps) => {
-    const view = await acpView(deps, requireCtx(request));
+    const view = await acpView(deps, request);
     const input = completeInput(request.params.id, request.body, deps.config.publicBaseUrl);
     return respond(
       deps,

@@ -27,7 +27,7 @@ export const createCheckoutSessionRoute = defineRoute({
   body: CreateSessionRequest,
   responses: { 201: AcpSessionSchema, ...acpErrorResponses(...ACP_WRITE_ERRORS) },
   handler: async (request, reply, deps) => {
-    const view = await acpView(deps, requireCtx(request));
+    const view = await acpView(deps, request);
     const input = createInput(request.body);
     const agent = request.body.capabilities?.interventions?.supported;
     return respond(

@@ -7,7 +7,7 @@ import { delegateInput, presentToken } from '../delegation.js';
 import { acpEdge } from '../edge.js';
 import { AcpHeaders } from '../request-schemas.js';
 import { ACP_WRITE_ERRORS, acpErrorResponses } from '../schema-parts.js';
-import { TAGS } from './shared.js';
+import { TAGS, verifiedSeller } from './shared.js';
 
 export const delegatePaymentRoute = defineRoute({
   method: 'POST',
@@ -29,6 +29,7 @@ export const delegatePaymentRoute = defineRoute({
   body: DelegatePaymentRequest,
   responses: { 201: DelegatePaymentResponse, ...acpErrorResponses(...ACP_WRITE_ERRORS) },
   handler: async (request, reply, deps) => {
+    await verifiedSeller(deps, request);
     const input = delegateInput(request.body, requireCtx(request).tenantId);
     const key = request.headers['idempotency-key'];
     return respond<DelegatedToken>(

@@ -24,7 +24,7 @@ export const getCheckoutSessionRoute = defineRoute({
   responses: { 200: AcpSessionSchema, ...acpErrorResponses(400, 401, 403, 404, 429, 500, 503) },
   handler: async (request, _reply, deps) => {
     const ctx = requireCtx(request);
-    const view = await acpView(deps, ctx);
+    const view = await acpView(deps, request);
     return presentSession(await getCheckout(deps, ctx, request.params.id), view);
   },
 });

@@ -28,7 +28,7 @@ export const updateCheckoutSessionRoute = defineRoute({
   body: UpdateSessionRequest,
   responses: { 200: AcpSessionSchema, ...acpErrorResponses(...ACP_WRITE_ERRORS) },
   handler: async (request, reply, deps) => {
-    const view = await acpView(deps, requireCtx(request));
+    const view = await acpView(deps, request);
     const { id } = request.params;
     return respond(
       deps,

@@ -1,0 +1,1 @@
+ALTER TABLE "seller_profiles" ADD COLUMN "acp_request_keys" jsonb DEFAULT '[]'::jsonb NOT NULL;
