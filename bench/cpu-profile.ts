@@ -17,7 +17,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type BenchServer, type Fixture, runFlows, runLoad as runPlain } from './harness.js';
+import { type BenchServer, type Fixture, runFlows, runLoad } from './harness.js';
 import { ACP_FLOW, acpFlow, startPlatformProfile, UCP_FLOW, ucpFlow } from './scenarios/agentic.js';
 import {
   CART_FLOW,
@@ -166,8 +166,9 @@ export function report(profile: CpuProfile, requests?: number, cpuMicros?: numbe
 }
 
 /**
- * POST /orders against `server` (Redis limiter) after a warm-up, with the server profiling
- * itself over the measured seconds only; writes the profile and resolves with the report.
+ * POST /orders (or the scenario named) against `server` (Redis limiter) after a warm-up, with the
+ * server profiling itself over the measured seconds only; writes the profile and resolves with
+ * the report.
  */
 export async function profilePostOrders(
   server: BenchServer,
@@ -204,23 +205,24 @@ async function profile(
   const request = scenario === 'get' ? getOrderRequest : postOrderRequest;
   const name = flow?.name ?? (scenario === 'get' ? GET_ORDER : POST_ORDER);
   const next = () => request(server.fixtures[i++ % server.fixtures.length] as Fixture);
-  const runLoad = (label: string, _url: string, _next: unknown, options: typeof load) =>
+  /** One run of the scenario: single requests, or whole flows. */
+  const run = (label: string, options: typeof load) =>
     flow
       ? runFlows(label, server.appUrl, flow.flow(server, platformUrl), options)
-      : runPlain(label, server.appUrl, next, options);
-  await runLoad('warmup', server.appUrl, next, { ...load, seconds: opts.warmupSeconds });
+      : runLoad(label, server.appUrl, next, options);
+  await run('warmup', { ...load, seconds: opts.warmupSeconds });
   // CPU per request without the profiler first: sampling costs CPU of its own.
   const cpuNow = async () => {
     const { user, system } = (await (await fetch(`${server.bareUrl}/cpu`)).json()) as NodeJS.CpuUsage;
     return user + system;
   };
   const cpuBefore = await cpuNow();
-  const plain = await runLoad(name, server.appUrl, next, load);
+  const plain = await run(name, load);
   const plainCpuMs = ((await cpuNow()) - cpuBefore) / 1000;
-  const flows = (r: Awaited<ReturnType<typeof runLoad>>) =>
+  const flows = (r: Awaited<ReturnType<typeof run>>) =>
     'flowsPerSecond' in r ? `, ${r.flowsPerSecond} flows/s` : '';
   await fetch(`${server.bareUrl}/profile/start`, { method: 'POST' });
-  const result = await runLoad(name, server.appUrl, next, load);
+  const result = await run(name, load);
   const stopped = await fetch(`${server.bareUrl}/profile/stop`, { method: 'POST' });
   const { cpuMicros, profile } = (await stopped.json()) as { cpuMicros: number; profile: CpuProfile };
   mkdirSync(dir, { recursive: true });
