@@ -12,7 +12,6 @@ import {
   findResponse,
   type IdempotentRequest,
   releaseClaim,
-  replaceResponse,
   requestHash,
   type StoredResponse,
   saveResponse,
@@ -148,8 +147,8 @@ async function lostClaim(deps: EdgeDeps, tx: Queryable, idem: IdempotentRequest)
 
 /**
  * A refusal worth remembering (4xx other than 400) is stored on its own, the operation's
- * transaction having rolled back; if the claim was lost meanwhile, the answer stored by the
- * retry that took it over wins.
+ * transaction having rolled back. An answer already stored for this request wins: a unit of the
+ * operation committed before the refusal, or a retry took the claim over and answered.
  */
 async function rememberRefusal(
   deps: EdgeDeps,
@@ -158,10 +157,10 @@ async function rememberRefusal(
   outcome: Outcome,
 ): Promise<Outcome> {
   const now = deps.clock.now();
-  if (await saveResponse(deps.db, deps.keyRing, idem, token, outcome.status, outcome.payload, now))
-    return outcome;
   const stored = await findResponse(deps.db, deps.keyRing, idem, now);
-  return stored?.requestHash === idem.hash ? replayOf(stored) : outcome;
+  if (stored) return stored.requestHash === idem.hash ? replayOf(stored) : outcome;
+  await saveResponse(deps.db, deps.keyRing, idem, token, outcome.status, outcome.payload, now);
+  return outcome;
 }
 
 /**
@@ -202,8 +201,9 @@ export async function respond<T>(
   const claimed = idem ? await claim(deps, idem) : undefined;
   if (typeof claimed === 'object') return send(reply, claimed);
   let made: Outcome | undefined;
-  // The response is stored with the claim's token: in the unit's own transaction when there is
-  // one (so an idempotent unit always runs in one), on its own after a commit otherwise.
+  // The response is stored under the claim's token: in the unit's own transaction when there is
+  // one (so an idempotent unit always runs in one), on its own otherwise; a later answer of the
+  // same request (its result moved on after the commit) replaces it.
   const store = async (q: Queryable, status: number, payload: string) =>
     !idem ||
     !claimed ||
@@ -218,7 +218,7 @@ export async function respond<T>(
     afterCommit: async (result) => {
       const { status, body } = present(result, ctx);
       made = { status, payload: serialize(reply, status, body), replayed: false };
-      if (idem) await replaceResponse(deps.db, deps.keyRing, idem, status, made.payload);
+      await store(deps.db, status, made.payload);
     },
   };
   const key = idem

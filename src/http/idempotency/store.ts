@@ -70,15 +70,14 @@ const storedResponse = statementTemplate(
   `select request_hash, response_status, response_body from idempotency_keys
    where ${SCOPE} and expires_at > ?::timestamptz and response_status is not null`,
 );
+// The answering request's token stays on the row: a later unit of the same request may answer
+// again (the same request, its latest answer), while a request whose claim was taken over finds
+// another token there.
 const answerClaim = statementTemplate(
-  `update idempotency_keys set response_status = ?, response_body = ?, claim_token = null,
-     claimed_until = null, created_at = ?::timestamptz, expires_at = ?::timestamptz
-   where ${SCOPE} and claim_token = ? and response_status is null
+  `update idempotency_keys set response_status = ?, response_body = ?, claimed_until = null,
+     created_at = ?::timestamptz, expires_at = ?::timestamptz
+   where ${SCOPE} and claim_token = ?
    returning 1 as answered`,
-);
-const answerAgain = statementTemplate(
-  `update idempotency_keys set response_status = ?, response_body = ?
-   where ${SCOPE} and request_hash = ? and response_status is not null`,
 );
 const takeScope = statementTemplate(
   `insert into idempotency_keys (tenant_id, idempotency_key, method, path, request_hash, response_status,
@@ -95,9 +94,10 @@ const takeScope = statementTemplate(
 );
 
 /**
- * Stores the response and closes the claim `token` holds, in the caller's transaction. False when
- * the claim is no longer this request's: its lease ran out and a retry of the same request took
- * the scope over (the caller then rolls back and answers as that retry does).
+ * Stores the response of the request holding the claim `token` (closing the claim, or replacing
+ * its earlier answer), in the caller's transaction if it has one. False when the claim is no
+ * longer this request's: its lease ran out and a retry of the same request took the scope over
+ * (the caller then rolls back and answers as that retry does).
  */
 export async function saveResponse(
   q: Queryable,
@@ -124,21 +124,6 @@ export async function saveResponse(
     ]),
   );
   return rowsOf(answered).length > 0;
-}
-
-/**
- * Replaces the answer this request stored: its result moved on after its commit (a later step of
- * the operation), so its replay says what the request itself finally answered.
- */
-export async function replaceResponse(
-  q: Queryable,
-  ring: KeyRing,
-  req: IdempotentRequest,
-  status: number,
-  body: string,
-): Promise<void> {
-  const sealed = ring.seal('idempotent_response', body);
-  await q.execute(answerAgain([status, sealed, req.tenantId, req.key, req.method, req.path, req.hash]));
 }
 
 /** What claiming a request's scope found. */

@@ -21,7 +21,7 @@ export const idempotencyKeys = distributedTable(
       responseStatus: integer('response_status'),
       /** The exact bytes sent the first time, replayed as they are; null while in flight. */
       responseBody: text('response_body'),
-      /** The in-flight request holding the claim; null once answered. */
+      /** The request holding the claim (and, once answered, the one that answered). */
       claimToken: text('claim_token'),
       /** Until when the claim is held; after it a retry of the same request may take it over. */
       claimedUntil: timestamp('claimed_until', { withTimezone: true }),
