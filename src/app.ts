@@ -28,6 +28,7 @@ import { catalogAdminRoutes, catalogRoutes } from './modules/catalog/routes/inde
 import { acpRoutes } from './modules/checkout-sessions/acp/routes/index.js';
 import { checkoutSessionRoutes } from './modules/checkout-sessions/routes/index.js';
 import { ucpRoutes } from './modules/checkout-sessions/ucp/routes/index.js';
+import { contentRoutes } from './modules/content/routes/index.js';
 import { creditRoutes } from './modules/credits/routes/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
@@ -158,6 +159,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, policyRoutes);
   registerRoutes(app, deps, shippingRoutes);
   registerRoutes(app, deps, sellerRoutes);
+  registerRoutes(app, deps, contentRoutes);
   registerRoutes(app, deps, checkoutSessionRoutes);
   registerRoutes(app, deps, subscriptionRoutes);
   registerTagRoutes(app, deps, [

@@ -12,6 +12,7 @@ export * from './modules/api-keys/tables.js';
 export * from './modules/carts/tables.js';
 export * from './modules/catalog/tables.js';
 export * from './modules/checkout-sessions/tables.js';
+export * from './modules/content/tables.js';
 export * from './modules/credits/tables.js';
 export * from './modules/orders/tables.js';
 export * from './modules/payment-methods/tables.js';

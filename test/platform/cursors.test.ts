@@ -134,6 +134,10 @@ describe('list cursors are ours: signed, checked, and refused with 400 otherwise
       ids['/api/v1/webhooks/{id}'] = hook.json().data.id;
     }
     for (const totalCents of [100, 200]) await call('POST', '/orders', tenant.keys.commerce, { totalCents });
+    // A content entry with two versions: listContentVersions has a second page.
+    for (const title of ['Terms v1', 'Terms v2'])
+      await api(t, tenant.keys.admin).put('/admin/content/terms', { title, body: 'x' });
+    ids['/api/v1/admin/content/{key}'] = 'terms';
     ids['/api/v1/accounts/{id}'] = orgId;
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Doc;
     lists = Object.entries(doc.paths).flatMap(([path, item]) =>

@@ -1588,6 +1588,118 @@ export interface paths {
         patch: operations["updateSellerProfile"];
         trace?: never;
     };
+    "/api/v1/admin/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List content entries
+         * @description Content pages (terms, privacy, returns, shipping, FAQ): one entry per key and locale, Markdown body, `draft` or `published`, every write a new version. Newest first; filter by `status`, `locale`, `key`. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         */
+        get: operations["listContentEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/content/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a content entry
+         * @description Content pages (terms, privacy, returns, shipping, FAQ): one entry per key and locale, Markdown body, `draft` or `published`, every write a new version. The entry of this key and `locale`, draft or published; 404 when there is none.
+         */
+        get: operations["getContentEntry"];
+        /**
+         * Create or replace a content entry
+         * @description Content pages (terms, privacy, returns, shipping, FAQ): one entry per key and locale, Markdown body, `draft` or `published`, every write a new version. Creates the entry of this key and `locale` (201, version 1) or replaces its title, body and status as its next version (200). A bad key, locale or title is 400 naming the field. Audit `content.create` / `content.update`.
+         */
+        put: operations["putContentEntry"];
+        post?: never;
+        /**
+         * Delete a content entry
+         * @description Deletes the entry of this key and `locale` with its versions (other locales stay); 404 when there is none. Audit `content.delete`.
+         */
+        delete: operations["deleteContentEntry"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a content entry (publish, unpublish, edit)
+         * @description Sets the given fields (`title`, `body`, `status`; at least one) of the entry of this key and `locale` as its next version: `status: published` publishes it, `draft` takes it off the public read. 404 when there is none. Audit `content.update` (before/after).
+         */
+        patch: operations["updateContentEntry"];
+        trace?: never;
+    };
+    "/api/v1/admin/content/{key}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the versions of a content entry
+         * @description Every version of the entry of this key and `locale`, newest first (the current one too), as written. Restore one with restoreContentVersion. 404 when there is no such entry.
+         */
+        get: operations["listContentVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/content/{key}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version of a content entry
+         * @description The title and body of that version become the entry’s next version; its status stays (publish with updateContentEntry). 404 for an unknown entry or version. Audit `content.restore`.
+         */
+        post: operations["restoreContentVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/content/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a published content page
+         * @description The seller’s published page of this key (terms, privacy, returns, faq), Markdown. Locale: `locale`, Accept-Language, `en`, then any. Drafts: 404.
+         */
+        get: operations["getContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/checkout-sessions/{id}": {
         parameters: {
             query?: never;
@@ -21765,6 +21877,1281 @@ export interface operations {
             };
             /** @description Idempotency-Key reused with a different request body. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listContentEntries: {
+        parameters: {
+            query?: {
+                /** @description `draft` (not served publicly) or `published`. */
+                status?: "draft" | "published";
+                /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. */
+                locale?: string;
+                /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                key?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description From `meta.nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01960f7e-4a4b-7c3d-9e2f-1a2b3c4d5e6f",
+                     *           "key": "terms",
+                     *           "locale": "en",
+                     *           "title": "Terms of use",
+                     *           "body": "# Terms of use\n\nBy ordering you agree to...",
+                     *           "status": "published",
+                     *           "version": 3,
+                     *           "publishedAt": "2026-04-20T09:30:00.000Z",
+                     *           "createdAt": "2026-04-01T08:00:00.000Z",
+                     *           "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                            key: string;
+                            /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. */
+                            locale: string;
+                            title: string;
+                            /** @description Markdown. */
+                            body: string;
+                            /**
+                             * @description `draft` (not served publicly) or `published`.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /** @description The current version; every write adds one. */
+                            version: number;
+                            publishedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContentEntry: {
+        parameters: {
+            query?: {
+                /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. Default `en`. */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01960f7e-4a4b-7c3d-9e2f-1a2b3c4d5e6f",
+                     *         "key": "terms",
+                     *         "locale": "en",
+                     *         "title": "Terms of use",
+                     *         "body": "# Terms of use\n\nBy ordering you agree to...",
+                     *         "status": "published",
+                     *         "version": 3,
+                     *         "publishedAt": "2026-04-20T09:30:00.000Z",
+                     *         "createdAt": "2026-04-01T08:00:00.000Z",
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A content page in one locale, at its current version.
+                         * @example {
+                         *       "id": "01960f7e-4a4b-7c3d-9e2f-1a2b3c4d5e6f",
+                         *       "key": "terms",
+                         *       "locale": "en",
+                         *       "title": "Terms of use",
+                         *       "body": "# Terms of use\n\nBy ordering you agree to...",
+                         *       "status": "published",
+                         *       "version": 3,
+                         *       "publishedAt": "2026-04-20T09:30:00.000Z",
+                         *       "createdAt": "2026-04-01T08:00:00.000Z",
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                            key: string;
+                            /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. */
+                            locale: string;
+                            title: string;
+                            /** @description Markdown. */
+                            body: string;
+                            /**
+                             * @description `draft` (not served publicly) or `published`.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /** @description The current version; every write adds one. */
+                            version: number;
+                            publishedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putContentEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "locale": "en",
+                 *       "title": "Terms of use",
+                 *       "body": "# Terms of use\n\n...",
+                 *       "status": "published"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. Default `en`. */
+                    locale?: string;
+                    /** @description The title. */
+                    title: string;
+                    /** @description Markdown, stored and served as written. */
+                    body: string;
+                    /**
+                     * @description `draft` (not served publicly) or `published`; default `draft`.
+                     * @enum {string}
+                     */
+                    status?: "draft" | "published";
+                };
+            };
+        };
+        responses: {
+            /** @description The entry, replaced: its new version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01960f7e-4a4b-7c3d-9e2f-1a2b3c4d5e6f",
+                     *         "key": "terms",
+                     *         "locale": "en",
+                     *         "title": "Terms of use",
+                     *         "body": "# Terms of use\n\nBy ordering you agree to...",
+                     *         "status": "published",
+                     *         "version": 3,
+                     *         "publishedAt": "2026-04-20T09:30:00.000Z",
+                     *         "createdAt": "2026-04-01T08:00:00.000Z",
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A content page in one locale, at its current version.
+                         * @example {
+                         *       "id": "01960f7e-4a4b-7c3d-9e2f-1a2b3c4d5e6f",
+                         *       "key": "terms",
+                         *       "locale": "en",
+                         *       "title": "Terms of use",
+                         *       "body": "# Terms of use\n\nBy ordering you agree to...",
+                         *       "status": "published",
+                         *       "version": 3,
+                         *       "publishedAt": "2026-04-20T09:30:00.000Z",
+                         *       "createdAt": "2026-04-01T08:00:00.000Z",
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                            key: string;
+                            /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. */
+                            locale: string;
+                            title: string;
+                            /** @description Markdown. */
+                            body: string;
+                            /**
+                             * @description `draft` (not served publicly) or `published`.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /** @description The current version; every write adds one. */
+                            version: number;
+                            publishedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description The entry, created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01960f7e-4a4b-7c3d-9e2f-1a2b3c4d5e6f",
+                     *         "key": "terms",
+                     *         "locale": "en",
+                     *         "title": "Terms of use",
+                     *         "body": "# Terms of use\n\nBy ordering you agree to...",
+                     *         "status": "published",
+                     *         "version": 3,
+                     *         "publishedAt": "2026-04-20T09:30:00.000Z",
+                     *         "createdAt": "2026-04-01T08:00:00.000Z",
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A content page in one locale, at its current version.
+                         * @example {
+                         *       "id": "01960f7e-4a4b-7c3d-9e2f-1a2b3c4d5e6f",
+                         *       "key": "terms",
+                         *       "locale": "en",
+                         *       "title": "Terms of use",
+                         *       "body": "# Terms of use\n\nBy ordering you agree to...",
+                         *       "status": "published",
+                         *       "version": 3,
+                         *       "publishedAt": "2026-04-20T09:30:00.000Z",
+                         *       "createdAt": "2026-04-01T08:00:00.000Z",
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                            key: string;
+                            /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. */
+                            locale: string;
+                            title: string;
+                            /** @description Markdown. */
+                            body: string;
+                            /**
+                             * @description `draft` (not served publicly) or `published`.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /** @description The current version; every write adds one. */
+                            version: number;
+                            publishedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteContentEntry: {
+        parameters: {
+            query?: {
+                /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. Default `en`. */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateContentEntry: {
+        parameters: {
+            query?: {
+                /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. Default `en`. */
+                locale?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The title. */
+                    title?: string;
+                    /** @description Markdown, stored and served as written. */
+                    body?: string;
+                    /**
+                     * @description `draft` (not served publicly) or `published`.
+                     * @enum {string}
+                     */
+                    status?: "draft" | "published";
+                };
+            };
+        };
+        responses: {
+            /** @description The entry at its new version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01960f7e-4a4b-7c3d-9e2f-1a2b3c4d5e6f",
+                     *         "key": "terms",
+                     *         "locale": "en",
+                     *         "title": "Terms of use",
+                     *         "body": "# Terms of use\n\nBy ordering you agree to...",
+                     *         "status": "published",
+                     *         "version": 3,
+                     *         "publishedAt": "2026-04-20T09:30:00.000Z",
+                     *         "createdAt": "2026-04-01T08:00:00.000Z",
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A content page in one locale, at its current version.
+                         * @example {
+                         *       "id": "01960f7e-4a4b-7c3d-9e2f-1a2b3c4d5e6f",
+                         *       "key": "terms",
+                         *       "locale": "en",
+                         *       "title": "Terms of use",
+                         *       "body": "# Terms of use\n\nBy ordering you agree to...",
+                         *       "status": "published",
+                         *       "version": 3,
+                         *       "publishedAt": "2026-04-20T09:30:00.000Z",
+                         *       "createdAt": "2026-04-01T08:00:00.000Z",
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                            key: string;
+                            /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. */
+                            locale: string;
+                            title: string;
+                            /** @description Markdown. */
+                            body: string;
+                            /**
+                             * @description `draft` (not served publicly) or `published`.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /** @description The current version; every write adds one. */
+                            version: number;
+                            publishedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listContentVersions: {
+        parameters: {
+            query?: {
+                /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. Default `en`. */
+                locale?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description From `meta.nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "version": 2,
+                     *           "title": "Terms of use",
+                     *           "body": "# Terms of use\n\nBy ordering...",
+                     *           "status": "draft",
+                     *           "createdAt": "2026-04-10T08:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            version: number;
+                            title: string;
+                            /** @description Markdown. */
+                            body: string;
+                            /**
+                             * @description `draft` (not served publicly) or `published`.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /**
+                             * Format: date-time
+                             * @description When this version was written.
+                             */
+                            createdAt: string;
+                        }[];
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreContentVersion: {
+        parameters: {
+            query?: {
+                /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. Default `en`. */
+                locale?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                key: string;
+                /** @description The version to restore. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry at its new version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01960f7e-4a4b-7c3d-9e2f-1a2b3c4d5e6f",
+                     *         "key": "terms",
+                     *         "locale": "en",
+                     *         "title": "Terms of use",
+                     *         "body": "# Terms of use\n\nBy ordering you agree to...",
+                     *         "status": "published",
+                     *         "version": 3,
+                     *         "publishedAt": "2026-04-20T09:30:00.000Z",
+                     *         "createdAt": "2026-04-01T08:00:00.000Z",
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A content page in one locale, at its current version.
+                         * @example {
+                         *       "id": "01960f7e-4a4b-7c3d-9e2f-1a2b3c4d5e6f",
+                         *       "key": "terms",
+                         *       "locale": "en",
+                         *       "title": "Terms of use",
+                         *       "body": "# Terms of use\n\nBy ordering you agree to...",
+                         *       "status": "published",
+                         *       "version": 3,
+                         *       "publishedAt": "2026-04-20T09:30:00.000Z",
+                         *       "createdAt": "2026-04-01T08:00:00.000Z",
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                            key: string;
+                            /** @description A BCP 47 tag, language[-Script][-REGION]: `en`, `pt-BR`, `zh-Hant-TW`. */
+                            locale: string;
+                            title: string;
+                            /** @description Markdown. */
+                            body: string;
+                            /**
+                             * @description `draft` (not served publicly) or `published`.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /** @description The current version; every write adds one. */
+                            version: number;
+                            publishedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContent: {
+        parameters: {
+            query?: {
+                /** @description The wanted locale; else Accept-Language, then `en`, then any published one. */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": "terms",
+                     *         "locale": "en",
+                     *         "title": "Terms of use",
+                     *         "body": "# Terms of use\n\nBy ordering you agree to...",
+                     *         "version": 3,
+                     *         "publishedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A published content page.
+                         * @example {
+                         *       "key": "terms",
+                         *       "locale": "en",
+                         *       "title": "Terms of use",
+                         *       "body": "# Terms of use\n\nBy ordering you agree to...",
+                         *       "version": 3,
+                         *       "publishedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** @description A slug: a-z, 0-9, single hyphens (`return-policy`). */
+                            key: string;
+                            /** @description The locale served (also in Content-Language). */
+                            locale: string;
+                            title: string;
+                            /** @description Markdown. */
+                            body: string;
+                            version: number;
+                            /** Format: date-time */
+                            publishedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

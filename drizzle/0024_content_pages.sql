@@ -1,0 +1,28 @@
+CREATE TABLE "content_entries" (
+	"tenant_id" uuid NOT NULL,
+	"id" uuid NOT NULL,
+	"key" text NOT NULL,
+	"locale" text NOT NULL,
+	"title" text NOT NULL,
+	"body" text NOT NULL,
+	"status" text NOT NULL,
+	"version" integer NOT NULL,
+	"published_at" timestamp with time zone,
+	"created_at" timestamp with time zone NOT NULL,
+	"updated_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "content_entries_tenant_id_id_pk" PRIMARY KEY("tenant_id","id")
+);
+--> statement-breakpoint
+CREATE TABLE "content_versions" (
+	"tenant_id" uuid NOT NULL,
+	"entry_id" uuid NOT NULL,
+	"version" integer NOT NULL,
+	"title" text NOT NULL,
+	"body" text NOT NULL,
+	"status" text NOT NULL,
+	"created_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "content_versions_tenant_id_entry_id_version_pk" PRIMARY KEY("tenant_id","entry_id","version")
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX "content_entries_key_locale_idx" ON "content_entries" USING btree ("tenant_id","key","locale");--> statement-breakpoint
+CREATE INDEX "content_entries_created_idx" ON "content_entries" USING btree ("tenant_id","created_at","id");

@@ -1,0 +1,2 @@
+export { findPublished, presentPublic } from './service.js';
+export { contentEntries, contentVersions } from './tables.js';
