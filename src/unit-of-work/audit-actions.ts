@@ -63,6 +63,8 @@ export const AUDIT_ACTIONS = [
   ...crud('plan_change_rule'),
   ...crud('policy'),
   ...crud('shipping_option'),
+  // PUT /admin/products/{id}/stock.
+  'product.stock_set',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
