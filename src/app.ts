@@ -41,6 +41,7 @@ import { pricingRoutes } from './modules/pricing/routes/index.js';
 import { providerEventRoutes, registerProviderCallback } from './modules/provider-events/routes/index.js';
 import { sellerRoutes } from './modules/seller/routes/index.js';
 import { shippingRoutes } from './modules/shipping/routes/index.js';
+import { stockRoutes } from './modules/stock/routes/index.js';
 import { entitlementRoutes } from './modules/subscriptions/entitlements/routes/index.js';
 import { emitProductEntitlementsChanged } from './modules/subscriptions/index.js';
 import { previewRoutes } from './modules/subscriptions/previews/routes/index.js';
@@ -160,6 +161,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, shippingRoutes);
   registerRoutes(app, deps, sellerRoutes);
   registerRoutes(app, deps, contentRoutes);
+  registerRoutes(app, deps, stockRoutes);
   registerRoutes(app, deps, checkoutSessionRoutes);
   registerRoutes(app, deps, subscriptionRoutes);
   registerTagRoutes(app, deps, [

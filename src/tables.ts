@@ -21,6 +21,7 @@ export * from './modules/policies/tables.js';
 export * from './modules/provider-events/tables.js';
 export * from './modules/seller/tables.js';
 export * from './modules/shipping/tables.js';
+export * from './modules/stock/tables.js';
 export * from './modules/subscriptions/tables.js';
 export * from './modules/tenants/tables.js';
 export * from './modules/webhooks/tables.js';

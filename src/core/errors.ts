@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   conflict: 409,
   /** The cart became an order: it cannot change. Recovery: create a new cart. */
   cart_checked_out: 409,
+  /** A tracked product has less available than a line asks: `details[].field` names the line. */
+  out_of_stock: 409,
   /** The order is paid (or paid and refunded): it takes no further payment session. */
   order_already_paid: 409,
   /** The invoice is paid, void or uncollectible: it takes no payment. */

@@ -5,6 +5,10 @@
 export const EVENT_TYPES = {
   'account.created': 'An account (organization) was created.',
   'account.updated': 'An account was updated.',
+  'product.stock_low':
+    'A tracked product’s available stock fell to or below its `lowStockThreshold` (once per crossing); data is its stock.',
+  'product.out_of_stock':
+    'A tracked product’s available stock reached 0 (once per crossing); data is its stock.',
   'order.created': 'An order was created (POST /orders).',
   'order.updated': 'An order was updated (PATCH /orders/{id}).',
   'order.paid':

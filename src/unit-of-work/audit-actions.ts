@@ -65,6 +65,8 @@ export const AUDIT_ACTIONS = [
   ...crud('shipping_option'),
   ...crud('content'),
   'content.restore',
+  // PUT /admin/products/{id}/stock.
+  'product.stock_set',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

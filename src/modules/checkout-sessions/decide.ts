@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/client.js';
 import { type CartContents, type CartRow, setCartContents } from '../carts/index.js';
 import { availableShippingOptions } from '../shipping/index.js';
+import { stockShortfalls } from '../stock/index.js';
 import type {
   AppliedDiscount,
   CheckoutAddress,
@@ -220,6 +221,29 @@ function itemMessages(inputs: SessionInputs, contents: CartContents): CheckoutMe
   return messages;
 }
 
+/** A line of a tracked product asking more than is available now: out_of_stock, the session not ready. */
+async function stockMessages(
+  tx: Tx,
+  tenantId: string,
+  inputs: SessionInputs,
+  lines: CheckoutLine[],
+): Promise<CheckoutMessage[]> {
+  const short = await stockShortfalls(tx, tenantId, lines);
+  return lines.flatMap((line): CheckoutMessage[] => {
+    if (!short.has(line.productId)) return [];
+    const index = inputs.items.findIndex((i) => i.productId === line.productId);
+    return [
+      {
+        type: 'error',
+        code: 'out_of_stock',
+        content: `Product ${line.productId} is out of stock for quantity ${line.quantity}`,
+        target: { kind: 'item', index: Math.max(index, 0), field: 'id' },
+        resolution: 'recoverable',
+      },
+    ];
+  });
+}
+
 /** Decides the session from its inputs, in the caller's transaction (the cart is written). */
 export async function decide(
   tx: Tx,
@@ -238,6 +262,7 @@ export async function decide(
   const shipping = chosen?.amount ?? 0;
   const messages = [
     ...itemMessages(inputs, contents),
+    ...(await stockMessages(tx, tenantId, inputs, lines)),
     ...fulfillment.messages,
     ...rejected.map(
       (r): CheckoutMessage => ({

@@ -16,6 +16,7 @@ import {
 import { checkOutCart } from '../carts/index.js';
 import { redeemPromotion } from '../catalog/index.js';
 import { applyReservedCredit, type ReservedCredit, reserveCreditOnIssue } from '../credits/index.js';
+import { reserveStock } from '../stock/index.js';
 import { commitCreate, type Provisioned, provision, provisionSteps } from '../subscriptions/index.js';
 import { getTenant } from '../tenants/index.js';
 import { paymentStatusOf } from './payment-state.js';
@@ -53,6 +54,11 @@ async function checkOut(u: UnitOfWork, cart: NonNullable<OrderPlan['cart']>) {
       'conflict',
       `Promotion ${cart.promoCode} reached its usage limit; remove it from the cart and retry`,
     );
+}
+
+/** In the unit of work: the tracked lines reserved (409 out_of_stock and nothing written if one cannot be). */
+async function holdStock(u: UnitOfWork, plan: OrderPlan) {
+  if (plan.stock && plan.stock.length > 0) await reserveStock(u, plan.order.id, plan.stock);
 }
 
 /** The order's row, audit entry and events (written by the unit's final statement). */
@@ -159,6 +165,7 @@ export const orderOperation = declareOperation<{
   }),
   async commit(u, run, plan, billed) {
     if (plan.cart) await checkOut(u, plan.cart);
+    await holdStock(u, plan);
     const made = await writeOrder(u, plan, billed.invoice);
     for (const [i, sub] of plan.journey.entries())
       await commitCreate(u, sub, billed.journey[i] as Provisioned, null, { orderId: made.order.id });
@@ -206,9 +213,10 @@ async function creditedOrder(
 async function createLocally(run: Run<unknown, CreatedOrder>, plan: OrderPlan): Promise<CreatedOrder> {
   const { deps, ctx, key } = run;
   let created: CreatedOrder;
-  if (plan.cart || plan.journey.length > 0) {
+  if (plan.cart || plan.journey.length > 0 || (plan.stock?.length ?? 0) > 0) {
     created = await runUnitOfWork(deps, ctx, key, async (u) => {
       if (plan.cart) await checkOut(u, plan.cart);
+      await holdStock(u, plan);
       const made = await writeOrder(u, plan, null);
       for (const sub of plan.journey)
         await commitCreate(u, sub, { billingSubscriptionId: null, invoice: null }, null, {
@@ -233,6 +241,7 @@ export async function placeOrder(u: UnitOfWork, plan: OrderPlan, paidCents: numb
   if (!noBilling(plan) || plan.journey.length > 0)
     throw new AppError('conflict', 'This order needs billing calls; place it with POST /orders');
   if (plan.cart) await checkOut(u, plan.cart);
+  await holdStock(u, plan);
   return writeOrder(u, plan, null, paidCents);
 }
 

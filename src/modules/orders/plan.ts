@@ -15,6 +15,7 @@ import {
   type PolicyEvaluation,
 } from '../policies/index.js';
 import { priceLinesWith } from '../pricing/index.js';
+import { type StockLine, stockLinesOf, trackedProductsRead } from '../stock/index.js';
 import { type CreatePlan, planCreate } from '../subscriptions/index.js';
 import { type PricedOrderLines, priceOrderLines } from './line-prices.js';
 import type { CreateOrderBody } from './schemas.js';
@@ -83,6 +84,8 @@ export interface OrderPlan {
   hasSubscription: boolean;
   /** Units ordered from a cart (usage metering). */
   cartUnits: number;
+  /** The lines of tracked products, reserved in the order's unit of work (absent in older plans). */
+  stock?: StockLine[];
 }
 
 async function orderSource(deps: ServiceDeps, tenantId: string, body: Body): Promise<OrderSource> {
@@ -228,11 +231,14 @@ export async function planOrder(
   const accountId = mayInvoice
     ? await billingTarget(deps, ctx.tenantId, owner.organizationId, body.billingAccountId, await billing())
     : null;
-  // One round trip: pricing data, the order_create policies and the order's number.
-  const [pricingData, policies, sequence] = await readTogether(deps.db, [
-    pricingDataRead(ctx.tenantId, [...new Set(source.items.map((i) => i.productId))]),
+  // One round trip: pricing data, the order_create policies, the order's number and which of its
+  // products have tracked stock.
+  const productIds = [...new Set(source.items.map((i) => i.productId))];
+  const [pricingData, policies, sequence, tracked] = await readTogether(deps.db, [
+    pricingDataRead(ctx.tenantId, productIds),
     activePoliciesRead(ctx.tenantId, 'order_create'),
     orderSequenceRead,
+    trackedProductsRead(ctx.tenantId, productIds),
   ]);
   // A cart's stored totals (its promo included) stand; quotes and shipping are added at checkout.
   const shippingCents = checkout?.shipping?.amountCents ?? 0;
@@ -261,6 +267,8 @@ export async function planOrder(
     },
   );
   if (!evaluation) throw new Error('order policies were not evaluated');
+  // Tracked lines lacking stock now are refused before any billing call (the reservation decides).
+  const stock = stockLinesOf(source.items, tracked);
   const totalCents = totalOf(priced);
   if (body.totalCents !== undefined && source.items.length > 0 && body.totalCents !== totalCents)
     priced.hints.push({ field: 'totalCents', submitted: body.totalCents, resolved: totalCents });
@@ -295,6 +303,7 @@ export async function planOrder(
     rulesApplied: rulesApplied(evaluation, priced, source),
     hasSubscription: priced.lines.some((l) => l.productType === 'subscription'),
     cartUnits: source.cart ? source.cart.items.reduce((s, i) => s + i.quantity, 0) : 0,
+    stock,
   };
 }
 

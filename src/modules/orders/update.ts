@@ -2,9 +2,16 @@ import type { Static } from 'typebox';
 import type { OperationContext } from '../../core/context.js';
 import { notFound, validationFailed } from '../../core/errors.js';
 import { checkedTotal } from '../../core/money.js';
-import { diffChanges, type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
+import {
+  diffChanges,
+  type OperationKey,
+  runUnitOfWork,
+  type ServiceDeps,
+  type UnitOfWork,
+} from '../../unit-of-work/index.js';
 import { assertAllowed, evaluatePolicies } from '../policies/index.js';
 import { priceLines } from '../pricing/index.js';
+import { moveOrderStock } from '../stock/index.js';
 import { priceOrderLines } from './line-prices.js';
 import { paymentStatusOf } from './payment-state.js';
 import type { PatchOrderBody } from './schemas.js';
@@ -60,6 +67,17 @@ function withDue(
     dueCents: patch.totalCents,
     paymentStatus: paymentStatusOf(patch.totalCents, before.paidCents, before.refundedCents),
   };
+}
+
+/** Free-form statuses that move the order's reserved stock: given back, or gone out on hand. */
+const RELEASING = new Set(['cancelled', 'canceled']);
+const CONSUMING = new Set(['fulfilled', 'shipped', 'delivered', 'completed']);
+
+/** In the update's unit of work: the order's reservation released or consumed by its new status. */
+async function stockFollowsStatus(u: UnitOfWork, before: OrderRow, after: OrderRow) {
+  if (before.status === after.status) return;
+  if (RELEASING.has(after.status)) await moveOrderStock(u, after.id, 'released');
+  else if (CONSUMING.has(after.status)) await moveOrderStock(u, after.id, 'consumed');
 }
 
 /**
@@ -118,6 +136,7 @@ export async function updateOrderFields(
     if (!before) throw notFound('Order');
     const after = await updateOrder(u.tx, ctx.tenantId, before.id, withDue(before, patch), u.now);
     if (!after) throw notFound('Order');
+    await stockFollowsStatus(u, before, after);
     const order = presentOrder(after);
     await u.audit({
       action: 'order.update',

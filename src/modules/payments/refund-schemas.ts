@@ -27,6 +27,7 @@ export const CreateRefundBody = Type.Object(
         description: 'Scope check: the invoice the payment paid; another one is 400.',
       }),
     ),
+    restock: Type.Optional(Type.Boolean({ description: 'Order’s units back in stock.' })),
   },
   {
     additionalProperties: false,

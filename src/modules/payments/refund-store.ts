@@ -55,6 +55,8 @@ export interface RefundRequest {
   note?: string;
   /** Scope: must be the session's invoice. */
   invoiceId?: string;
+  /** Put the paid order's stock back once the refund succeeds. */
+  restock?: boolean;
 }
 
 /** A refund as decided and reserved; JSON, kept in its intent. */
@@ -65,6 +67,8 @@ export interface RefundPlan {
   amountCents: number;
   currency: string;
   reason: RefundReason;
+  /** The session's order, whose stock comes back when the refund succeeds (absent: none). */
+  restockOrderId?: string;
 }
 
 export async function getRefund(db: Queryable, tenantId: string, id: string) {
@@ -191,6 +195,7 @@ export async function reserve(
     amountCents: amount,
     currency: row.currency,
     reason: input.reason,
+    ...(input.restock && row.orderId ? { restockOrderId: row.orderId } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import {
   runUnitOfWork,
   type ServiceDeps,
 } from '../../unit-of-work/index.js';
+import { moveOrderStock } from '../stock/index.js';
 import {
   commitRefund,
   dropRefund,
@@ -51,6 +52,7 @@ function refundLocally(
     await emitCreated(u, presented);
     await u.emit('refund.succeeded', presented);
     if (row.orderId) await deps.lookups.moveOrderMoney(u, row.orderId, { refundedCents: amount });
+    if (input.restock && row.orderId) await moveOrderStock(u, row.orderId, 'restocked');
     return presented;
   });
 }
@@ -98,7 +100,11 @@ export const refundOperation = declareOperation<{
     return result;
   },
   async commit(u, run, plan, result) {
-    if (result.ok) return commitRefund(run.deps.lookups, u, plan);
+    if (result.ok) {
+      const done = await commitRefund(run.deps.lookups, u, plan);
+      if (plan.restockOrderId) await moveOrderStock(u, plan.restockOrderId, 'restocked');
+      return done;
+    }
     const failed = await setStatus(u, plan, 'failed', result.failure.message);
     await moveRefunded(u.tx, u.ctx.tenantId, plan.sessionId, -plan.amountCents);
     await emitCreated(u, failed);

@@ -1,0 +1,172 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { AppError } from '../../core/errors.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
+import type { UnitOfWork } from '../../unit-of-work/index.js';
+import { presentStock, type StockRow, type TrackedStock } from './service.js';
+import { type OrderStockState, orderStock, productStock } from './tables.js';
+
+// Stock moves inside the caller's unit of work: an order's units are reserved by one conditional
+// UPDATE per product (no read-then-write, so two last-unit purchases cannot both pass), and given
+// back or consumed with the order. The crossing events are emitted by the move that crosses.
+
+/** A tracked line of an order: its index in the order's items, for the error's field. */
+export interface StockLine {
+  index: number;
+  productId: string;
+  quantity: number;
+}
+
+export const outOfStock = (line: StockLine, available: number) => {
+  const message = `Product ${line.productId} has ${available} available; ${line.quantity} asked`;
+  return new AppError('out_of_stock', message, [
+    { field: `items.${line.index}.productId`, rule: 'in_stock', message },
+  ]);
+};
+
+/** `product.stock_low` and `product.out_of_stock`, once, when available crosses them downwards. */
+export async function emitCrossings(u: UnitOfWork, before: number, row: StockRow) {
+  if (!row.tracked) return;
+  const after = row.onHand - row.reserved;
+  const data = presentStock(row.productId, row);
+  if (row.lowThreshold !== null && before > row.lowThreshold && after <= row.lowThreshold)
+    await u.emit('product.stock_low', data);
+  if (before > 0 && after <= 0) await u.emit('product.out_of_stock', data);
+}
+
+/**
+ * The tracked lines of an order being planned; 409 out_of_stock (naming the first line) when one
+ * already cannot be had, before any billing call. The reservation in the unit of work decides.
+ */
+export function stockLinesOf(
+  items: readonly { productId: string; quantity: number }[],
+  tracked: readonly TrackedStock[],
+): StockLine[] {
+  const lines = items.flatMap((item, index) => {
+    const stock = tracked.find((s) => s.productId === item.productId);
+    return stock ? [{ line: { index, productId: item.productId, quantity: item.quantity }, stock }] : [];
+  });
+  for (const { line, stock } of lines) {
+    const wanted = lines
+      .filter((l) => l.line.productId === line.productId)
+      .reduce((s, l) => s + l.line.quantity, 0);
+    if (!stock.beyond && stock.available < wanted)
+      throw outOfStock({ ...line, quantity: wanted }, Math.max(0, stock.available));
+  }
+  return lines.map((l) => l.line);
+}
+
+/** Quantities per product (a product on several lines is reserved once), in product order. */
+function perProduct(lines: readonly StockLine[]): StockLine[] {
+  const byId = new Map<string, StockLine>();
+  for (const l of lines) {
+    const seen = byId.get(l.productId);
+    byId.set(l.productId, seen ? { ...seen, quantity: seen.quantity + l.quantity } : { ...l });
+  }
+  // One lock order for every order: two orders of the same products cannot deadlock.
+  return [...byId.values()].sort((a, b) => (a.productId < b.productId ? -1 : 1));
+}
+
+/**
+ * Reserves the order's tracked lines: each product's `reserved` grows only where enough is
+ * available (or an override sells beyond it). A line that cannot be had throws 409 out_of_stock
+ * naming it, and the unit of work rolls back with everything it did.
+ */
+export async function reserveStock(u: UnitOfWork, orderId: string, lines: readonly StockLine[]) {
+  const tenantId = u.ctx.tenantId;
+  for (const line of perProduct(lines)) {
+    const [row] = await u.tx
+      .update(productStock)
+      .set({ reserved: sql`${productStock.reserved} + ${line.quantity}`, updatedAt: u.now })
+      .where(
+        tenantWhere(
+          productStock,
+          tenantId,
+          eq(productStock.productId, line.productId),
+          eq(productStock.tracked, true),
+          sql`(${productStock.availability} is not null or ${productStock.onHand} - ${productStock.reserved} >= ${line.quantity})`,
+        ),
+      )
+      .returning();
+    if (!row) {
+      // Refused, or no longer tracked since the order was planned (then nothing to reserve).
+      const [now] = await u.tx
+        .select()
+        .from(productStock)
+        .where(tenantWhere(productStock, tenantId, eq(productStock.productId, line.productId)));
+      if (!now?.tracked) continue;
+      throw outOfStock(line, Math.max(0, now.onHand - now.reserved));
+    }
+    await emitCrossings(u, row.onHand - row.reserved + line.quantity, row);
+    await u.tx.insert(orderStock).values({
+      tenantId,
+      orderId,
+      productId: line.productId,
+      quantity: line.quantity,
+      state: 'reserved',
+      createdAt: u.now,
+      updatedAt: u.now,
+    });
+  }
+}
+
+/** What a move does to a product's counts, per unit, by the state the units were in. */
+function delta(was: OrderStockState, to: Exclude<OrderStockState, 'reserved'>) {
+  // A consumed unit left on hand: only a restock brings it back.
+  if (was === 'consumed') return { reserved: 0, onHand: 1 };
+  // A reserved unit: released and restocked give the reservation back; consumed takes it out.
+  return { reserved: -1, onHand: to === 'consumed' ? -1 : 0 };
+}
+
+const FROM: Record<Exclude<OrderStockState, 'reserved'>, OrderStockState[]> = {
+  released: ['reserved'],
+  consumed: ['reserved'],
+  restocked: ['reserved', 'consumed'],
+};
+
+/**
+ * Moves the order's units to `to`: `released` (cancelled) and `consumed` (fulfilled: on hand and
+ * reserved both drop) take units still reserved; `restocked` (a refund with restock) takes those
+ * and the consumed ones, which come back on hand. Units move once; returns how many moved.
+ */
+export async function moveOrderStock(
+  u: UnitOfWork,
+  orderId: string,
+  to: Exclude<OrderStockState, 'reserved'>,
+): Promise<number> {
+  const tenantId = u.ctx.tenantId;
+  const held = await u.tx
+    .select()
+    .from(orderStock)
+    .where(
+      tenantWhere(
+        orderStock,
+        tenantId,
+        and(eq(orderStock.orderId, orderId), inArray(orderStock.state, FROM[to])),
+      ),
+    )
+    .orderBy(orderStock.productId)
+    .for('update');
+  for (const h of held) {
+    const d = delta(h.state, to);
+    await u.tx
+      .update(productStock)
+      .set({
+        reserved: sql`greatest(${productStock.reserved} + ${d.reserved * h.quantity}, 0)`,
+        onHand: sql`greatest(${productStock.onHand} + ${d.onHand * h.quantity}, 0)`,
+        updatedAt: u.now,
+      })
+      .where(tenantWhere(productStock, tenantId, eq(productStock.productId, h.productId)));
+  }
+  if (held.length > 0)
+    await u.tx
+      .update(orderStock)
+      .set({ state: to, updatedAt: u.now })
+      .where(
+        tenantWhere(
+          orderStock,
+          tenantId,
+          and(eq(orderStock.orderId, orderId), inArray(orderStock.state, FROM[to])),
+        ),
+      );
+  return held.reduce((s, h) => s + h.quantity, 0);
+}

@@ -1,0 +1,124 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import type { Queryable } from '../../db/client.js';
+import { type ScalarRead, tenantRead } from '../../db/read-together.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
+import { pricingDataFor } from '../catalog/index.js';
+import type { ProductStockSchema } from './schemas.js';
+import { productStock } from './tables.js';
+
+export type StockRow = typeof productStock.$inferSelect;
+export type ProductStockApi = Static<typeof ProductStockSchema>;
+export type Availability = ProductStockApi['availability'];
+
+/** A product's availability: an override first, then the count of a tracked product. */
+export function availabilityOf(
+  row: Pick<StockRow, 'tracked' | 'onHand' | 'reserved' | 'availability'> | null,
+): Availability {
+  if (row?.availability) return row.availability;
+  if (!row?.tracked) return 'in_stock';
+  return row.onHand - row.reserved > 0 ? 'in_stock' : 'out_of_stock';
+}
+
+/** The stock as the API shows it; a product never set reads as untracked. */
+export function presentStock(productId: string, row: StockRow | null): ProductStockApi {
+  return {
+    productId,
+    tracked: row?.tracked ?? false,
+    onHand: row?.onHand ?? 0,
+    reserved: row?.reserved ?? 0,
+    // Never below zero: under preorder or backorder, reserved may exceed what is on hand.
+    available: Math.max(0, (row?.onHand ?? 0) - (row?.reserved ?? 0)),
+    lowStockThreshold: row?.lowThreshold ?? null,
+    availability: availabilityOf(row),
+    updatedAt: row ? row.updatedAt.toISOString() : null,
+  };
+}
+
+export async function readStock(
+  q: Queryable,
+  tenantId: string,
+  productId: string,
+  lock = false,
+): Promise<StockRow | null> {
+  const query = q
+    .select()
+    .from(productStock)
+    .where(tenantWhere(productStock, tenantId, eq(productStock.productId, productId)));
+  const [row] = lock ? await query.for('update') : await query;
+  return row ?? null;
+}
+
+/** A tracked product as an order is planned from: what is available, and if it sells beyond it. */
+export interface TrackedStock {
+  productId: string;
+  available: number;
+  beyond: boolean;
+}
+
+const trackedRead = tenantRead(
+  productStock,
+  {
+    select: `coalesce(json_agg(json_build_object('productId', product_id, 'available', on_hand - reserved, 'beyond', availability is not null)), '[]')`,
+    where: 'product_id = any(?::uuid[]) and tracked',
+  },
+  (v) => (v ?? []) as TrackedStock[],
+);
+
+/**
+ * The products among `productIds` whose stock is tracked, as one value: an order reads it with its
+ * pricing data (`readTogether`), so an order of untracked products costs no extra round trip.
+ */
+export function trackedProductsRead(
+  tenantId: string,
+  productIds: readonly string[],
+): ScalarRead<TrackedStock[]> {
+  return trackedRead(tenantId, `{${productIds.join(',')}}`);
+}
+
+/**
+ * Which of the lines cannot be had now: tracked, without an override, and asking more than is
+ * available (what a checkout session tells as `out_of_stock`; the reservation decides at completion).
+ */
+export async function stockShortfalls(
+  q: Queryable,
+  tenantId: string,
+  lines: readonly { productId: string; quantity: number }[],
+): Promise<Set<string>> {
+  if (lines.length === 0) return new Set();
+  const ids = [...new Set(lines.map((l) => l.productId))];
+  const rows = await q
+    .select()
+    .from(productStock)
+    .where(
+      tenantWhere(
+        productStock,
+        tenantId,
+        and(
+          sql`${productStock.productId} = any(${`{${ids.join(',')}}`}::uuid[])`,
+          eq(productStock.tracked, true),
+        ),
+      ),
+    );
+  const wanted = new Map<string, number>();
+  for (const l of lines) wanted.set(l.productId, (wanted.get(l.productId) ?? 0) + l.quantity);
+  return new Set(
+    rows
+      .filter((r) => !r.availability && r.onHand - r.reserved < (wanted.get(r.productId) ?? 0))
+      .map((r) => r.productId),
+  );
+}
+
+/** A product's stock as shown; null when the tenant has no such product. */
+export async function productStockOf(
+  q: Queryable,
+  tenantId: string,
+  productId: string,
+): Promise<ProductStockApi | null> {
+  const [{ products }, row] = await Promise.all([
+    pricingDataFor(q, tenantId, [productId]),
+    readStock(q, tenantId, productId),
+  ]);
+  if (products.length === 0) return null;
+  return presentStock(productId, row);
+}
