@@ -1700,6 +1700,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/products/{id}/stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product’s stock
+         * @description Its `availability`; tracked: `onHand`, `reserved` (placed orders), `available`.
+         */
+        get: operations["getProductStock"];
+        /**
+         * Set a product’s stock
+         * @description Tracked: orders, cart checkouts and agentic checkouts reserve units when placed; a line asking more than is available is refused with 409 `out_of_stock` naming it. `onHand` replaces the count; `reserved` is kept. `availability` preorder or backorder sells beyond onHand. Emits `product.stock_low` / `product.out_of_stock` on crossing. Audit `product.stock_set`.
+         */
+        put: operations["setProductStock"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/checkout-sessions/{id}": {
         parameters: {
             query?: never;
@@ -2003,7 +2027,7 @@ export interface components {
              * @description Stable machine-readable error code.
              * @enum {string}
              */
-            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "order_already_paid" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "checkout_session_closed" | "checkout_not_ready" | "payment_token_invalid" | "invalid_profile_url" | "profile_unreachable" | "profile_malformed" | "version_unsupported" | "signature_missing" | "signature_invalid" | "key_not_found" | "digest_mismatch" | "algorithm_unsupported" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "payment_not_refundable" | "refund_exceeds_remaining" | "no_credit_available" | "internal" | "capability_unavailable" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
+            code: "validation_failed" | "invalid_state" | "session_terminal" | "unauthorized" | "forbidden" | "policy_blocked" | "not_found" | "conflict" | "cart_checked_out" | "out_of_stock" | "order_already_paid" | "invoice_not_open" | "subscription_not_due" | "idempotency_in_flight" | "checkout_session_closed" | "checkout_not_ready" | "payment_token_invalid" | "invalid_profile_url" | "profile_unreachable" | "profile_malformed" | "version_unsupported" | "signature_missing" | "signature_invalid" | "key_not_found" | "digest_mismatch" | "algorithm_unsupported" | "payload_too_large" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "payment_not_refundable" | "refund_exceeds_remaining" | "no_credit_available" | "internal" | "capability_unavailable" | "billing_unavailable" | "quote_unavailable" | "service_unavailable" | "overloaded";
             details?: components["schemas"]["ErrorDetail"][];
             /** @description When to retry, in seconds: the Retry-After header, in the body. */
             retryAfterSeconds?: number;
@@ -13467,7 +13491,7 @@ export interface operations {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url: string;
                     /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
-                    events: ("*" | "account.created" | "account.updated" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
+                    events: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                     /**
                      * @description Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.
                      * @enum {string}
@@ -13880,7 +13904,7 @@ export interface operations {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url?: string;
                     /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
-                    events?: ("*" | "account.created" | "account.updated" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
+                    events?: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                     /** @description `false` stops deliveries (events meanwhile are not delivered later). */
                     isActive?: boolean;
                     /**
@@ -15279,6 +15303,8 @@ export interface operations {
                     note?: string;
                     /** @description Scope check: the invoice the payment paid; another one is 400. */
                     invoiceId?: string;
+                    /** @description Order’s units back in stock. */
+                    restock?: boolean;
                 };
             };
         };
@@ -23152,6 +23178,364 @@ export interface operations {
             };
             /** @description Not found in this tenant. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProductStock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Product id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stock. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "productId": "0190b000-0000-7000-8000-000000000001",
+                     *         "tracked": true,
+                     *         "onHand": 25,
+                     *         "reserved": 3,
+                     *         "available": 22,
+                     *         "lowStockThreshold": 5,
+                     *         "availability": "in_stock",
+                     *         "updatedAt": "2026-01-15T10:00:00.000Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/admin/products/0190b000-0000-7000-8000-000000000001/stock",
+                     *           "requiredScope": "admin",
+                     *           "allowed": true,
+                     *           "operationId": "getProductStock",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000001"
+                     *           }
+                     *         },
+                     *         {
+                     *           "rel": "set",
+                     *           "method": "PUT",
+                     *           "href": "/api/v1/admin/products/0190b000-0000-7000-8000-000000000001/stock",
+                     *           "requiredScope": "admin",
+                     *           "allowed": true,
+                     *           "operationId": "setProductStock",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000001"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description False: not counted, always sellable. */
+                            tracked: boolean;
+                            /** @description Units held. */
+                            onHand: number;
+                            /** @description Units of placed orders not yet fulfilled or released. */
+                            reserved: number;
+                            /** @description `onHand - reserved`, never below 0. */
+                            available: number;
+                            /** @description `product.stock_low` fires when available falls to or below it. */
+                            lowStockThreshold: number | null;
+                            /**
+                             * @description The override (preorder, backorder) if set, else in_stock or out_of_stock by count.
+                             * @enum {string}
+                             */
+                            availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                            /** @description Null: stock never set. */
+                            updatedAt: string | null;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setProductStock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Product id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tracked": true,
+                 *       "onHand": 25,
+                 *       "lowStockThreshold": 5
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Count this product: orders reserve it and it can run out. */
+                    tracked: boolean;
+                    /**
+                     * @description Units held now (what is reserved stays reserved).
+                     * @default 0
+                     */
+                    onHand: number;
+                    /** @description Null or omitted: no low-stock event. */
+                    lowStockThreshold?: number | null;
+                    /** @description preorder or backorder: sold beyond onHand. Null or omitted: by count. */
+                    availability?: ("preorder" | "backorder") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The stock as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "productId": "0190b000-0000-7000-8000-000000000001",
+                     *         "tracked": true,
+                     *         "onHand": 25,
+                     *         "reserved": 3,
+                     *         "available": 22,
+                     *         "lowStockThreshold": 5,
+                     *         "availability": "in_stock",
+                     *         "updatedAt": "2026-01-15T10:00:00.000Z"
+                     *       },
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "self",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/admin/products/0190b000-0000-7000-8000-000000000001/stock",
+                     *           "requiredScope": "admin",
+                     *           "allowed": true,
+                     *           "operationId": "getProductStock",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000001"
+                     *           }
+                     *         },
+                     *         {
+                     *           "rel": "set",
+                     *           "method": "PUT",
+                     *           "href": "/api/v1/admin/products/0190b000-0000-7000-8000-000000000001/stock",
+                     *           "requiredScope": "admin",
+                     *           "allowed": true,
+                     *           "operationId": "setProductStock",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000001"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description False: not counted, always sellable. */
+                            tracked: boolean;
+                            /** @description Units held. */
+                            onHand: number;
+                            /** @description Units of placed orders not yet fulfilled or released. */
+                            reserved: number;
+                            /** @description `onHand - reserved`, never below 0. */
+                            available: number;
+                            /** @description `product.stock_low` fires when available falls to or below it. */
+                            lowStockThreshold: number | null;
+                            /**
+                             * @description The override (preorder, backorder) if set, else in_stock or out_of_stock by count.
+                             * @enum {string}
+                             */
+                            availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                            /** @description Null: stock never set. */
+                            updatedAt: string | null;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
