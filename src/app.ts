@@ -38,6 +38,7 @@ import { paymentMethodRoutes } from './modules/payment-methods/routes/index.js';
 import { paymentRoutes, paymentSessionTagTarget, refundRoutes } from './modules/payments/routes/index.js';
 import { policyRoutes } from './modules/policies/routes/index.js';
 import { pricingRoutes } from './modules/pricing/routes/index.js';
+import { productContentRoutes } from './modules/product-content/routes/index.js';
 import { providerEventRoutes, registerProviderCallback } from './modules/provider-events/routes/index.js';
 import { sellerRoutes } from './modules/seller/routes/index.js';
 import { shippingRoutes } from './modules/shipping/routes/index.js';
@@ -143,6 +144,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // A product's entitlements reach the accounts holding it: entitlements.changed for each set it changes.
   registerRoutes(app, deps, catalogAdminRoutes(emitProductEntitlementsChanged));
   registerRoutes(app, deps, catalogRoutes);
+  registerRoutes(app, deps, productContentRoutes);
   registerRoutes(app, deps, pricingRoutes);
   registerRoutes(app, deps, cartRoutes);
   registerRoutes(app, deps, orderRoutes);

@@ -18,6 +18,7 @@ export * from './modules/orders/tables.js';
 export * from './modules/payment-methods/tables.js';
 export * from './modules/payments/tables.js';
 export * from './modules/policies/tables.js';
+export * from './modules/product-content/tables.js';
 export * from './modules/provider-events/tables.js';
 export * from './modules/seller/tables.js';
 export * from './modules/shipping/tables.js';

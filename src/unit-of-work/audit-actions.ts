@@ -48,6 +48,8 @@ export const AUDIT_ACTIONS = [
   'webhook.test',
   'tenant.update',
   'seller.update',
+  'product_content.update',
+  'product_content.restore',
   'billing_integration.update',
   'billing_integration.delete',
   'billing_account.create',

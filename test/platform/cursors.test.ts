@@ -72,7 +72,7 @@ describe('list cursors are ours: signed, checked, and refused with 400 otherwise
   const ids: Record<string, string> = {};
   let lists: ListRoute[] = [];
 
-  const call = (method: 'GET' | 'POST', url: string, key: string, payload?: object) =>
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, key: string, payload?: object) =>
     api(t, key).send(method, url, payload);
   const get = async (url: string): Promise<Page> => {
     const res = await call('GET', url, tenant.keys.admin);
@@ -139,6 +139,18 @@ describe('list cursors are ours: signed, checked, and refused with 400 otherwise
       await api(t, tenant.keys.admin).put('/admin/content/terms', { title, body: 'x' });
     ids['/api/v1/admin/content/{key}'] = 'terms';
     ids['/api/v1/accounts/{id}'] = orgId;
+    // A product whose content has two versions (listProductContentVersions).
+    const product = await call('POST', '/admin/products', tenant.keys.admin, {
+      name: 'Paged',
+      type: 'one_time',
+      currency: 'USD',
+      entitlements: {},
+      charges: [{ name: 'Unit', chargeModel: 'per_unit', tiers: [{ upTo: null, unitPriceCents: 100 }] }],
+    });
+    expect(product.statusCode, product.body).toBe(201);
+    ids['/api/v1/admin/products/{id}'] = product.json().data.id;
+    for (const title of ['One', 'Two'])
+      await call('PUT', `/admin/products/${product.json().data.id}/content/en`, tenant.keys.admin, { title });
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Doc;
     lists = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item)

@@ -2,6 +2,7 @@ export {
   createTenant,
   getTenant,
   hasAnyTenant,
+  LOCALE_PATTERN,
   listTenants,
   type Tenant,
   updateTenantSettings,

@@ -6,7 +6,7 @@ import { getTenant, type Tenant, updateTenantSettings } from './service.js';
 export function changeTenantSettings(
   deps: ServiceDeps,
   ctx: OperationContext,
-  input: { name?: string; usageMetering?: boolean; autoApplyCredits?: boolean },
+  input: { name?: string; usageMetering?: boolean; autoApplyCredits?: boolean; defaultLocale?: string },
   key: OperationKey<Tenant>,
 ): Promise<Tenant> {
   return runUnitOfWork(deps, ctx, key, async (u) => {
@@ -18,8 +18,18 @@ export function changeTenantSettings(
       resourceType: 'tenant',
       resourceId: after.id,
       details: diffChanges(
-        { name: before.name, usageMetering: before.usageMetering, autoApplyCredits: before.autoApplyCredits },
-        { name: after.name, usageMetering: after.usageMetering, autoApplyCredits: after.autoApplyCredits },
+        {
+          name: before.name,
+          usageMetering: before.usageMetering,
+          autoApplyCredits: before.autoApplyCredits,
+          defaultLocale: before.defaultLocale,
+        },
+        {
+          name: after.name,
+          usageMetering: after.usageMetering,
+          autoApplyCredits: after.autoApplyCredits,
+          defaultLocale: after.defaultLocale,
+        },
       ),
     });
     return after;

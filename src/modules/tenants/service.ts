@@ -3,6 +3,9 @@ import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../db/client.js';
 import { tenants } from './tables.js';
 
+/** A BCP 47 language tag as content and settings take it: `en`, `fr-CA`, `zh-Hant-TW`, `es-419`. */
+export const LOCALE_PATTERN = '^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?$';
+
 export interface Tenant {
   id: string;
   name: string;
@@ -10,6 +13,8 @@ export interface Tenant {
   usageMetering: boolean;
   /** Apply an account's credit to each invoice issued for it. */
   autoApplyCredits: boolean;
+  /** The locale product content falls back to. */
+  defaultLocale: string;
   createdAt: Date;
 }
 
@@ -36,7 +41,7 @@ export async function hasAnyTenant(db: Queryable): Promise<boolean> {
 export async function updateTenantSettings(
   db: Queryable,
   id: string,
-  patch: { name?: string; usageMetering?: boolean; autoApplyCredits?: boolean },
+  patch: { name?: string; usageMetering?: boolean; autoApplyCredits?: boolean; defaultLocale?: string },
 ): Promise<Tenant | undefined> {
   const [row] = await db.update(tenants).set(patch).where(eq(tenants.id, id)).returning();
   return row;

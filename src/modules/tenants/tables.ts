@@ -10,6 +10,8 @@ export const tenants = referenceTable(
     usageMetering: boolean('usage_metering').notNull().default(false),
     /** Apply the account's credit balance to each invoice issued for it (on by default). */
     autoApplyCredits: boolean('auto_apply_credits').notNull().default(true),
+    /** The locale product content falls back to (a BCP 47 tag). */
+    defaultLocale: text('default_locale').notNull().default('en'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   }),
 );

@@ -500,6 +500,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/products/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product’s content in one locale
+         * @description Title, Markdown `description` and sanitised `descriptionHtml`, media, GTIN, attributes... in `locale`, else Accept-Language, else the default locale, else any. 404: none, or a draft.
+         */
+        get: operations["getProductContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/products/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product’s content in every locale
+         * @description The slug, status, version and every locale’s fields as stored (drafts included). 404: no content.
+         */
+        get: operations["getProductContentAdmin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a product’s slug and status
+         * @description What every locale shares: `slug` (unique per tenant: 409 `conflict` naming `slug`; null removes it) and `status` (`draft` takes the product off offer to buyers and agents). Each change is a new `version` (history: listProductContentVersions; restoreProductContentVersion); an unknown product is 404. Audit `product_content.update`.
+         */
+        patch: operations["updateProductContent"];
+        trace?: never;
+    };
+    "/api/v1/admin/products/{id}/content/{locale}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a product’s content in one locale
+         * @description Replaces the locale’s content (fields left out are emptied). A product’s first content is `published` with no slug (updateProductContent sets them). A bad GTIN check digit, a repeated attribute key or a value not of its type is 400 naming the field. Each change is a new `version` (history: listProductContentVersions; restoreProductContentVersion); an unknown product is 404. Audit `product_content.update`.
+         */
+        put: operations["putProductContentLocale"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a product’s content in one locale
+         * @description Sets the given fields of an existing locale (404 if it has none: use putProductContentLocale); null clears a field. Same 400 rules as the PUT. Each change is a new `version` (history: listProductContentVersions; restoreProductContentVersion); an unknown product is 404. Audit `product_content.update`.
+         */
+        patch: operations["updateProductContentLocale"];
+        trace?: never;
+    };
+    "/api/v1/admin/products/{id}/content/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the versions of a product’s content
+         * @description Every version, newest first, each with the whole content it had; empty if it never had any.
+         */
+        get: operations["listProductContentVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/products/{id}/content/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a version of a product’s content
+         * @description Writes that version’s content (slug, status, every locale) back as a new version. 404: unknown version; 409 when its slug is now another product’s. Audit `product_content.restore`.
+         */
+        post: operations["restoreProductContentVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/pricing/resolve": {
         parameters: {
             query?: never;
@@ -1155,7 +1263,7 @@ export interface paths {
         head?: never;
         /**
          * Update tenant settings
-         * @description Renames the tenant and/or turns usage metering or applying credit on issue on or off.
+         * @description Renames the tenant, turns usage metering or applying credit on issue on or off, and/or sets the default locale of product content.
          */
         patch: operations["updateTenantSettings"];
         trace?: never;
@@ -8319,6 +8427,1874 @@ export interface operations {
             };
             /** @description The key lacks the required scope, or a policy blocks the operation. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProductContent: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A BCP 47 tag: language, optional script and region, e.g. `en`, `fr-CA`.
+                 * @example en
+                 */
+                locale?: string;
+            };
+            header?: {
+                /** @description Used when `locale` is not given, e.g. `fr-CA,fr;q=0.8`. */
+                "accept-language"?: string;
+            };
+            path: {
+                /** @description The product’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The content in the chosen locale. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "productId": "0190b000-0000-7000-8000-000000000003",
+                     *         "slug": "chef-knife-20cm",
+                     *         "locale": "en",
+                     *         "availableLocales": [
+                     *           "de",
+                     *           "en"
+                     *         ],
+                     *         "title": "Chef’s knife 20 cm",
+                     *         "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                     *         "media": [
+                     *           {
+                     *             "url": "https://cdn.acme.example/knife.jpg",
+                     *             "type": "image",
+                     *             "alt": "The knife on a board",
+                     *             "position": 0
+                     *           }
+                     *         ],
+                     *         "brand": "Acme",
+                     *         "gtin": "4006381333931",
+                     *         "mpn": "CK-20",
+                     *         "condition": "new",
+                     *         "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                     *         "attributes": [
+                     *           {
+                     *             "key": "material",
+                     *             "type": "string",
+                     *             "value": "steel"
+                     *           },
+                     *           {
+                     *             "key": "blade_cm",
+                     *             "type": "number",
+                     *             "value": 20
+                     *           }
+                     *         ],
+                     *         "descriptionHtml": "<p>Forged <strong>steel</strong>, full tang.</p>\n<ul>\n<li>Dishwasher safe</li>\n</ul>\n",
+                     *         "version": 3,
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "productId": "0190b000-0000-7000-8000-000000000003",
+                         *       "slug": "chef-knife-20cm",
+                         *       "locale": "en",
+                         *       "availableLocales": [
+                         *         "de",
+                         *         "en"
+                         *       ],
+                         *       "title": "Chef’s knife 20 cm",
+                         *       "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                         *       "media": [
+                         *         {
+                         *           "url": "https://cdn.acme.example/knife.jpg",
+                         *           "type": "image",
+                         *           "alt": "The knife on a board",
+                         *           "position": 0
+                         *         }
+                         *       ],
+                         *       "brand": "Acme",
+                         *       "gtin": "4006381333931",
+                         *       "mpn": "CK-20",
+                         *       "condition": "new",
+                         *       "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                         *       "attributes": [
+                         *         {
+                         *           "key": "material",
+                         *           "type": "string",
+                         *           "value": "steel"
+                         *         },
+                         *         {
+                         *           "key": "blade_cm",
+                         *           "type": "number",
+                         *           "value": 20
+                         *         }
+                         *       ],
+                         *       "descriptionHtml": "<p>Forged <strong>steel</strong>, full tang.</p>\n<ul>\n<li>Dishwasher safe</li>\n</ul>\n",
+                         *       "version": 3,
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            productId: string;
+                            slug: string | null;
+                            /** @description The locale shown. */
+                            locale: string;
+                            availableLocales: string[];
+                            /** @description 1-200 characters. */
+                            title: string;
+                            /** @description Markdown, at most 20000 characters; readers also get it as sanitised HTML. */
+                            description: string | null;
+                            /** @description Images and videos, at most 20. */
+                            media: {
+                                /**
+                                 * Format: uri
+                                 * @description An absolute https URL, at most 2048 characters.
+                                 * @example https://cdn.acme.example/knife.jpg
+                                 */
+                                url: string;
+                                type: "image" | "video";
+                                /** @description Alt text, at most 300 characters. */
+                                alt: string;
+                                /** @description Shown in ascending order. */
+                                position: number;
+                            }[];
+                            /** @description The brand, at most 100 characters. */
+                            brand: string | null;
+                            /** @description GTIN-8, -12 (UPC), -13 (EAN) or -14, digits only, with a valid check digit. */
+                            gtin: string | null;
+                            /** @description Manufacturer part number, at most 70 characters. */
+                            mpn: string | null;
+                            /** @description Null: not stated. */
+                            condition: ("new" | "refurbished" | "used") | null;
+                            /** @description A standard taxonomy path, levels joined by ` > `, e.g. `Home & Garden > Kitchen & Dining`. */
+                            category: string | null;
+                            /** @description Typed facts, at most 50. */
+                            attributes: {
+                                /** @description Unique in the list. */
+                                key: string;
+                                type: "string" | "number" | "boolean";
+                                /** @description Of `type`. */
+                                value: string | number | boolean;
+                            }[];
+                            /** @description The description rendered to HTML and sanitised (no scripts, styles or event handlers). */
+                            descriptionHtml: string | null;
+                            version: number;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProductContentAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The product’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The content. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "productId": "0190b000-0000-7000-8000-000000000003",
+                     *         "slug": "chef-knife-20cm",
+                     *         "status": "published",
+                     *         "version": 3,
+                     *         "locales": [
+                     *           {
+                     *             "locale": "en",
+                     *             "title": "Chef’s knife 20 cm",
+                     *             "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                     *             "media": [
+                     *               {
+                     *                 "url": "https://cdn.acme.example/knife.jpg",
+                     *                 "type": "image",
+                     *                 "alt": "The knife on a board",
+                     *                 "position": 0
+                     *               }
+                     *             ],
+                     *             "brand": "Acme",
+                     *             "gtin": "4006381333931",
+                     *             "mpn": "CK-20",
+                     *             "condition": "new",
+                     *             "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                     *             "attributes": [
+                     *               {
+                     *                 "key": "material",
+                     *                 "type": "string",
+                     *                 "value": "steel"
+                     *               },
+                     *               {
+                     *                 "key": "blade_cm",
+                     *                 "type": "number",
+                     *                 "value": 20
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A product’s content in every locale (admin view, drafts included).
+                         * @example {
+                         *       "productId": "0190b000-0000-7000-8000-000000000003",
+                         *       "slug": "chef-knife-20cm",
+                         *       "status": "published",
+                         *       "version": 3,
+                         *       "locales": [
+                         *         {
+                         *           "locale": "en",
+                         *           "title": "Chef’s knife 20 cm",
+                         *           "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                         *           "media": [
+                         *             {
+                         *               "url": "https://cdn.acme.example/knife.jpg",
+                         *               "type": "image",
+                         *               "alt": "The knife on a board",
+                         *               "position": 0
+                         *             }
+                         *           ],
+                         *           "brand": "Acme",
+                         *           "gtin": "4006381333931",
+                         *           "mpn": "CK-20",
+                         *           "condition": "new",
+                         *           "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                         *           "attributes": [
+                         *             {
+                         *               "key": "material",
+                         *               "type": "string",
+                         *               "value": "steel"
+                         *             },
+                         *             {
+                         *               "key": "blade_cm",
+                         *               "type": "number",
+                         *               "value": 20
+                         *             }
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            productId: string;
+                            slug: string | null;
+                            /**
+                             * @description `published`: offered to buyers and agents; `draft`: not offered, readable by admin keys only.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /** @description Grows by one with each change; 0 before the first. */
+                            version: number;
+                            /** @description Every locale’s content, by locale. */
+                            locales: {
+                                /**
+                                 * @description A BCP 47 tag: language, optional script and region, e.g. `en`, `fr-CA`.
+                                 * @example en
+                                 */
+                                locale: string;
+                                /** @description 1-200 characters. */
+                                title: string;
+                                /** @description Markdown, at most 20000 characters; readers also get it as sanitised HTML. */
+                                description: string | null;
+                                /** @description Images and videos, at most 20. */
+                                media: {
+                                    /**
+                                     * Format: uri
+                                     * @description An absolute https URL, at most 2048 characters.
+                                     * @example https://cdn.acme.example/knife.jpg
+                                     */
+                                    url: string;
+                                    type: "image" | "video";
+                                    /** @description Alt text, at most 300 characters. */
+                                    alt: string;
+                                    /** @description Shown in ascending order. */
+                                    position: number;
+                                }[];
+                                /** @description The brand, at most 100 characters. */
+                                brand: string | null;
+                                /** @description GTIN-8, -12 (UPC), -13 (EAN) or -14, digits only, with a valid check digit. */
+                                gtin: string | null;
+                                /** @description Manufacturer part number, at most 70 characters. */
+                                mpn: string | null;
+                                /** @description Null: not stated. */
+                                condition: ("new" | "refurbished" | "used") | null;
+                                /** @description A standard taxonomy path, levels joined by ` > `, e.g. `Home & Garden > Kitchen & Dining`. */
+                                category: string | null;
+                                /** @description Typed facts, at most 50. */
+                                attributes: {
+                                    /** @description Unique in the list. */
+                                    key: string;
+                                    type: "string" | "number" | "boolean";
+                                    /** @description Of `type`. */
+                                    value: string | number | boolean;
+                                }[];
+                            }[];
+                            updatedAt: string | null;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateProductContent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The product’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per tenant; null removes it. */
+                    slug?: string | null;
+                    /**
+                     * @description `published`: offered to buyers and agents; `draft`: not offered, readable by admin keys only.
+                     * @enum {string}
+                     */
+                    status?: "draft" | "published";
+                };
+            };
+        };
+        responses: {
+            /** @description The content in every locale. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "productId": "0190b000-0000-7000-8000-000000000003",
+                     *         "slug": "chef-knife-20cm",
+                     *         "status": "published",
+                     *         "version": 3,
+                     *         "locales": [
+                     *           {
+                     *             "locale": "en",
+                     *             "title": "Chef’s knife 20 cm",
+                     *             "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                     *             "media": [
+                     *               {
+                     *                 "url": "https://cdn.acme.example/knife.jpg",
+                     *                 "type": "image",
+                     *                 "alt": "The knife on a board",
+                     *                 "position": 0
+                     *               }
+                     *             ],
+                     *             "brand": "Acme",
+                     *             "gtin": "4006381333931",
+                     *             "mpn": "CK-20",
+                     *             "condition": "new",
+                     *             "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                     *             "attributes": [
+                     *               {
+                     *                 "key": "material",
+                     *                 "type": "string",
+                     *                 "value": "steel"
+                     *               },
+                     *               {
+                     *                 "key": "blade_cm",
+                     *                 "type": "number",
+                     *                 "value": 20
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A product’s content in every locale (admin view, drafts included).
+                         * @example {
+                         *       "productId": "0190b000-0000-7000-8000-000000000003",
+                         *       "slug": "chef-knife-20cm",
+                         *       "status": "published",
+                         *       "version": 3,
+                         *       "locales": [
+                         *         {
+                         *           "locale": "en",
+                         *           "title": "Chef’s knife 20 cm",
+                         *           "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                         *           "media": [
+                         *             {
+                         *               "url": "https://cdn.acme.example/knife.jpg",
+                         *               "type": "image",
+                         *               "alt": "The knife on a board",
+                         *               "position": 0
+                         *             }
+                         *           ],
+                         *           "brand": "Acme",
+                         *           "gtin": "4006381333931",
+                         *           "mpn": "CK-20",
+                         *           "condition": "new",
+                         *           "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                         *           "attributes": [
+                         *             {
+                         *               "key": "material",
+                         *               "type": "string",
+                         *               "value": "steel"
+                         *             },
+                         *             {
+                         *               "key": "blade_cm",
+                         *               "type": "number",
+                         *               "value": 20
+                         *             }
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            productId: string;
+                            slug: string | null;
+                            /**
+                             * @description `published`: offered to buyers and agents; `draft`: not offered, readable by admin keys only.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /** @description Grows by one with each change; 0 before the first. */
+                            version: number;
+                            /** @description Every locale’s content, by locale. */
+                            locales: {
+                                /**
+                                 * @description A BCP 47 tag: language, optional script and region, e.g. `en`, `fr-CA`.
+                                 * @example en
+                                 */
+                                locale: string;
+                                /** @description 1-200 characters. */
+                                title: string;
+                                /** @description Markdown, at most 20000 characters; readers also get it as sanitised HTML. */
+                                description: string | null;
+                                /** @description Images and videos, at most 20. */
+                                media: {
+                                    /**
+                                     * Format: uri
+                                     * @description An absolute https URL, at most 2048 characters.
+                                     * @example https://cdn.acme.example/knife.jpg
+                                     */
+                                    url: string;
+                                    type: "image" | "video";
+                                    /** @description Alt text, at most 300 characters. */
+                                    alt: string;
+                                    /** @description Shown in ascending order. */
+                                    position: number;
+                                }[];
+                                /** @description The brand, at most 100 characters. */
+                                brand: string | null;
+                                /** @description GTIN-8, -12 (UPC), -13 (EAN) or -14, digits only, with a valid check digit. */
+                                gtin: string | null;
+                                /** @description Manufacturer part number, at most 70 characters. */
+                                mpn: string | null;
+                                /** @description Null: not stated. */
+                                condition: ("new" | "refurbished" | "used") | null;
+                                /** @description A standard taxonomy path, levels joined by ` > `, e.g. `Home & Garden > Kitchen & Dining`. */
+                                category: string | null;
+                                /** @description Typed facts, at most 50. */
+                                attributes: {
+                                    /** @description Unique in the list. */
+                                    key: string;
+                                    type: "string" | "number" | "boolean";
+                                    /** @description Of `type`. */
+                                    value: string | number | boolean;
+                                }[];
+                            }[];
+                            updatedAt: string | null;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putProductContentLocale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The product’s id. */
+                id: string;
+                /**
+                 * @description A BCP 47 tag: language, optional script and region, e.g. `en`, `fr-CA`.
+                 * @example en
+                 */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Chef’s knife 20 cm",
+                 *       "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                 *       "media": [
+                 *         {
+                 *           "url": "https://cdn.acme.example/knife.jpg",
+                 *           "type": "image",
+                 *           "alt": "The knife on a board",
+                 *           "position": 0
+                 *         }
+                 *       ],
+                 *       "brand": "Acme",
+                 *       "gtin": "4006381333931",
+                 *       "mpn": "CK-20",
+                 *       "condition": "new",
+                 *       "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                 *       "attributes": [
+                 *         {
+                 *           "key": "material",
+                 *           "type": "string",
+                 *           "value": "steel"
+                 *         },
+                 *         {
+                 *           "key": "blade_cm",
+                 *           "type": "number",
+                 *           "value": 20
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-200 characters. */
+                    title: string;
+                    /** @description Markdown, at most 20000 characters; readers also get it as sanitised HTML. */
+                    description?: string | null;
+                    /** @description Images and videos, at most 20. */
+                    media?: {
+                        /**
+                         * Format: uri
+                         * @description An absolute https URL, at most 2048 characters.
+                         * @example https://cdn.acme.example/knife.jpg
+                         */
+                        url: string;
+                        type: "image" | "video";
+                        /** @description Alt text, at most 300 characters. */
+                        alt: string;
+                        /** @description Shown in ascending order. */
+                        position: number;
+                    }[];
+                    /** @description The brand, at most 100 characters. */
+                    brand?: string | null;
+                    /** @description GTIN-8, -12 (UPC), -13 (EAN) or -14, digits only, with a valid check digit. */
+                    gtin?: string | null;
+                    /** @description Manufacturer part number, at most 70 characters. */
+                    mpn?: string | null;
+                    /** @description Null: not stated. */
+                    condition?: ("new" | "refurbished" | "used") | null;
+                    /** @description A standard taxonomy path, levels joined by ` > `, e.g. `Home & Garden > Kitchen & Dining`. */
+                    category?: string | null;
+                    /** @description Typed facts, at most 50. */
+                    attributes?: {
+                        /** @description Unique in the list. */
+                        key: string;
+                        type: "string" | "number" | "boolean";
+                        /** @description Of `type`. */
+                        value: string | number | boolean;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The content in every locale. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "productId": "0190b000-0000-7000-8000-000000000003",
+                     *         "slug": "chef-knife-20cm",
+                     *         "status": "published",
+                     *         "version": 3,
+                     *         "locales": [
+                     *           {
+                     *             "locale": "en",
+                     *             "title": "Chef’s knife 20 cm",
+                     *             "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                     *             "media": [
+                     *               {
+                     *                 "url": "https://cdn.acme.example/knife.jpg",
+                     *                 "type": "image",
+                     *                 "alt": "The knife on a board",
+                     *                 "position": 0
+                     *               }
+                     *             ],
+                     *             "brand": "Acme",
+                     *             "gtin": "4006381333931",
+                     *             "mpn": "CK-20",
+                     *             "condition": "new",
+                     *             "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                     *             "attributes": [
+                     *               {
+                     *                 "key": "material",
+                     *                 "type": "string",
+                     *                 "value": "steel"
+                     *               },
+                     *               {
+                     *                 "key": "blade_cm",
+                     *                 "type": "number",
+                     *                 "value": 20
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A product’s content in every locale (admin view, drafts included).
+                         * @example {
+                         *       "productId": "0190b000-0000-7000-8000-000000000003",
+                         *       "slug": "chef-knife-20cm",
+                         *       "status": "published",
+                         *       "version": 3,
+                         *       "locales": [
+                         *         {
+                         *           "locale": "en",
+                         *           "title": "Chef’s knife 20 cm",
+                         *           "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                         *           "media": [
+                         *             {
+                         *               "url": "https://cdn.acme.example/knife.jpg",
+                         *               "type": "image",
+                         *               "alt": "The knife on a board",
+                         *               "position": 0
+                         *             }
+                         *           ],
+                         *           "brand": "Acme",
+                         *           "gtin": "4006381333931",
+                         *           "mpn": "CK-20",
+                         *           "condition": "new",
+                         *           "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                         *           "attributes": [
+                         *             {
+                         *               "key": "material",
+                         *               "type": "string",
+                         *               "value": "steel"
+                         *             },
+                         *             {
+                         *               "key": "blade_cm",
+                         *               "type": "number",
+                         *               "value": 20
+                         *             }
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            productId: string;
+                            slug: string | null;
+                            /**
+                             * @description `published`: offered to buyers and agents; `draft`: not offered, readable by admin keys only.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /** @description Grows by one with each change; 0 before the first. */
+                            version: number;
+                            /** @description Every locale’s content, by locale. */
+                            locales: {
+                                /**
+                                 * @description A BCP 47 tag: language, optional script and region, e.g. `en`, `fr-CA`.
+                                 * @example en
+                                 */
+                                locale: string;
+                                /** @description 1-200 characters. */
+                                title: string;
+                                /** @description Markdown, at most 20000 characters; readers also get it as sanitised HTML. */
+                                description: string | null;
+                                /** @description Images and videos, at most 20. */
+                                media: {
+                                    /**
+                                     * Format: uri
+                                     * @description An absolute https URL, at most 2048 characters.
+                                     * @example https://cdn.acme.example/knife.jpg
+                                     */
+                                    url: string;
+                                    type: "image" | "video";
+                                    /** @description Alt text, at most 300 characters. */
+                                    alt: string;
+                                    /** @description Shown in ascending order. */
+                                    position: number;
+                                }[];
+                                /** @description The brand, at most 100 characters. */
+                                brand: string | null;
+                                /** @description GTIN-8, -12 (UPC), -13 (EAN) or -14, digits only, with a valid check digit. */
+                                gtin: string | null;
+                                /** @description Manufacturer part number, at most 70 characters. */
+                                mpn: string | null;
+                                /** @description Null: not stated. */
+                                condition: ("new" | "refurbished" | "used") | null;
+                                /** @description A standard taxonomy path, levels joined by ` > `, e.g. `Home & Garden > Kitchen & Dining`. */
+                                category: string | null;
+                                /** @description Typed facts, at most 50. */
+                                attributes: {
+                                    /** @description Unique in the list. */
+                                    key: string;
+                                    type: "string" | "number" | "boolean";
+                                    /** @description Of `type`. */
+                                    value: string | number | boolean;
+                                }[];
+                            }[];
+                            updatedAt: string | null;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateProductContentLocale: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The product’s id. */
+                id: string;
+                /**
+                 * @description A BCP 47 tag: language, optional script and region, e.g. `en`, `fr-CA`.
+                 * @example en
+                 */
+                locale: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Chef’s knife, 20 cm",
+                 *       "gtin": null
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1-200 characters. */
+                    title?: string;
+                    /** @description Markdown, at most 20000 characters; readers also get it as sanitised HTML. */
+                    description?: string | null;
+                    /** @description Images and videos, at most 20. */
+                    media?: {
+                        /**
+                         * Format: uri
+                         * @description An absolute https URL, at most 2048 characters.
+                         * @example https://cdn.acme.example/knife.jpg
+                         */
+                        url: string;
+                        type: "image" | "video";
+                        /** @description Alt text, at most 300 characters. */
+                        alt: string;
+                        /** @description Shown in ascending order. */
+                        position: number;
+                    }[];
+                    /** @description The brand, at most 100 characters. */
+                    brand?: string | null;
+                    /** @description GTIN-8, -12 (UPC), -13 (EAN) or -14, digits only, with a valid check digit. */
+                    gtin?: string | null;
+                    /** @description Manufacturer part number, at most 70 characters. */
+                    mpn?: string | null;
+                    /** @description Null: not stated. */
+                    condition?: ("new" | "refurbished" | "used") | null;
+                    /** @description A standard taxonomy path, levels joined by ` > `, e.g. `Home & Garden > Kitchen & Dining`. */
+                    category?: string | null;
+                    /** @description Typed facts, at most 50. */
+                    attributes?: {
+                        /** @description Unique in the list. */
+                        key: string;
+                        type: "string" | "number" | "boolean";
+                        /** @description Of `type`. */
+                        value: string | number | boolean;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The content in every locale. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "productId": "0190b000-0000-7000-8000-000000000003",
+                     *         "slug": "chef-knife-20cm",
+                     *         "status": "published",
+                     *         "version": 3,
+                     *         "locales": [
+                     *           {
+                     *             "locale": "en",
+                     *             "title": "Chef’s knife 20 cm",
+                     *             "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                     *             "media": [
+                     *               {
+                     *                 "url": "https://cdn.acme.example/knife.jpg",
+                     *                 "type": "image",
+                     *                 "alt": "The knife on a board",
+                     *                 "position": 0
+                     *               }
+                     *             ],
+                     *             "brand": "Acme",
+                     *             "gtin": "4006381333931",
+                     *             "mpn": "CK-20",
+                     *             "condition": "new",
+                     *             "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                     *             "attributes": [
+                     *               {
+                     *                 "key": "material",
+                     *                 "type": "string",
+                     *                 "value": "steel"
+                     *               },
+                     *               {
+                     *                 "key": "blade_cm",
+                     *                 "type": "number",
+                     *                 "value": 20
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A product’s content in every locale (admin view, drafts included).
+                         * @example {
+                         *       "productId": "0190b000-0000-7000-8000-000000000003",
+                         *       "slug": "chef-knife-20cm",
+                         *       "status": "published",
+                         *       "version": 3,
+                         *       "locales": [
+                         *         {
+                         *           "locale": "en",
+                         *           "title": "Chef’s knife 20 cm",
+                         *           "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                         *           "media": [
+                         *             {
+                         *               "url": "https://cdn.acme.example/knife.jpg",
+                         *               "type": "image",
+                         *               "alt": "The knife on a board",
+                         *               "position": 0
+                         *             }
+                         *           ],
+                         *           "brand": "Acme",
+                         *           "gtin": "4006381333931",
+                         *           "mpn": "CK-20",
+                         *           "condition": "new",
+                         *           "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                         *           "attributes": [
+                         *             {
+                         *               "key": "material",
+                         *               "type": "string",
+                         *               "value": "steel"
+                         *             },
+                         *             {
+                         *               "key": "blade_cm",
+                         *               "type": "number",
+                         *               "value": 20
+                         *             }
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            productId: string;
+                            slug: string | null;
+                            /**
+                             * @description `published`: offered to buyers and agents; `draft`: not offered, readable by admin keys only.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /** @description Grows by one with each change; 0 before the first. */
+                            version: number;
+                            /** @description Every locale’s content, by locale. */
+                            locales: {
+                                /**
+                                 * @description A BCP 47 tag: language, optional script and region, e.g. `en`, `fr-CA`.
+                                 * @example en
+                                 */
+                                locale: string;
+                                /** @description 1-200 characters. */
+                                title: string;
+                                /** @description Markdown, at most 20000 characters; readers also get it as sanitised HTML. */
+                                description: string | null;
+                                /** @description Images and videos, at most 20. */
+                                media: {
+                                    /**
+                                     * Format: uri
+                                     * @description An absolute https URL, at most 2048 characters.
+                                     * @example https://cdn.acme.example/knife.jpg
+                                     */
+                                    url: string;
+                                    type: "image" | "video";
+                                    /** @description Alt text, at most 300 characters. */
+                                    alt: string;
+                                    /** @description Shown in ascending order. */
+                                    position: number;
+                                }[];
+                                /** @description The brand, at most 100 characters. */
+                                brand: string | null;
+                                /** @description GTIN-8, -12 (UPC), -13 (EAN) or -14, digits only, with a valid check digit. */
+                                gtin: string | null;
+                                /** @description Manufacturer part number, at most 70 characters. */
+                                mpn: string | null;
+                                /** @description Null: not stated. */
+                                condition: ("new" | "refurbished" | "used") | null;
+                                /** @description A standard taxonomy path, levels joined by ` > `, e.g. `Home & Garden > Kitchen & Dining`. */
+                                category: string | null;
+                                /** @description Typed facts, at most 50. */
+                                attributes: {
+                                    /** @description Unique in the list. */
+                                    key: string;
+                                    type: "string" | "number" | "boolean";
+                                    /** @description Of `type`. */
+                                    value: string | number | boolean;
+                                }[];
+                            }[];
+                            updatedAt: string | null;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listProductContentVersions: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description From `meta.nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The product’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "version": 0,
+                     *           "change": "string",
+                     *           "actorKeyId": "eedc6fd6-108b-4e8d-979d-749f9c05095c",
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "slug": "chef-knife-20cm",
+                     *           "status": "draft",
+                     *           "locales": [
+                     *             {
+                     *               "locale": "en",
+                     *               "title": "\\S",
+                     *               "description": "string",
+                     *               "media": [
+                     *                 {
+                     *                   "url": "https://cdn.acme.example/knife.jpg",
+                     *                   "type": "image",
+                     *                   "alt": "string",
+                     *                   "position": 0
+                     *                 }
+                     *               ],
+                     *               "brand": "string",
+                     *               "gtin": "4006381333931",
+                     *               "mpn": "string",
+                     *               "condition": "new",
+                     *               "category": "0( > 0)*",
+                     *               "attributes": [
+                     *                 {
+                     *                   "key": "string",
+                     *                   "type": "string",
+                     *                   "value": "string"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            version: number;
+                            /** @description `put`, `patch`, `settings` or `restore`. */
+                            change: string;
+                            actorKeyId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            slug: string | null;
+                            /**
+                             * @description `published`: offered to buyers and agents; `draft`: not offered, readable by admin keys only.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            locales: {
+                                /**
+                                 * @description A BCP 47 tag: language, optional script and region, e.g. `en`, `fr-CA`.
+                                 * @example en
+                                 */
+                                locale: string;
+                                /** @description 1-200 characters. */
+                                title: string;
+                                /** @description Markdown, at most 20000 characters; readers also get it as sanitised HTML. */
+                                description: string | null;
+                                /** @description Images and videos, at most 20. */
+                                media: {
+                                    /**
+                                     * Format: uri
+                                     * @description An absolute https URL, at most 2048 characters.
+                                     * @example https://cdn.acme.example/knife.jpg
+                                     */
+                                    url: string;
+                                    type: "image" | "video";
+                                    /** @description Alt text, at most 300 characters. */
+                                    alt: string;
+                                    /** @description Shown in ascending order. */
+                                    position: number;
+                                }[];
+                                /** @description The brand, at most 100 characters. */
+                                brand: string | null;
+                                /** @description GTIN-8, -12 (UPC), -13 (EAN) or -14, digits only, with a valid check digit. */
+                                gtin: string | null;
+                                /** @description Manufacturer part number, at most 70 characters. */
+                                mpn: string | null;
+                                /** @description Null: not stated. */
+                                condition: ("new" | "refurbished" | "used") | null;
+                                /** @description A standard taxonomy path, levels joined by ` > `, e.g. `Home & Garden > Kitchen & Dining`. */
+                                category: string | null;
+                                /** @description Typed facts, at most 50. */
+                                attributes: {
+                                    /** @description Unique in the list. */
+                                    key: string;
+                                    type: "string" | "number" | "boolean";
+                                    /** @description Of `type`. */
+                                    value: string | number | boolean;
+                                }[];
+                            }[];
+                        }[];
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreProductContentVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The product’s id. */
+                id: string;
+                /** @description A version from listProductContentVersions. */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The content as restored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "productId": "0190b000-0000-7000-8000-000000000003",
+                     *         "slug": "chef-knife-20cm",
+                     *         "status": "published",
+                     *         "version": 3,
+                     *         "locales": [
+                     *           {
+                     *             "locale": "en",
+                     *             "title": "Chef’s knife 20 cm",
+                     *             "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                     *             "media": [
+                     *               {
+                     *                 "url": "https://cdn.acme.example/knife.jpg",
+                     *                 "type": "image",
+                     *                 "alt": "The knife on a board",
+                     *                 "position": 0
+                     *               }
+                     *             ],
+                     *             "brand": "Acme",
+                     *             "gtin": "4006381333931",
+                     *             "mpn": "CK-20",
+                     *             "condition": "new",
+                     *             "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                     *             "attributes": [
+                     *               {
+                     *                 "key": "material",
+                     *                 "type": "string",
+                     *                 "value": "steel"
+                     *               },
+                     *               {
+                     *                 "key": "blade_cm",
+                     *                 "type": "number",
+                     *                 "value": 20
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "updatedAt": "2026-04-20T09:30:00.000Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A product’s content in every locale (admin view, drafts included).
+                         * @example {
+                         *       "productId": "0190b000-0000-7000-8000-000000000003",
+                         *       "slug": "chef-knife-20cm",
+                         *       "status": "published",
+                         *       "version": 3,
+                         *       "locales": [
+                         *         {
+                         *           "locale": "en",
+                         *           "title": "Chef’s knife 20 cm",
+                         *           "description": "Forged **steel**, full tang.\n\n- Dishwasher safe",
+                         *           "media": [
+                         *             {
+                         *               "url": "https://cdn.acme.example/knife.jpg",
+                         *               "type": "image",
+                         *               "alt": "The knife on a board",
+                         *               "position": 0
+                         *             }
+                         *           ],
+                         *           "brand": "Acme",
+                         *           "gtin": "4006381333931",
+                         *           "mpn": "CK-20",
+                         *           "condition": "new",
+                         *           "category": "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils",
+                         *           "attributes": [
+                         *             {
+                         *               "key": "material",
+                         *               "type": "string",
+                         *               "value": "steel"
+                         *             },
+                         *             {
+                         *               "key": "blade_cm",
+                         *               "type": "number",
+                         *               "value": 20
+                         *             }
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "updatedAt": "2026-04-20T09:30:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            productId: string;
+                            slug: string | null;
+                            /**
+                             * @description `published`: offered to buyers and agents; `draft`: not offered, readable by admin keys only.
+                             * @enum {string}
+                             */
+                            status: "draft" | "published";
+                            /** @description Grows by one with each change; 0 before the first. */
+                            version: number;
+                            /** @description Every locale’s content, by locale. */
+                            locales: {
+                                /**
+                                 * @description A BCP 47 tag: language, optional script and region, e.g. `en`, `fr-CA`.
+                                 * @example en
+                                 */
+                                locale: string;
+                                /** @description 1-200 characters. */
+                                title: string;
+                                /** @description Markdown, at most 20000 characters; readers also get it as sanitised HTML. */
+                                description: string | null;
+                                /** @description Images and videos, at most 20. */
+                                media: {
+                                    /**
+                                     * Format: uri
+                                     * @description An absolute https URL, at most 2048 characters.
+                                     * @example https://cdn.acme.example/knife.jpg
+                                     */
+                                    url: string;
+                                    type: "image" | "video";
+                                    /** @description Alt text, at most 300 characters. */
+                                    alt: string;
+                                    /** @description Shown in ascending order. */
+                                    position: number;
+                                }[];
+                                /** @description The brand, at most 100 characters. */
+                                brand: string | null;
+                                /** @description GTIN-8, -12 (UPC), -13 (EAN) or -14, digits only, with a valid check digit. */
+                                gtin: string | null;
+                                /** @description Manufacturer part number, at most 70 characters. */
+                                mpn: string | null;
+                                /** @description Null: not stated. */
+                                condition: ("new" | "refurbished" | "used") | null;
+                                /** @description A standard taxonomy path, levels joined by ` > `, e.g. `Home & Garden > Kitchen & Dining`. */
+                                category: string | null;
+                                /** @description Typed facts, at most 50. */
+                                attributes: {
+                                    /** @description Unique in the list. */
+                                    key: string;
+                                    type: "string" | "number" | "boolean";
+                                    /** @description Of `type`. */
+                                    value: string | number | boolean;
+                                }[];
+                            }[];
+                            updatedAt: string | null;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16498,7 +18474,8 @@ export interface operations {
                      *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
                      *         "name": "string",
                      *         "usageMetering": true,
-                     *         "autoApplyCredits": true
+                     *         "autoApplyCredits": true,
+                     *         "defaultLocale": "en"
                      *       },
                      *       "nextActions": []
                      *     }
@@ -16512,6 +18489,11 @@ export interface operations {
                             usageMetering: boolean;
                             /** @description Apply an account’s credit to each invoice issued for it (on by default). */
                             autoApplyCredits: boolean;
+                            /**
+                             * @description The locale product content falls back to (BCP 47, e.g. `en`, `fr-CA`); `en` unless set.
+                             * @example en
+                             */
+                            defaultLocale: string;
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -16589,6 +18571,11 @@ export interface operations {
                     usageMetering?: boolean;
                     /** @description Apply account credit to invoices as they are issued. */
                     autoApplyCredits?: boolean;
+                    /**
+                     * @description The locale product content falls back to (BCP 47, e.g. `en`, `fr-CA`); `en` unless set.
+                     * @example en
+                     */
+                    defaultLocale?: string;
                 };
             };
         };
@@ -16605,7 +18592,8 @@ export interface operations {
                      *         "tenantId": "f97df110-f4de-492e-8849-4a6af68026b0",
                      *         "name": "string",
                      *         "usageMetering": true,
-                     *         "autoApplyCredits": true
+                     *         "autoApplyCredits": true,
+                     *         "defaultLocale": "en"
                      *       },
                      *       "nextActions": []
                      *     }
@@ -16619,6 +18607,11 @@ export interface operations {
                             usageMetering: boolean;
                             /** @description Apply an account’s credit to each invoice issued for it (on by default). */
                             autoApplyCredits: boolean;
+                            /**
+                             * @description The locale product content falls back to (BCP 47, e.g. `en`, `fr-CA`); `en` unless set.
+                             * @example en
+                             */
+                            defaultLocale: string;
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];

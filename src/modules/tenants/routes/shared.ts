@@ -2,7 +2,14 @@ import { Type } from 'typebox';
 import type { RequestContext } from '../../../http/context.js';
 import { envelope, next } from '../../../http/envelope.js';
 import type { Presented } from '../../../http/operation.js';
-import type { Tenant } from '../service.js';
+import { LOCALE_PATTERN, type Tenant } from '../service.js';
+
+const defaultLocale = Type.String({
+  pattern: LOCALE_PATTERN,
+  maxLength: 35,
+  examples: ['en'],
+  description: 'The locale product content falls back to (BCP 47, e.g. `en`, `fr-CA`); `en` unless set.',
+});
 
 export const SettingsSchema = Type.Object({
   tenantId: Type.String({ format: 'uuid' }),
@@ -14,6 +21,7 @@ export const SettingsSchema = Type.Object({
   autoApplyCredits: Type.Boolean({
     description: 'Apply an account’s credit to each invoice issued for it (on by default).',
   }),
+  defaultLocale,
 });
 
 export const PatchSettings = Type.Object(
@@ -25,6 +33,7 @@ export const PatchSettings = Type.Object(
     autoApplyCredits: Type.Optional(
       Type.Boolean({ description: 'Apply account credit to invoices as they are issued.' }),
     ),
+    defaultLocale: Type.Optional(defaultLocale),
   },
   { additionalProperties: false, examples: [{ usageMetering: true }], minProperties: 1 },
 );
@@ -40,6 +49,7 @@ export const settingsResponse = (tenant: Tenant, ctx: RequestContext): Presented
       name: tenant.name,
       usageMetering: tenant.usageMetering,
       autoApplyCredits: tenant.autoApplyCredits,
+      defaultLocale: tenant.defaultLocale,
     },
     actions,
   ),

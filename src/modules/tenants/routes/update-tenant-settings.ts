@@ -9,7 +9,9 @@ export const updateTenantSettingsRoute = defineRoute({
   path: '/admin/settings',
   operationId: 'updateTenantSettings',
   summary: 'Update tenant settings',
-  description: 'Renames the tenant and/or turns usage metering or applying credit on issue on or off.',
+  description:
+    'Renames the tenant, turns usage metering or applying credit on issue on or off, and/or sets the ' +
+    'default locale of product content.',
   tags: ['Tenant admin'],
   scope: 'admin',
   body: PatchSettings,

@@ -1,0 +1,1 @@
+export { unpublishedProductIds } from './service.js';
