@@ -1,7 +1,9 @@
 import type { Tx } from '../../db/client.js';
+import { readTogether } from '../../db/read-together.js';
 import { type CartContents, type CartRow, setCartContents } from '../carts/index.js';
+import { draftProductsRead } from '../product-content/index.js';
 import { availableShippingOptions } from '../shipping/index.js';
-import { stockShortfalls } from '../stock/index.js';
+import { trackedProductsRead } from '../stock/index.js';
 import type {
   AppliedDiscount,
   CheckoutAddress,
@@ -221,22 +223,38 @@ function itemMessages(inputs: SessionInputs, contents: CartContents): CheckoutMe
   return messages;
 }
 
-/** A line of a tracked product asking more than is available now: out_of_stock, the session not ready. */
-async function stockMessages(
+/**
+ * Lines that cannot be bought now, read in one round trip: a draft product (`invalid`, not
+ * offered) or a tracked one asking more than is available (`out_of_stock`); the session is then
+ * not ready, and the reservation still decides at completion.
+ */
+async function availabilityMessages(
   tx: Tx,
   tenantId: string,
   inputs: SessionInputs,
   lines: CheckoutLine[],
 ): Promise<CheckoutMessage[]> {
-  const short = await stockShortfalls(tx, tenantId, lines);
+  if (lines.length === 0) return [];
+  const ids = [...new Set(lines.map((l) => l.productId))];
+  const [tracked, drafts] = await readTogether(tx, [
+    trackedProductsRead(tenantId, ids),
+    draftProductsRead(tenantId, ids),
+  ]);
+  const wanted = (productId: string) =>
+    lines.filter((l) => l.productId === productId).reduce((n, l) => n + l.quantity, 0);
   return lines.flatMap((line): CheckoutMessage[] => {
-    if (!short.has(line.productId)) return [];
+    const stock = tracked.find((t) => t.productId === line.productId);
+    const short = stock !== undefined && !stock.beyond && stock.available < wanted(line.productId);
+    const draft = drafts.includes(line.productId);
+    if (!short && !draft) return [];
     const index = inputs.items.findIndex((i) => i.productId === line.productId);
     return [
       {
         type: 'error',
-        code: 'out_of_stock',
-        content: `Product ${line.productId} is out of stock for quantity ${line.quantity}`,
+        code: draft ? 'invalid' : 'out_of_stock',
+        content: draft
+          ? `Product ${line.productId} is not offered`
+          : `Product ${line.productId} is out of stock for quantity ${line.quantity}`,
         target: { kind: 'item', index: Math.max(index, 0), field: 'id' },
         resolution: 'recoverable',
       },
@@ -262,7 +280,7 @@ export async function decide(
   const shipping = chosen?.amount ?? 0;
   const messages = [
     ...itemMessages(inputs, contents),
-    ...(await stockMessages(tx, tenantId, inputs, lines)),
+    ...(await availabilityMessages(tx, tenantId, inputs, lines)),
     ...fulfillment.messages,
     ...rejected.map(
       (r): CheckoutMessage => ({

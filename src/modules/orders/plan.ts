@@ -15,6 +15,7 @@ import {
   type PolicyEvaluation,
 } from '../policies/index.js';
 import { priceLinesWith } from '../pricing/index.js';
+import { draftProductsRead } from '../product-content/index.js';
 import { type StockLine, stockLinesOf, trackedProductsRead } from '../stock/index.js';
 import { type CreatePlan, planCreate } from '../subscriptions/index.js';
 import { type PricedOrderLines, priceOrderLines } from './line-prices.js';
@@ -202,6 +203,18 @@ async function journeyPlans(
   return plans;
 }
 
+/** A line of a product whose content is a draft: 400 naming it, as an inactive product is. */
+function refuseDrafts(items: readonly { productId: string }[], drafts: readonly string[]) {
+  const index = items.findIndex((i) => drafts.includes(i.productId));
+  if (index < 0) return;
+  const field = `items.${index}.productId`;
+  throw validationFailed(
+    field,
+    'published',
+    `${field} is a draft product: it is not offered until published`,
+  );
+}
+
 /**
  * Decides an order: unknown or inactive products are 400 naming the line; lines are priced by
  * the engine and passthrough charges quoted live; `order_create` policies may block it (403);
@@ -231,15 +244,17 @@ export async function planOrder(
   const accountId = mayInvoice
     ? await billingTarget(deps, ctx.tenantId, owner.organizationId, body.billingAccountId, await billing())
     : null;
-  // One round trip: pricing data, the order_create policies, the order's number and which of its
-  // products have tracked stock.
+  // One round trip: pricing data, the order_create policies, the order's number, which of its
+  // products have tracked stock and which are drafts (not offered).
   const productIds = [...new Set(source.items.map((i) => i.productId))];
-  const [pricingData, policies, sequence, tracked] = await readTogether(deps.db, [
+  const [pricingData, policies, sequence, tracked, drafts] = await readTogether(deps.db, [
     pricingDataRead(ctx.tenantId, productIds),
     activePoliciesRead(ctx.tenantId, 'order_create'),
     orderSequenceRead,
     trackedProductsRead(ctx.tenantId, productIds),
+    draftProductsRead(ctx.tenantId, productIds),
   ]);
+  refuseDrafts(source.items, drafts);
   // A cart's stored totals (its promo included) stand; quotes and shipping are added at checkout.
   const shippingCents = checkout?.shipping?.amountCents ?? 0;
   const totalOf = (p: PricedOrderLines) =>

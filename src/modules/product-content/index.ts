@@ -1,1 +1,1 @@
-export { unpublishedProductIds } from './service.js';
+export { draftProductsRead, unpublishedProductIds } from './service.js';

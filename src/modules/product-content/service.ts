@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { iso, isoOrNull } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';
+import { type ScalarRead, tenantRead } from '../../db/read-together.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import { getTenant } from '../tenants/index.js';
 import { renderMarkdown } from './markdown.js';
@@ -196,6 +197,23 @@ export async function unpublishedProductIds(
       tenantWhere(meta, tenantId, and(inArray(meta.productId, [...productIds]), eq(meta.status, 'draft'))),
     );
   return new Set(rows.map((r) => r.productId));
+}
+
+const draftsRead = tenantRead(
+  meta,
+  {
+    select: `coalesce(json_agg(product_id), '[]')`,
+    where: "product_id = any(?::uuid[]) and status = 'draft'",
+  },
+  (v) => (v ?? []) as string[],
+);
+
+/**
+ * The products among `productIds` whose content is a draft (not offered to buyers and agents), as
+ * one value a purchase reads with its other data (`readTogether`): no extra round trip.
+ */
+export function draftProductsRead(tenantId: string, productIds: readonly string[]): ScalarRead<string[]> {
+  return draftsRead(tenantId, `{${productIds.join(',')}}`);
 }
 
 /**

@@ -1,2 +1,2 @@
 export { moveOrderStock, reserveStock, type StockLine, stockLinesOf } from './movements.js';
-export { availabilityOf, type ProductStockApi, stockShortfalls, trackedProductsRead } from './service.js';
+export { availabilityOf, type ProductStockApi, trackedProductsRead } from './service.js';

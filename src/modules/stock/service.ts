@@ -76,39 +76,6 @@ export function trackedProductsRead(
   return trackedRead(tenantId, `{${productIds.join(',')}}`);
 }
 
-/**
- * Which of the lines cannot be had now: tracked, without an override, and asking more than is
- * available (what a checkout session tells as `out_of_stock`; the reservation decides at completion).
- */
-export async function stockShortfalls(
-  q: Queryable,
-  tenantId: string,
-  lines: readonly { productId: string; quantity: number }[],
-): Promise<Set<string>> {
-  if (lines.length === 0) return new Set();
-  const ids = [...new Set(lines.map((l) => l.productId))];
-  const rows = await q
-    .select()
-    .from(productStock)
-    .where(
-      tenantWhere(
-        productStock,
-        tenantId,
-        and(
-          sql`${productStock.productId} = any(${`{${ids.join(',')}}`}::uuid[])`,
-          eq(productStock.tracked, true),
-        ),
-      ),
-    );
-  const wanted = new Map<string, number>();
-  for (const l of lines) wanted.set(l.productId, (wanted.get(l.productId) ?? 0) + l.quantity);
-  return new Set(
-    rows
-      .filter((r) => !r.availability && r.onHand - r.reserved < (wanted.get(r.productId) ?? 0))
-      .map((r) => r.productId),
-  );
-}
-
 /** A product's stock as shown; null when the tenant has no such product. */
 export async function productStockOf(
   q: Queryable,
