@@ -18,6 +18,8 @@ const SPEC_EVENT_TYPES = [
   'payment.succeeded',
   'payment.failed',
   'payment.reversed',
+  'product.stock_low',
+  'product.out_of_stock',
   'invoice.created',
   'invoice.paid',
   'invoice.failed',
