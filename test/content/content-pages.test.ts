@@ -260,7 +260,7 @@ describe('content: public reads', () => {
     expect(errorBody(badKey).details?.[0]).toMatchObject({ field: 'path.key', rule: 'pattern' });
   });
 
-  it('picks the locale: ?locale=, then Accept-Language, then en, then any published locale', async () => {
+  it('picks the locale: ?locale=, then Accept-Language, then the tenant default, then en, then any published locale', async () => {
     const own = await createTestTenant(t.deps);
     const admin = api(t, own.keys.admin);
     for (const [locale, title] of [
@@ -285,6 +285,10 @@ describe('content: public reads', () => {
     expect(await titleFor('?locale=es')).toEqual(['Terms', 'en']);
     expect(await titleFor('', 'ja')).toEqual(['Terms', 'en']);
     expect(await titleFor('')).toEqual(['Terms', 'en']);
+    // The tenant's default locale comes before `en`.
+    expect((await admin.patch('/admin/settings', { defaultLocale: 'fr-CA' })).statusCode).toBe(200);
+    expect(await titleFor('', 'ja')).toEqual(['Conditions', 'fr-CA']);
+    await admin.patch('/admin/settings', { defaultLocale: 'en' });
 
     // Without an `en`: any published locale (the first by tag).
     await admin.delete('/admin/content/terms?locale=en');

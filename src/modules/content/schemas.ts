@@ -134,7 +134,7 @@ export const PublicContentQuery = Type.Object(
   {
     locale: Type.Optional(
       localeOf(
-        `The wanted locale; else Accept-Language, then \`${DEFAULT_LOCALE}\`, then any published one.`,
+        `The wanted locale; else Accept-Language, the tenant default, \`${DEFAULT_LOCALE}\`, any published one.`,
       ),
     ),
   },

@@ -4,6 +4,7 @@ import type { PageRequest } from '../../core/paging.js';
 import type { Queryable } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
+import { getTenant } from '../tenants/index.js';
 import {
   type ContentEntrySchema,
   type ContentVersionSchema,
@@ -102,12 +103,17 @@ export function acceptedLocales(header: string | undefined): string[] {
 /**
  * Of the published locales of a key, the one to serve: the first wanted locale that matches
  * exactly (case-insensitively) or by its language (`de-CH` takes `de`, then any `de-*`), else
- * `en`, else the first published locale by name. Undefined when none is published.
+ * the tenant's default locale, else `en`, else the first published locale by name. Undefined when
+ * none is published.
  */
-export function pickLocale<T extends { locale: string }>(published: T[], wanted: string[]): T | undefined {
+export function pickLocale<T extends { locale: string }>(
+  published: T[],
+  wanted: string[],
+  tenantDefault: string = DEFAULT_LOCALE,
+): T | undefined {
   const lower = (s: string) => s.toLowerCase();
   const language = (s: string) => lower(s).split('-')[0];
-  for (const tag of [...wanted, DEFAULT_LOCALE]) {
+  for (const tag of [...wanted, tenantDefault, DEFAULT_LOCALE]) {
     const found =
       published.find((r) => lower(r.locale) === lower(tag)) ??
       published.find((r) => lower(r.locale) === language(tag)) ??
@@ -129,7 +135,7 @@ export async function findPublished(
     .from(e)
     .where(tenantWhere(e, tenantId, eq(e.key, key), eq(e.status, 'published')))
     .orderBy(asc(e.locale));
-  return pickLocale(rows, wanted);
+  return pickLocale(rows, wanted, (await getTenant(db, tenantId))?.defaultLocale);
 }
 
 export function presentEntry(row: ContentEntryRow): ContentEntryApi {
