@@ -25082,7 +25082,7 @@ export interface operations {
     getContent: {
         parameters: {
             query?: {
-                /** @description The wanted locale; else Accept-Language, then `en`, then any published one. */
+                /** @description The wanted locale; else Accept-Language, the tenant default, `en`, any published one. */
                 locale?: string;
             };
             header?: never;
