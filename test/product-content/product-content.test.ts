@@ -225,6 +225,8 @@ describe('product content: reading in a locale', () => {
       'de',
     );
     expect((await read('?locale=ja')).json().data.locale).toBe('de');
+    const settings = await admin.get('/admin/settings');
+    expect([settings.statusCode, settings.json().data.defaultLocale]).toEqual([200, 'de']);
     expect((await admin.patch('/admin/settings', { defaultLocale: 'en_US' })).statusCode).toBe(400);
     await admin.patch('/admin/settings', { defaultLocale: 'en' });
   });
@@ -333,7 +335,7 @@ describe('product content: tenants and scopes', () => {
     );
     expect((await foreign.patch(`/admin/products/${id}/content`, { status: 'draft' })).statusCode).toBe(404);
     expect((await foreign.post(`/admin/products/${id}/content/versions/1/restore`)).statusCode).toBe(404);
-    expect((await foreign.get(`/admin/products/${id}/content/versions`)).json().data).toEqual([]);
+    expect((await foreign.get(`/admin/products/${id}/content/versions`)).statusCode).toBe(404);
 
     for (const key of [tenant.keys.read, tenant.keys.commerce]) {
       const caller = api(t, key);

@@ -1,7 +1,9 @@
+import { notFound } from '../../../core/errors.js';
 import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { next } from '../../../http/envelope.js';
 import { inMemoryList, ListEnvelope, PageQuery } from '../../../http/paging.js';
+import { productCrud } from '../../catalog/index.js';
 import { ContentVersionSchema, ProductParams } from '../schemas.js';
 import { listVersions } from '../service.js';
 import { TAGS } from './shared.js';
@@ -20,6 +22,8 @@ export const listContentVersionsRoute = defineRoute({
   handler: async (request, _reply, deps) => {
     const ctx = requireCtx(request);
     const { id } = request.params;
+    // Another tenant's product (or none) is 404, as on every route naming a product.
+    if (!(await productCrud.service.get(deps.db, ctx.tenantId, id))) throw notFound('Product');
     const items = await listVersions(deps.db, ctx.tenantId, id);
     return inMemoryList(
       deps.keyRing,

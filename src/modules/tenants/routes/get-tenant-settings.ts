@@ -24,6 +24,7 @@ export const getTenantSettingsRoute = defineRoute({
         name: tenant.name,
         usageMetering: tenant.usageMetering,
         autoApplyCredits: tenant.autoApplyCredits,
+        defaultLocale: tenant.defaultLocale,
       },
       actions,
     );
