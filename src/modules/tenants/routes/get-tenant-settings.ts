@@ -1,8 +1,8 @@
 import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
-import { Envelope, envelope } from '../../../http/envelope.js';
+import { Envelope } from '../../../http/envelope.js';
 import { getTenant } from '../service.js';
-import { actions, SettingsSchema } from './shared.js';
+import { SettingsSchema, settingsResponse } from './shared.js';
 
 export const getTenantSettingsRoute = defineRoute({
   method: 'GET',
@@ -17,16 +17,7 @@ export const getTenantSettingsRoute = defineRoute({
     const ctx = requireCtx(request);
     const tenant = await getTenant(deps.db, ctx.tenantId);
     if (!tenant) throw new Error(`key ${ctx.keyId} belongs to a missing tenant`);
-    return envelope(
-      ctx,
-      {
-        tenantId: tenant.id,
-        name: tenant.name,
-        usageMetering: tenant.usageMetering,
-        autoApplyCredits: tenant.autoApplyCredits,
-        defaultLocale: tenant.defaultLocale,
-      },
-      actions,
-    );
+    // The same presenter as the PATCH answer: one place lists the settings' fields.
+    return settingsResponse(tenant, ctx).body;
   },
 });
