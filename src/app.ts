@@ -24,7 +24,7 @@ import { apiKeyRoutes } from './modules/api-keys/routes/index.js';
 import { auditRoutes } from './modules/audit/routes/index.js';
 import { billingAdminRoutes } from './modules/billing-admin/routes/index.js';
 import { cartRoutes } from './modules/carts/routes/index.js';
-import { catalogAdminRoutes, catalogRoutes } from './modules/catalog/routes/index.js';
+import { catalogAdminRoutes } from './modules/catalog/routes/index.js';
 import { acpRoutes } from './modules/checkout-sessions/acp/routes/index.js';
 import { checkoutSessionRoutes } from './modules/checkout-sessions/routes/index.js';
 import { ucpRoutes } from './modules/checkout-sessions/ucp/routes/index.js';
@@ -43,6 +43,7 @@ import { providerEventRoutes, registerProviderCallback } from './modules/provide
 import { sellerRoutes } from './modules/seller/routes/index.js';
 import { shippingRoutes } from './modules/shipping/routes/index.js';
 import { stockRoutes } from './modules/stock/routes/index.js';
+import { storefrontRoutes } from './modules/storefront/routes/index.js';
 import { entitlementRoutes } from './modules/subscriptions/entitlements/routes/index.js';
 import { emitProductEntitlementsChanged } from './modules/subscriptions/index.js';
 import { previewRoutes } from './modules/subscriptions/previews/routes/index.js';
@@ -143,7 +144,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, auditRoutes);
   // A product's entitlements reach the accounts holding it: entitlements.changed for each set it changes.
   registerRoutes(app, deps, catalogAdminRoutes(emitProductEntitlementsChanged));
-  registerRoutes(app, deps, catalogRoutes);
+  registerRoutes(app, deps, storefrontRoutes);
   registerRoutes(app, deps, productContentRoutes);
   registerRoutes(app, deps, pricingRoutes);
   registerRoutes(app, deps, cartRoutes);

@@ -151,8 +151,9 @@ describe('MCP server at /mcp (SDK client over HTTP): listing and transport', () 
     // their payloads are described in a line each, the REST route checking them against the whole
     // schema. 68 KB since content and stock: two read tools an agent needs to answer a buyer
     // (getProductContent, getContent: about 1.5 KB) and the two stock events in the webhook enums.
+    // 70 KB with searchCatalog (about 1.9 KB): how an agent finds what a buyer asked for.
     const size = JSON.stringify({ tools }).length;
-    expect(size).toBeLessThan(68_000);
+    expect(size).toBeLessThan(70_000);
     console.log(`tools/list for the commerce key: ${size} bytes`);
     // A rule several tools share is stated once, in the instructions, and named where it applies.
     const instructions = client.getInstructions() ?? '';

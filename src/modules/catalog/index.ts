@@ -10,3 +10,4 @@ export {
 } from './products.js';
 export { promotionByCode, redeemPromotion } from './rules.js';
 export { ProductSchema } from './schemas.js';
+export { PRODUCT_SEARCH_TEXT } from './tables.js';

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
@@ -13,6 +14,12 @@ import {
 } from 'drizzle-orm/pg-core';
 import { distributedTable } from '../../db/table-traits.js';
 import type { Charge, ChargeModel, PriceTier } from './price-engine/index.js';
+
+/**
+ * The text of a product searched by name (one without content): the index expression and the
+ * query must be the same text for the index to serve the query.
+ */
+export const PRODUCT_SEARCH_TEXT = sql.raw(`name || ' ' || coalesce(description, '')`);
 
 const timestamps = {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
@@ -42,6 +49,12 @@ export const products = distributedTable(
     (t) => [
       primaryKey({ columns: [t.tenantId, t.id] }),
       index('products_tenant_created_idx').on(t.tenantId, t.createdAt),
+      // Catalog search of products without content: their name and description (PRODUCT_SEARCH_TEXT).
+      index('products_search_idx').using(
+        'gin',
+        sql`to_tsvector('simple'::regconfig, ${PRODUCT_SEARCH_TEXT})`,
+      ),
+      index('products_name_trgm_idx').using('gin', t.name.op('gin_trgm_ops')),
     ],
   ),
 );

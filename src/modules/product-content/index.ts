@@ -1,1 +1,11 @@
-export { draftProductsRead, unpublishedProductIds } from './service.js';
+export { languageConfig } from './search-vector.js';
+export {
+  acceptedLocales,
+  chooseLocale,
+  contentsOfProductsRead,
+  draftProductsRead,
+  type LocalizedContentApi,
+  presentLocalized,
+  type StoredContent,
+  unpublishedProductIds,
+} from './service.js';

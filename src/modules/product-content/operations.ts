@@ -14,6 +14,7 @@ import {
 } from '../../unit-of-work/index.js';
 import { productCrud } from '../catalog/index.js';
 import type { PatchContentBody, PatchLocaleBody, PutLocaleBody } from './schemas.js';
+import { searchVectorOf } from './search-vector.js';
 import { readContent, readVersion, type StoredContent } from './service.js';
 import {
   type ContentDocument,
@@ -111,12 +112,13 @@ async function writeDocument(
   for (const locale of locales) {
     const fields = next.locales[locale] as LocaleFields;
     if (same(fields, stored.document.locales[locale])) continue;
+    const searchVector = searchVectorOf(locale, fields);
     await tx
       .insert(pc)
-      .values({ tenantId, productId, locale, ...fields, createdAt: now, updatedAt: now })
+      .values({ tenantId, productId, locale, ...fields, searchVector, createdAt: now, updatedAt: now })
       .onConflictDoUpdate({
         target: [pc.tenantId, pc.productId, pc.locale],
-        set: { ...fields, updatedAt: now },
+        set: { ...fields, searchVector, updatedAt: now },
       });
   }
 }

@@ -234,3 +234,43 @@ export async function contentForReader(
   const locale = chooseLocale(Object.keys(stored.document.locales), wanted, tenant?.defaultLocale ?? 'en');
   return locale === undefined ? undefined : presentLocalized(stored, locale);
 }
+
+const contentsRead = tenantRead(
+  meta,
+  {
+    select: `coalesce(json_agg(json_build_object('productId', product_id, 'slug', slug, 'status', status,
+      'version', version, 'updatedAt', updated_at, 'locales', (select coalesce(json_object_agg(pc.locale,
+        json_build_object('title', pc.title, 'description', pc.description, 'media', pc.media, 'brand', pc.brand,
+          'gtin', pc.gtin, 'mpn', pc.mpn, 'condition', pc.condition, 'category', pc.category,
+          'attributes', pc.attributes)), '{}')
+        from product_content pc
+        where pc.tenant_id = product_content_meta.tenant_id and pc.product_id = product_content_meta.product_id))), '[]')`,
+    where: 'product_id = any(?::uuid[])',
+  },
+  (value) => {
+    type Row = Omit<StoredContent, 'document' | 'updatedAt'> & ContentDocument & { updatedAt: string };
+    const rows = (value ?? []) as Row[];
+    return new Map(
+      rows.map((r): [string, StoredContent] => [
+        r.productId,
+        {
+          productId: r.productId,
+          document: { slug: r.slug, status: r.status, locales: r.locales },
+          version: r.version,
+          updatedAt: r.version === 0 ? null : new Date(r.updatedAt),
+        },
+      ]),
+    );
+  },
+);
+
+/**
+ * The content of several products by product id (drafts included: the caller decides), as one
+ * value read with others (`readTogether`): a search page shows its products' content this way.
+ */
+export function contentsOfProductsRead(
+  tenantId: string,
+  productIds: readonly string[],
+): ScalarRead<Map<string, StoredContent>> {
+  return contentsRead(tenantId, `{${productIds.join(',')}}`);
+}

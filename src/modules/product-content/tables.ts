@@ -1,4 +1,15 @@
-import { integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { distributedTable } from '../../db/table-traits.js';
 
 export const PRODUCT_CONTENT_STATUSES = ['draft', 'published'] as const;
@@ -40,6 +51,9 @@ export interface ContentDocument {
   status: ProductContentStatus;
   locales: Record<string, LocaleFields>;
 }
+
+/** A full-text document (`tsvector`): written as SQL, never read back by the application. */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 const timestamps = {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
@@ -89,9 +103,19 @@ export const productContent = distributedTable(
       /** A path of a standard taxonomy, e.g. Google's `Home & Garden > Kitchen & Dining`. */
       category: text('category'),
       attributes: jsonb('attributes').notNull().$type<Attribute[]>(),
+      /**
+       * What catalog search matches (`searchVectorOf`): title, brand, category, attributes and
+       * description, weighted in that order, in the locale's language and without stemming.
+       */
+      searchVector: tsvector('search_vector'),
       ...timestamps,
     },
-    (t) => [primaryKey({ columns: [t.tenantId, t.productId, t.locale] })],
+    (t) => [
+      primaryKey({ columns: [t.tenantId, t.productId, t.locale] }),
+      index('product_content_search_idx').using('gin', t.searchVector),
+      // Typo tolerance: trigram similarity of the title (pg_trgm).
+      index('product_content_title_trgm_idx').using('gin', t.title.op('gin_trgm_ops')),
+    ],
   ),
 );
 

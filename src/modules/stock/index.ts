@@ -1,2 +1,9 @@
 export { moveOrderStock, reserveStock, type StockLine, stockLinesOf } from './movements.js';
-export { availabilityOf, type ProductStockApi, trackedProductsRead } from './service.js';
+export { AVAILABILITIES } from './schemas.js';
+export {
+  type Availability,
+  availabilityOf,
+  availabilitySql,
+  type ProductStockApi,
+  trackedProductsRead,
+} from './service.js';

@@ -20,6 +20,17 @@ export function availabilityOf(
   return row.onHand - row.reserved > 0 ? 'in_stock' : 'out_of_stock';
 }
 
+/**
+ * `availabilityOf` in SQL, over the `product_stock` row aliased `alias` (all null when the product
+ * has none): what catalog search filters and counts by. The two must say the same.
+ */
+export const availabilitySql = (alias: string) =>
+  sql.raw(
+    `case when ${alias}.availability is not null then ${alias}.availability ` +
+      `when ${alias}.tracked is not true then 'in_stock' ` +
+      `when ${alias}.on_hand - ${alias}.reserved > 0 then 'in_stock' else 'out_of_stock' end`,
+  );
+
 /** The stock as the API shows it; a product never set reads as untracked. */
 export function presentStock(productId: string, row: StockRow | null): ProductStockApi {
   return {

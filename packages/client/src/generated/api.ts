@@ -489,9 +489,29 @@ export interface paths {
         };
         /**
          * Product catalog
-         * @description The active products of this tenant with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         * @description The active, published products of this tenant (drafts are left out) with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["getCatalog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the catalog
+         * @description Find products to offer a buyer: relevance over titles, descriptions, brands, categories and attributes in the reader’s language (typos in titles tolerated), filters, facets, each result with its price for one unit and availability. Drafts and inactive products never appear. Pass `cartId` to get `addCartItem` actions.
+         */
+        get: operations["searchCatalog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8402,6 +8422,259 @@ export interface operations {
                             /** @description The page size asked for. */
                             limit: number;
                             /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    searchCatalog: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Words, as in a web search (`"a phrase"`, `or`, `-word`); misspelled title words still match. Absent: every product.
+                 * @example chef knife
+                 */
+                q?: string;
+                /** @description A taxonomy path or its prefix: `Home & Garden` also finds `Home & Garden > Kitchen`. */
+                category?: string;
+                /** @description Exact, any case. */
+                brand?: string;
+                /** @description Minimum list price of one unit. */
+                priceMin?: number;
+                /** @description Maximum list price of one unit. */
+                priceMax?: number;
+                /** @description Only products priced in it. */
+                currency?: string;
+                /** @description Stock state. */
+                availability?: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                /** @description Results’ language (else Accept-Language, else the default). */
+                locale?: string;
+                /** @description Your cart: each result gets an `addCartItem` action for it. */
+                cartId?: string;
+                /** @description Default 20. */
+                limit?: number;
+                /** @description From `meta.nextCursor`. */
+                cursor?: string;
+            };
+            header?: {
+                "accept-language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of matches, facets over all of them, and where the next page starts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "productId": "0190b000-0000-7000-8000-000000000003",
+                     *           "title": "Chef knife 20 cm",
+                     *           "slug": null,
+                     *           "locale": "en",
+                     *           "excerpt": "A forged **steel** blade for everyday cutting.",
+                     *           "brand": "Acme",
+                     *           "category": "Home & Garden > Kitchen & Dining > Knives",
+                     *           "condition": null,
+                     *           "image": {
+                     *             "url": "https://cdn.acme.example/knife.jpg",
+                     *             "alt": "The knife"
+                     *           },
+                     *           "type": "one_time",
+                     *           "currency": "USD",
+                     *           "listPriceCents": 8900,
+                     *           "priceCents": 7120,
+                     *           "availability": "in_stock",
+                     *           "available": null,
+                     *           "score": 1.7599
+                     *         }
+                     *       ],
+                     *       "nextActions": [
+                     *         {
+                     *           "rel": "createCart",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/carts",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true,
+                     *           "operationId": "createCart",
+                     *           "arguments": {}
+                     *         },
+                     *         {
+                     *           "rel": "createOrder",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/orders",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true,
+                     *           "operationId": "createOrder",
+                     *           "arguments": {
+                     *             "items": [
+                     *               {
+                     *                 "productId": "0190b000-0000-7000-8000-000000000003",
+                     *                 "quantity": 1
+                     *               }
+                     *             ],
+                     *             "currency": "USD"
+                     *           }
+                     *         },
+                     *         {
+                     *           "rel": "productContent",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/products/0190b000-0000-7000-8000-000000000003/content",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "getProductContent",
+                     *           "arguments": {
+                     *             "id": "0190b000-0000-7000-8000-000000000003"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "facets": {
+                     *         "brand": [
+                     *           {
+                     *             "value": "Acme",
+                     *             "count": 1
+                     *           }
+                     *         ],
+                     *         "category": [
+                     *           {
+                     *             "value": "Home & Garden > Kitchen & Dining > Knives",
+                     *             "count": 1
+                     *           }
+                     *         ],
+                     *         "availability": [
+                     *           {
+                     *             "value": "in_stock",
+                     *             "count": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "limit": 1,
+                     *         "total": 1,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            productId: string;
+                            title: string;
+                            slug: string | null;
+                            /** @description Null: the product has no content. */
+                            locale: string | null;
+                            /** @description The description’s start, as Markdown. */
+                            excerpt: string | null;
+                            brand: string | null;
+                            category: string | null;
+                            condition: string | null;
+                            /** @description The first image. */
+                            image: {
+                                url: string;
+                                alt: string;
+                            } | null;
+                            /** @enum {string} */
+                            type: "one_time" | "subscription" | "add_on";
+                            currency: string;
+                            /** @description One unit at list price. */
+                            listPriceCents: number;
+                            /** @description One unit after price rules and offers (no customer context). */
+                            priceCents: number;
+                            /**
+                             * @description Stock state.
+                             * @enum {string}
+                             */
+                            availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                            /** @description Units available now; null when stock is not tracked. */
+                            available: number | null;
+                            /** @description Relevance: higher is better; 0 without `q`. */
+                            score: number;
+                        }[];
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                        facets: {
+                            /** @description The 20 most frequent values among all matches. */
+                            brand: {
+                                value: string;
+                                count: number;
+                            }[];
+                            /** @description The 20 most frequent values among all matches. */
+                            category: {
+                                value: string;
+                                count: number;
+                            }[];
+                            /** @description The 20 most frequent values among all matches. */
+                            availability: {
+                                value: string;
+                                count: number;
+                            }[];
+                        };
+                        meta: {
+                            limit: number;
+                            /** @description Matches in all (pages reach the first 1,000). */
+                            total: number;
                             nextCursor: string | null;
                         };
                     };

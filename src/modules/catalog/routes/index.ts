@@ -1,7 +1,6 @@
 import { adminCrudRoutes } from '../../../http/admin-crud.js';
 import type { DeclaredRoute } from '../../../http/declared-route.js';
 import { catalogCrudSpecs, productCrud } from '../crud.js';
-import { getCatalogRoute } from './get-catalog.js';
 import type { ProductUpdated } from './shared.js';
 
 export type { ProductUpdated } from './shared.js';
@@ -13,5 +12,3 @@ export const catalogAdminRoutes = (productUpdated?: ProductUpdated): DeclaredRou
       spec === productCrud && productUpdated ? { ...productCrud, afterUpdate: productUpdated } : spec,
     ),
   );
-
-export const catalogRoutes: DeclaredRoute[] = [getCatalogRoute];

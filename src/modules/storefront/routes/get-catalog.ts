@@ -4,8 +4,8 @@ import { cacheablePerKey } from '../../../http/cache.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { next } from '../../../http/envelope.js';
 import { inMemoryList, ListEnvelope, PageQuery } from '../../../http/paging.js';
-import { activeProducts, presentProduct } from '../products.js';
-import { ProductSchema } from '../schemas.js';
+import { activeProducts, ProductSchema, presentProduct } from '../../catalog/index.js';
+import { unpublishedProductIds } from '../../product-content/index.js';
 
 /** Recorded from the real route (ids replaced by fixed ones). */
 export const catalogExample = {
@@ -65,7 +65,7 @@ export const getCatalogRoute = defineRoute({
   operationId: 'getCatalog',
   summary: 'Product catalog',
   description:
-    'The active products of this tenant with their charges (price models, tiers) and entitlements, at list ' +
+    'The active, published products of this tenant (drafts are left out) with their charges (price models, tiers) and entitlements, at list ' +
     'prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. ' +
     `Cacheable 60 s. ${LIST_PAGING.text}`,
   tags: ['Catalog'],
@@ -76,12 +76,19 @@ export const getCatalogRoute = defineRoute({
   },
   handler: async (request, reply, deps) => {
     const ctx = requireCtx(request);
-    const items = (await activeProducts(deps.db, ctx.tenantId)).map(presentProduct);
+    const active = await activeProducts(deps.db, ctx.tenantId);
+    const drafts = await unpublishedProductIds(
+      deps.db,
+      ctx.tenantId,
+      active.map((p) => p.id),
+    );
+    const items = active.filter((p) => !drafts.has(p.id)).map(presentProduct);
     cacheablePerKey(reply);
     return inMemoryList(deps.keyRing, ctx, request, 'catalog', items, (shown) => [
       ...shown.map((p) => next('resolvePrice', 'resolvePrice', { productId: p.id })),
       next('createAccount', 'createAccount'),
       next('createCart', 'createCart'),
+      next('searchCatalog', 'searchCatalog'),
     ]);
   },
 });

@@ -1,0 +1,1 @@
+export { type CatalogSearchInput, type CatalogSearchPage, searchPublishedCatalog } from './service.js';

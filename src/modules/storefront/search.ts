@@ -1,0 +1,157 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.js';
+import { rowsOf } from '../../db/client.js';
+import { PRODUCT_SEARCH_TEXT } from '../catalog/index.js';
+import { type Availability, availabilitySql } from '../stock/index.js';
+
+/** What a search asks for: the words, the filters and the reader's locales (best first). */
+export interface CatalogQuery {
+  q: string;
+  /** The text-search configuration of the reader's language (`english`, `simple`...). */
+  language: string;
+  /** Locales whose content is preferred when several of a product's locales match. */
+  locales: string[];
+  category?: string | undefined;
+  brand?: string | undefined;
+  priceMinCents?: number | undefined;
+  priceMaxCents?: number | undefined;
+  currency?: string | undefined;
+  availability?: Availability | undefined;
+}
+
+/** One product found, before presentation: why it ranks where it does and what filters saw. */
+export interface CatalogHit {
+  productId: string;
+  score: number;
+  availability: Availability;
+  /** Units available now, for a tracked product; null when not tracked. */
+  available: number | null;
+  listPriceCents: number;
+}
+
+export interface FacetCount {
+  value: string;
+  count: number;
+}
+
+export interface CatalogFacets {
+  brand: FacetCount[];
+  category: FacetCount[];
+  availability: FacetCount[];
+}
+
+export interface CatalogResults {
+  hits: CatalogHit[];
+  total: number;
+  facets: CatalogFacets;
+}
+
+/** How many values a facet lists, most frequent first. */
+const FACET_VALUES = 20;
+
+/** `%` and `_` of a LIKE pattern taken literally. */
+const likeLiteral = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * The list price of one unit in SQL (the price engine's charge math at quantity 1, before rules and
+ * offers): what `priceMinCents`/`priceMaxCents` compare, since a filter cannot run the engine on every row.
+ */
+const LIST_PRICE = sql.raw(`(select coalesce(sum(case
+    when c->>'kind' <> 'modeled' then 0
+    when c->>'chargeModel' = 'flat_fee' then coalesce((c->'tiers'->0->>'flatPriceCents')::bigint, 0)
+    else coalesce((c->'tiers'->0->>'unitPriceCents')::bigint, 0) + coalesce((c->'tiers'->0->>'flatPriceCents')::bigint, 0)
+  end), 0) from jsonb_array_elements(p.charges) c)`);
+
+/**
+ * Products matching `q`: published content in any locale (full text over title, brand, category,
+ * attributes and description, or a title within trigram word similarity of `q`), and products
+ * without content by name and description. Without `q`, every published product. A product
+ * counts once, under its best-matching locale (the reader's first when it matches).
+ */
+function matches(tenantId: string, query: CatalogQuery): SQL {
+  const words = query.q.trim();
+  const tsq = sql`(websearch_to_tsquery('simple', ${words}) || websearch_to_tsquery(${query.language}::regconfig, ${words}))`;
+  const contentMatch = words ? sql`(pc.search_vector @@ ${tsq} or ${words} <% pc.title)` : sql`true`;
+  const contentRank = words
+    ? sql`ts_rank(pc.search_vector, ${tsq}) + word_similarity(${words}, pc.title)`
+    : sql`0`;
+  const nameText = sql`to_tsvector('simple'::regconfig, ${PRODUCT_SEARCH_TEXT})`;
+  const nameMatch = words ? sql`(${nameText} @@ ${tsq} or ${words} <% p.name)` : sql`true`;
+  const nameRank = words ? sql`ts_rank(${nameText}, ${tsq}) + word_similarity(${words}, p.name)` : sql`0`;
+  const preferred = `{${query.locales.join(',')}}`;
+  return sql`
+    (select distinct on (pc.product_id) pc.product_id, pc.title, pc.brand, pc.category, ${contentRank} as score
+       from product_content pc
+       join product_content_meta m on m.tenant_id = pc.tenant_id and m.product_id = pc.product_id
+      where pc.tenant_id = ${tenantId} and m.tenant_id = ${tenantId} and m.status = 'published' and ${contentMatch}
+      order by pc.product_id, pc.locale = any(${preferred}::text[]) desc, score desc)
+    union all
+    (select p.id, p.name, null, null, ${nameRank}
+       from products p
+      where p.tenant_id = ${tenantId} and ${nameMatch} and not exists (
+        select 1 from product_content_meta m where m.tenant_id = ${tenantId} and m.product_id = p.id))`;
+}
+
+function filters(query: CatalogQuery): SQL {
+  const conditions: SQL[] = [sql`p.active`];
+  if (query.brand !== undefined) conditions.push(sql`lower(h.brand) = lower(${query.brand})`);
+  if (query.category !== undefined)
+    conditions.push(
+      sql`(h.category = ${query.category} or h.category like ${`${likeLiteral(query.category)} > %`})`,
+    );
+  if (query.currency !== undefined) conditions.push(sql`p.currency = ${query.currency}`);
+  if (query.priceMinCents !== undefined) conditions.push(sql`${LIST_PRICE} >= ${query.priceMinCents}`);
+  if (query.priceMaxCents !== undefined) conditions.push(sql`${LIST_PRICE} <= ${query.priceMaxCents}`);
+  if (query.availability !== undefined) conditions.push(sql`${availabilitySql('s')} = ${query.availability}`);
+  return sql.join(conditions, sql` and `);
+}
+
+const facet = (column: string) =>
+  sql.raw(`(select coalesce(json_agg(f), '[]') from (select ${column} as value, count(*)::int as count
+    from hits where ${column} is not null group by ${column} order by count(*) desc, ${column}
+    limit ${FACET_VALUES}) f)`);
+
+/**
+ * One statement: the matches, filtered, counted, their facets, and the page (`offset`, `limit`)
+ * by score then title. Every table is read under the tenant's id (one shard on Citus).
+ */
+export async function searchCatalog(
+  db: Queryable,
+  tenantId: string,
+  query: CatalogQuery,
+  page: { offset: number; limit: number },
+): Promise<CatalogResults> {
+  const statement = sql`
+    with hits as materialized (
+      select h.product_id, h.title, h.brand, h.category, h.score,
+             ${availabilitySql('s')} as availability,
+             case when s.tracked then greatest(s.on_hand - s.reserved, 0) end as available,
+             ${LIST_PRICE} as list_price_cents
+        from (${matches(tenantId, query)}) h
+        join products p on p.tenant_id = ${tenantId} and p.id = h.product_id
+        left join product_stock s on s.tenant_id = ${tenantId} and s.product_id = h.product_id
+       where ${filters(query)})
+    select (select count(*)::int from hits) as total,
+      (select coalesce(json_agg(json_build_object('productId', product_id, 'score', score,
+          'availability', availability, 'available', available, 'listPriceCents', list_price_cents)), '[]')
+         from (select * from hits order by score desc, title, product_id
+               limit ${page.limit} offset ${page.offset}) x) as hits,
+      ${facet('brand')} as brand, ${facet('category')} as category, ${facet('availability')} as availability`;
+  const [row] = rowsOf<{
+    total: number;
+    hits: CatalogHit[];
+    brand: FacetCount[];
+    category: FacetCount[];
+    availability: FacetCount[];
+  }>(await db.execute(statement));
+  if (!row) return { hits: [], total: 0, facets: { brand: [], category: [], availability: [] } };
+  return {
+    total: row.total,
+    hits: row.hits.map((h) => ({
+      ...h,
+      score: Math.round(h.score * 10_000) / 10_000,
+      listPriceCents: Number(h.listPriceCents),
+    })),
+    facets: { brand: row.brand, category: row.category, availability: row.availability },
+  };
+}
