@@ -3,6 +3,7 @@ import net from 'node:net';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
+import type { CatalogFixtures } from './catalog-seed.js';
 
 /**
  * One bench tenant: an unlimited admin key, two products, a promotion, one order, and an account
@@ -40,6 +41,8 @@ export interface BenchServer {
     streamTenant: Fixture;
     streamOrders: number;
   };
+  /** Catalog search's tenant and the stock-tracked order products (bench/catalog-seed.ts). */
+  catalog: CatalogFixtures;
   /** The server process's RSS now, in bytes. */
   rss(): Promise<number>;
   stop(): Promise<void>;
@@ -85,6 +88,7 @@ export async function startBenchServer(
     listTenant: Fixture;
     listOrders: number;
     paging: BenchServer['paging'];
+    catalog: CatalogFixtures;
   }>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
     lines.on('line', (line) => {

@@ -7,6 +7,7 @@
 //   npm run bench -- --only=api        # or --only=webhooks; prints, does not rewrite RESULTS.md
 //   npm run bench -- --only=entitlements   # the check and its baseline only, small order seeds
 //   npm run bench -- --only=checkouts  # the cart flow and the ACP and UCP checkouts, in rounds
+//   npm run bench -- --only=catalog    # catalog search (100,000 products) and stock-tracked orders
 //   npm run bench -- --vs=befc46f [--rounds=4] [--only=orders,cart,get]
 //                                      # POST /orders, the cart flow, GET /orders/{id}: this tree
 //                                      # vs another commit's, alternating rounds (bench/compare.ts)
@@ -36,6 +37,7 @@ import {
   type StreamResult,
   streamedWholeList,
 } from './scenarios/api.js';
+import { catalogScenarios, SEARCH_ROW, TRACKED_ORDER_ROW } from './scenarios/catalog.js';
 import { entitlementScenarios } from './scenarios/entitlements.js';
 import { type WebhookResult, webhookDelivery } from './scenarios/webhook-delivery.js';
 
@@ -91,7 +93,12 @@ if (vs || cpuProfile) {
   } else {
     const { profilePostOrders } = await import('./cpu-profile.js');
     type ProfiledScenario = import('./cpu-profile.js').ProfiledScenario;
-    const env = { BENCH_PAGING_ORDERS: '1000', BENCH_STREAM_ORDERS: '1000', BENCH_LIST_ORDERS: '20' };
+    const env = {
+      BENCH_PAGING_ORDERS: '1000',
+      BENCH_STREAM_ORDERS: '1000',
+      BENCH_LIST_ORDERS: '20',
+      BENCH_SEARCH_PRODUCTS: '1000',
+    };
     const server = await startBenchServer({
       DATABASE_URL: await freshDatabase('cak_bench_api'),
       REDIS_URL: redisUrl,
@@ -102,6 +109,9 @@ if (vs || cpuProfile) {
   }
   process.exit();
 }
+
+/** Order volumes of a run whose rows do not read them. */
+const SMALL_SEEDS = { BENCH_PAGING_ORDERS: '1000', BENCH_STREAM_ORDERS: '1000', BENCH_LIST_ORDERS: '20' };
 
 const started = new Date();
 const postgres = await postgresVersion(serverUrl);
@@ -118,11 +128,11 @@ if (!only || only === 'api' || only === 'checkouts') {
     // A sandbox: the UCP checkout's platform profile is served on loopback over plain HTTP.
     APP_ENV: 'sandbox',
     // A smoke proves paging and streaming run; the full run measures the issue's sizes.
-    ...(smoke ? { BENCH_PAGING_ORDERS: '20000', BENCH_STREAM_ORDERS: '5000' } : {}),
-    // The checkout rows alone need no order volume.
-    ...(only === 'checkouts'
-      ? { BENCH_PAGING_ORDERS: '1000', BENCH_STREAM_ORDERS: '1000', BENCH_LIST_ORDERS: '20' }
+    ...(smoke
+      ? { BENCH_PAGING_ORDERS: '20000', BENCH_STREAM_ORDERS: '5000', BENCH_SEARCH_PRODUCTS: '5000' }
       : {}),
+    // The checkout rows alone need no order volume.
+    ...(only === 'checkouts' ? { ...SMALL_SEEDS, BENCH_SEARCH_PRODUCTS: '1000' } : {}),
   });
   try {
     if (only === 'checkouts') rows = await checkoutFlows(server, opts);
@@ -130,22 +140,23 @@ if (!only || only === 'api' || only === 'checkouts') {
       stream = await streamedWholeList(server);
       rows = await apiScenarios(server, opts);
       rows.push(...(await entitlementScenarios(server, opts)));
+      rows.push(...(await catalogScenarios(server, opts)));
     }
   } finally {
     await server.stop();
   }
 }
-if (only === 'entitlements') {
-  // Its rows need no order volume: the paging and streaming tenants are seeded small.
+if (only === 'entitlements' || only === 'catalog') {
+  // Their rows need no order volume: the paging and streaming tenants are seeded small.
   const server = await startBenchServer({
     DATABASE_URL: await freshDatabase('cak_bench_api'),
     REDIS_URL: redisUrl,
-    BENCH_PAGING_ORDERS: '1000',
-    BENCH_STREAM_ORDERS: '1000',
-    BENCH_LIST_ORDERS: '20',
+    ...SMALL_SEEDS,
+    ...(only === 'entitlements' ? { BENCH_SEARCH_PRODUCTS: '1000' } : {}),
   });
   try {
-    rows = await entitlementScenarios(server, opts);
+    rows =
+      only === 'catalog' ? await catalogScenarios(server, opts) : await entitlementScenarios(server, opts);
   } finally {
     await server.stop();
   }
@@ -243,6 +254,26 @@ for (const name of ['ACP checkout', 'UCP checkout']) {
     target: `${name} (create, update, complete) >= 80% of the cart flow's throughput, same run`,
     measured: `${n(row.flowsPerSecond)} checkouts/s against ${n(cart.flowsPerSecond)} cart flows/s: ${pct(ratio)}`,
     met: ratio >= 0.8,
+  });
+}
+const search = find(SEARCH_ROW);
+if (search) {
+  const ratio = ratioOf(search) ?? 0;
+  targets.push({
+    issue: 'Content and a catalog agents can search',
+    target: 'GET /catalog/search (100,000 products) >= 60% of the raw SQL of the same statement',
+    measured: `${n(search.requestsPerSecond)} req/s, p99 ${search.p99Ms} ms: ${pct(ratio)} of the raw statement's req/s (its p99: ${find(BASELINES['raw-search'])?.p99Ms} ms)`,
+    met: ratio >= 0.6,
+  });
+}
+const trackedOrders = find(TRACKED_ORDER_ROW);
+if (trackedOrders) {
+  const ratio = ratioOf(trackedOrders) ?? 0;
+  targets.push({
+    issue: 'Content and a catalog agents can search',
+    target: 'POST /orders with stock tracking within 10% of the same order without',
+    measured: `${n(trackedOrders.requestsPerSecond)} req/s, p99 ${trackedOrders.p99Ms} ms: ${pct(ratio)} of the untracked order's req/s`,
+    met: ratio >= 0.9,
   });
 }
 for (const [row, label] of configurations('POST /orders')) {

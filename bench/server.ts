@@ -10,6 +10,7 @@
 //                                     reader GET /entitlements/check uses (warm: one read)
 //   GET  /cold-read/entitlements/:tenantId/:accountId  the same through a new reader (three reads)
 //   GET  /read/orders/:tenantId       the rows GET /orders reads, with raw node-postgres
+//   GET  /raw/search/:tenantId?q=     the statement GET /catalog/search runs, with raw node-postgres
 //   POST /raw-tx                      BEGIN; three INSERTs; COMMIT, with raw node-postgres
 //   GET  /rss                         this process's resident set size (sampled by the runner)
 //   GET  /cpu                         this process's CPU time so far (process.cpuUsage)
@@ -38,6 +39,7 @@ import { EntitlementReader } from '../src/modules/subscriptions/index.js';
 import { createTenant } from '../src/modules/tenants/index.js';
 import { insertWebhook } from '../src/modules/webhooks/index.js';
 import { TABLE_LAYOUT } from '../src/schema.js';
+import { catalogFixtures, rawSearchRoute } from './catalog-seed.js';
 import type { Fixture } from './harness.js';
 
 /** A plan with a per-unit and a graduated charge: resolve runs the whole engine. */
@@ -94,6 +96,8 @@ const LIST_ORDERS = Number(process.env.BENCH_LIST_ORDERS ?? 1_000);
 // Cursor paging (issue 18): a tenant with a million orders, and one with 100,000 for the
 // streamed whole list. Written by SQL (the API would take an hour), one order line each.
 const PAGING_ORDERS = Number(process.env.BENCH_PAGING_ORDERS ?? 1_000_000);
+// Catalog search: a tenant with this many published products (bench/catalog-seed.ts).
+const SEARCH_PRODUCTS = Number(process.env.BENCH_SEARCH_PRODUCTS ?? 100_000);
 const STREAM_ORDERS = Number(process.env.BENCH_STREAM_ORDERS ?? 100_000);
 const logger = pino({ level: 'warn' });
 const config = {
@@ -253,6 +257,8 @@ const paging = {
   streamOrders: STREAM_ORDERS,
 };
 
+const catalog = await catalogFixtures(database, fixtures, [benchProduct, benchOneTime], SEARCH_PRODUCTS);
+
 await app.listen({ port: Number(process.env.BENCH_APP_PORT), host: '127.0.0.1' });
 await singleInstanceApp.listen({ port: Number(process.env.BENCH_SINGLE_PORT), host: '127.0.0.1' });
 
@@ -338,10 +344,11 @@ bare.post('/raw-tx', async () => {
     client.release();
   }
 });
+rawSearchRoute(bare, rawPool);
 await bare.listen({ port: Number(process.env.BENCH_BARE_PORT), host: '127.0.0.1' });
 
 process.stdout.write(
-  `${JSON.stringify({ ready: true, rateLimiter: config.redisUrl ? 'redis' : 'memory', fixtures, listTenant, listOrders: LIST_ORDERS, paging })}\n`,
+  `${JSON.stringify({ ready: true, rateLimiter: config.redisUrl ? 'redis' : 'memory', fixtures, listTenant, listOrders: LIST_ORDERS, paging, catalog })}\n`,
 );
 process.on('SIGTERM', async () => {
   await Promise.all([app.close(), singleInstanceApp.close(), bare.close()]);

@@ -17,6 +17,8 @@ export const BASELINES = {
     'baseline: bare Fastify + an account’s entitlements through our data access, nothing remembered (3 reads)',
   'entitlements-read':
     'baseline: bare Fastify + the same entitlements read through the route’s warm EntitlementReader (1 read)',
+  'raw-search': 'baseline: bare Fastify + raw pg of the statement GET /catalog/search runs',
+  'orders-untracked': 'order create (POST /orders), products without stock tracking',
 } as const;
 export type Baseline = keyof typeof BASELINES;
 
@@ -107,7 +109,7 @@ function orderBody(f: Fixture): string {
   });
 }
 
-interface Job {
+export interface Job {
   name: string;
   url: string;
   next: Parameters<typeof runLoad>[2];
@@ -151,51 +153,58 @@ export async function streamedWholeList(server: BenchServer): Promise<StreamResu
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** Every HTTP scenario and its baselines, in one run against one server. */
+/**
+ * Measures jobs in `rounds` alternating rounds (A B C A B C ...) of half the seconds each and
+ * reports each job's median round: a row and its baseline then see the same box, the same
+ * table sizes and the same noise, instead of whatever the minute they ran in held.
+ */
+export async function measureJobs(
+  server: BenchServer,
+  opts: LoadOptions,
+  jobs: Job[],
+  rounds = 1,
+): Promise<Measured[]> {
+  const results = jobs.map(() => [] as (LoadResult & { rssBytes: number })[]);
+  for (const job of jobs) {
+    await runLoad('warmup', job.url, job.next, {
+      connections: job.connections ?? opts.connections,
+      seconds: opts.warmupSeconds,
+    });
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const [k, job] of jobs.entries()) {
+      const connections = job.connections ?? opts.connections;
+      const seconds = rounds > 1 ? Math.max(3, Math.round(opts.seconds / 2)) : opts.seconds;
+      const [result, rssBytes] = await withPeakRss(server, () =>
+        runLoad(job.name, job.url, job.next, { connections, seconds }),
+      );
+      results[k]?.push({ ...result, rssBytes });
+    }
+  }
+  return jobs.map((job, k) => {
+    const runs = results[k] ?? [];
+    return {
+      name: job.name,
+      requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+      p50Ms: median(runs.map((r) => r.p50Ms)),
+      p99Ms: median(runs.map((r) => r.p99Ms)),
+      requests: runs.reduce((sum, r) => sum + r.requests, 0),
+      non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+      errors: runs.reduce((sum, r) => sum + r.errors, 0),
+      rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
+      ...(job.baseline ? { baseline: job.baseline } : {}),
+      ...(rounds > 1 ? { rounds } : {}),
+    };
+  });
+}
+
 export async function apiScenarios(server: BenchServer, opts: LoadOptions): Promise<Measured[]> {
   let i = 0;
   const rotate = () => server.fixtures[i++ % server.fixtures.length] as Fixture;
   const list = server.listTenant;
   const load = { connections: opts.connections, seconds: opts.seconds };
 
-  /**
-   * Measures jobs in `rounds` alternating rounds (A B C A B C ...) of half the seconds each and
-   * reports each job's median round: a row and its baseline then see the same box, the same
-   * table sizes and the same noise, instead of whatever the minute they ran in held.
-   */
-  const measure = async (jobs: Job[], rounds = 1): Promise<Measured[]> => {
-    const results = jobs.map(() => [] as (LoadResult & { rssBytes: number })[]);
-    for (const job of jobs) {
-      await runLoad('warmup', job.url, job.next, {
-        connections: job.connections ?? opts.connections,
-        seconds: opts.warmupSeconds,
-      });
-    }
-    for (let round = 0; round < rounds; round++) {
-      for (const [k, job] of jobs.entries()) {
-        const connections = job.connections ?? opts.connections;
-        const seconds = rounds > 1 ? Math.max(3, Math.round(opts.seconds / 2)) : opts.seconds;
-        const [result, rssBytes] = await withPeakRss(server, () =>
-          runLoad(job.name, job.url, job.next, { connections, seconds }),
-        );
-        results[k]?.push({ ...result, rssBytes });
-      }
-    }
-    return jobs.map((job, k) => {
-      const runs = results[k] ?? [];
-      return {
-        name: job.name,
-        requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
-        p50Ms: median(runs.map((r) => r.p50Ms)),
-        p99Ms: median(runs.map((r) => r.p99Ms)),
-        requests: runs.reduce((sum, r) => sum + r.requests, 0),
-        non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
-        errors: runs.reduce((sum, r) => sum + r.errors, 0),
-        rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
-        ...(job.baseline ? { baseline: job.baseline } : {}),
-        ...(rounds > 1 ? { rounds } : {}),
-      };
-    });
-  };
+  const measure = (jobs: Job[], rounds = 1) => measureJobs(server, opts, jobs, rounds);
   // The rows with targets alternate with their baselines.
   const ROUNDS = opts.seconds >= 3 ? 3 : 1;
 

@@ -11,6 +11,14 @@ import type pg from 'pg';
  * of shapes, and a runaway set of texts (IN-lists of every length, say) only stops being named.
  */
 const MAX_NAMED = 2_000;
+
+/**
+ * A statement whose text starts with this comment is never named: it is planned on every call
+ * with its values. Catalog search needs that: how many rows its words, tenant and filters match
+ * decides between index and sequential scans, and a generic plan (made once for any values)
+ * guessed wrong by a factor of two in the bench.
+ */
+export const PLAN_PER_CALL = '/* plan per call */';
 const names = new Map<string, string>();
 
 function statementName(text: string): string | undefined {
@@ -36,7 +44,8 @@ export function prepareStatementsOn(pool: pg.Pool): void {
         typeof config.text === 'string' &&
         !('name' in config && config.name) &&
         Array.isArray(values) &&
-        values.length > 0
+        values.length > 0 &&
+        !config.text.startsWith(PLAN_PER_CALL)
       ) {
         const name = statementName(config.text);
         if (name) return query({ ...config, name }, ...rest);

@@ -51,6 +51,7 @@ export { type ReconcileReport, reconcileIntents, startReconciler } from './recon
 export { auditLogs, type EffectKind, type EffectRecord, type IntentStatus, intents } from './tables.js';
 export {
   type EventFanOut,
+  GuardRefused,
   runUnitOfWork,
   type UnitDeps,
   type UnitOfWork,

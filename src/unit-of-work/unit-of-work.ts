@@ -19,8 +19,17 @@ export interface WriteSet {
   now: Date;
   audit(entry: AuditInput): Promise<void>;
   emit(type: EventType, data: unknown): Promise<void>;
-  /** Buffers a data-modifying statement (an INSERT) for the final statement. */
-  write(statement: SQL): void;
+  /**
+   * Buffers a data-modifying statement (an INSERT) for the final statement; with a `name`, later
+   * writes and `require` read what it returns under that name.
+   */
+  write(statement: SQL, name?: string): void;
+  /**
+   * A condition over named writes that the final statement checks after writing: when it does not
+   * hold, the statement fails with `GuardRefused` and nothing it wrote stays (one statement is
+   * atomic). A caller tries a write this way and, refused, takes a slower path.
+   */
+  require(condition: SQL): void;
   /** For writes that queue webhook deliveries themselves: wake the workers once committed. */
   deliveriesQueued(): void;
 }
@@ -45,6 +54,34 @@ export interface UnitDeps {
   fanOut: EventFanOut;
 }
 
+const GUARD_MARK = 'unit_of_work_guard';
+
+/** A write's `require` did not hold: the statement failed and wrote nothing. */
+export class GuardRefused extends Error {
+  constructor() {
+    super('a condition of the unit of work did not hold; nothing was written');
+  }
+}
+
+/**
+ * 1 when every guard holds; else a cast of our mark to an integer fails the statement. The mark is
+ * joined to a subquery so PostgreSQL cannot fold (and raise) it while planning.
+ */
+const guardCheck = (guards: SQL[]) =>
+  sql`case when ${sql.join(guards, sql` and `)} then 1 else (${GUARD_MARK} || (select ''::text))::int end`;
+
+const mentionsGuard = (err: unknown): boolean =>
+  err instanceof Error &&
+  (err.message.includes(GUARD_MARK) || mentionsGuard((err as { cause?: unknown }).cause));
+
+async function guarded<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw mentionsGuard(err) ? new GuardRefused() : err;
+  }
+}
+
 /** The writers over `q`; `flush` writes what they buffered in one statement (atomic on its own). */
 function bufferOn(
   q: Queryable,
@@ -53,6 +90,7 @@ function bufferOn(
   now: Date,
 ): { set: WriteSet; flush(): Promise<boolean> } {
   const writes: SQL[] = [];
+  const guards: SQL[] = [];
   const audits: ReturnType<typeof auditRow>[] = [];
   const outbox: EventRow[] = [];
   const actor = { tenantId: ctx.tenantId, keyId: ctx.keyId, requestId: ctx.requestId };
@@ -66,8 +104,11 @@ function bufferOn(
     emit: async (type, data) => {
       outbox.push(eventRow(ctx.tenantId, type, data, now, ctx.requestId));
     },
-    write: (statement) => {
-      writes.push(statement);
+    write: (statement, name) => {
+      writes.push(sql`${sql.raw(name ?? `w${writes.length}`)} as (${statement})`);
+    },
+    require: (condition) => {
+      guards.push(condition);
     },
     deliveriesQueued: () => {
       queued = true;
@@ -77,7 +118,7 @@ function bufferOn(
     set,
     /** True when webhook deliveries were queued. */
     async flush() {
-      const parts = writes.map((w, i) => sql`${sql.raw(`w${i}`)} as (${w})`);
+      const parts = [...writes];
       if (audits.length > 0) parts.push(sql`audit as (${auditRowsInsert(audits)})`);
       if (outbox.length > 0) {
         // The events, and what follows from them (a delivery per matching webhook subscription).
@@ -85,10 +126,23 @@ function bufferOn(
         // The fan-out as one more CTE under a plain select: Citus then runs each part on the
         // tenant's node (as the tail of an INSERT ... SELECT it would visit every shard).
         parts.push(sql`fan as (${fanOut(now, ctx.tenantId)})`);
+      }
+      if (parts.length === 0) return queued;
+      if (guards.length > 0) {
+        // One row always (the guard must be evaluated even when nothing was fanned out).
+        const fanned = outbox.length > 0 ? sql`(select count(*) from fan)` : sql`0`;
+        const result = await guarded(() =>
+          q.execute(
+            sql`with ${sql.join(parts, sql`, `)} select ${guardCheck(guards)} as checked, ${fanned} as fanned`,
+          ),
+        );
+        return queued || Number(rowsOf<{ fanned: unknown }>(result)[0]?.fanned ?? 0) > 0;
+      }
+      if (outbox.length > 0) {
         const result = await q.execute(sql`with ${sql.join(parts, sql`, `)} select 1 from fan`);
         return queued || rowsOf(result).length > 0;
       }
-      if (parts.length > 0) await q.execute(sql`with ${sql.join(parts, sql`, `)} select 1`);
+      await q.execute(sql`with ${sql.join(parts, sql`, `)} select 1`);
       return queued;
     },
   };

@@ -223,6 +223,29 @@ describe('never oversold', () => {
   });
 });
 
+describe('reserved by the order’s one statement, far from thresholds', () => {
+  it('30 parallel orders of 1 for 20 units with a threshold of 5: twenty 201, events once, counts exact', async () => {
+    // Far from the threshold the order's single statement reserves; from there on each order
+    // is refused by that statement's guard and reserved under the row's lock, with its events.
+    const p = await widget();
+    await setStock(p.id, { tracked: true, onHand: 20, lowStockThreshold: 5 });
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => order([{ productId: p.id, quantity: 1 }])),
+    );
+    expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(20);
+    expect(answers.filter((r) => r.statusCode === 409)).toHaveLength(10);
+    expect(await stockOf(p.id)).toMatchObject({ onHand: 20, reserved: 20, available: 0 });
+    expect(await eventsFor('product.stock_low', p.id)).toHaveLength(1);
+    expect(await eventsFor('product.out_of_stock', p.id)).toHaveLength(1);
+    // Every placed order holds its unit: cancelling all of them gives all twenty back.
+    for (const placed of answers.filter((r) => r.statusCode === 201)) {
+      const cancelled = await shop().patch(`/orders/${placed.json().data.id}`, { status: 'cancelled' });
+      expect(cancelled.statusCode, cancelled.body).toBe(200);
+    }
+    expect(await stockOf(p.id)).toMatchObject({ reserved: 0, available: 20 });
+  });
+});
+
 describe('events', () => {
   it('stock_low and out_of_stock are emitted once per crossing', async () => {
     const p = await widget();

@@ -55,6 +55,8 @@ export const products = distributedTable(
         sql`to_tsvector('simple'::regconfig, ${PRODUCT_SEARCH_TEXT})`,
       ),
       index('products_name_trgm_idx').using('gin', t.name.op('gin_trgm_ops')),
+      // Catalog search keeps the matches of active products by this index alone (no heap read).
+      index('products_active_idx').on(t.tenantId, t.id).where(sql`${t.active}`),
     ],
   ),
 );

@@ -4,6 +4,7 @@ import type { OperationContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import {
   declareOperation,
+  GuardRefused,
   type Intent,
   local,
   type OperationKey,
@@ -16,7 +17,7 @@ import {
 import { checkOutCart } from '../carts/index.js';
 import { redeemPromotion } from '../catalog/index.js';
 import { applyReservedCredit, type ReservedCredit, reserveCreditOnIssue } from '../credits/index.js';
-import { reserveStock } from '../stock/index.js';
+import { reserveStock, reserveStockIfClear } from '../stock/index.js';
 import { commitCreate, type Provisioned, provision, provisionSteps } from '../subscriptions/index.js';
 import { getTenant } from '../tenants/index.js';
 import { paymentStatusOf } from './payment-state.js';
@@ -213,7 +214,28 @@ async function creditedOrder(
 async function createLocally(run: Run<unknown, CreatedOrder>, plan: OrderPlan): Promise<CreatedOrder> {
   const { deps, ctx, key } = run;
   let created: CreatedOrder;
-  if (plan.cart || plan.journey.length > 0 || (plan.stock?.length ?? 0) > 0) {
+  const stock = plan.stock ?? [];
+  if (stock.length > 0 && !plan.cart && plan.journey.length === 0) {
+    // Tracked products, far from their thresholds: reserved by the order's one statement.
+    try {
+      created = await runUnitOfWork(
+        deps,
+        ctx,
+        key,
+        async (u) => {
+          const made = await writeOrder(u, plan, null);
+          reserveStockIfClear(u, made.order.id, stock);
+          return made;
+        },
+        { buffered: true },
+      );
+      return created;
+    } catch (err) {
+      if (!(err instanceof GuardRefused)) throw err;
+      // Near a threshold or out of stock: reserved under the rows' locks below, with its events.
+    }
+  }
+  if (plan.cart || plan.journey.length > 0 || stock.length > 0) {
     created = await runUnitOfWork(deps, ctx, key, async (u) => {
       if (plan.cart) await checkOut(u, plan.cart);
       await holdStock(u, plan);

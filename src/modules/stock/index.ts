@@ -1,4 +1,10 @@
-export { moveOrderStock, reserveStock, type StockLine, stockLinesOf } from './movements.js';
+export {
+  moveOrderStock,
+  reserveStock,
+  reserveStockIfClear,
+  type StockLine,
+  stockLinesOf,
+} from './movements.js';
 export { AVAILABILITIES } from './schemas.js';
 export {
   type Availability,

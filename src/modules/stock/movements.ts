@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { AppError } from '../../core/errors.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
-import type { UnitOfWork } from '../../unit-of-work/index.js';
+import type { UnitOfWork, WriteSet } from '../../unit-of-work/index.js';
 import { presentStock, type StockRow, type TrackedStock } from './service.js';
 import { type OrderStockState, orderStock, productStock } from './tables.js';
 
@@ -64,6 +64,34 @@ function perProduct(lines: readonly StockLine[]): StockLine[] {
   }
   // One lock order for every order: two orders of the same products cannot deadlock.
   return [...byId.values()].sort((a, b) => (a.productId < b.productId ? -1 : 1));
+}
+
+/**
+ * The order's tracked lines reserved by the order's own single statement, when no reservation
+ * comes near a threshold: each product keeps more available than its low-stock threshold (and
+ * than zero), so no event can follow and nothing needs reading first. When one does not (near or
+ * out of stock, sold beyond what is on hand, no longer tracked), the statement fails with
+ * `GuardRefused` having written nothing, and the caller reserves with `reserveStock` instead.
+ */
+export function reserveStockIfClear(u: WriteSet, orderId: string, lines: readonly StockLine[]) {
+  const products = perProduct(lines);
+  const tenantId = u.ctx.tenantId;
+  const values = sql.join(
+    products.map((l) => sql`(${l.productId}::uuid, ${l.quantity}::int)`),
+    sql`, `,
+  );
+  u.write(
+    sql`update product_stock ps set reserved = ps.reserved + v.quantity, updated_at = ${u.now}
+      from (values ${values}) as v(product_id, quantity)
+      where ps.tenant_id = ${tenantId} and ps.product_id = v.product_id and ps.tracked
+        and ps.on_hand - ps.reserved - v.quantity > greatest(coalesce(ps.low_threshold, 0), 0)
+      returning ps.product_id, v.quantity`,
+    'stock_reserved',
+  );
+  u.write(sql`insert into order_stock (tenant_id, order_id, product_id, quantity, state, created_at, updated_at)
+    select ${tenantId}::uuid, ${orderId}::uuid, product_id, quantity, 'reserved', ${u.now}, ${u.now}
+    from stock_reserved`);
+  u.require(sql`(select count(*) from stock_reserved) = ${products.length}`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.js';
 import { rowsOf } from '../../db/client.js';
+import { PLAN_PER_CALL } from '../../db/prepared-statements.js';
 import { PRODUCT_SEARCH_TEXT } from '../catalog/index.js';
 import { type Availability, availabilitySql } from '../stock/index.js';
 
@@ -26,7 +27,6 @@ export interface CatalogHit {
   availability: Availability;
   /** Units available now, for a tracked product; null when not tracked. */
   available: number | null;
-  listPriceCents: number;
 }
 
 export interface FacetCount {
@@ -63,27 +63,45 @@ const LIST_PRICE = sql.raw(`(select coalesce(sum(case
   end), 0) from jsonb_array_elements(p.charges) c)`);
 
 /**
- * Products matching `q`: published content in any locale (full text over title, brand, category,
- * attributes and description, or a title within trigram word similarity of `q`), and products
- * without content by name and description. Without `q`, every published product. A product
- * counts once, under its best-matching locale (the reader's first when it matches).
+ * How words match: `words`, full text (title, brand, category, attributes, description, in the
+ * reader's language and as written); `typos`, a title or name within trigram word similarity of
+ * the words (pg_trgm), tried only when full text finds nothing: computing similarity is most of a
+ * query's cost, and a query whose words exist needs none.
  */
-function matches(tenantId: string, query: CatalogQuery): SQL {
+export type MatchMode = 'words' | 'typos';
+
+/**
+ * Products matching `q`: published content in any locale, and products without content by name
+ * and description. Without `q`, every published product. A product counts once, under its
+ * best-matching locale (the reader's first when it matches).
+ */
+function matches(tenantId: string, query: CatalogQuery, mode: MatchMode): SQL {
   const words = query.q.trim();
   const tsq = sql`(websearch_to_tsquery('simple', ${words}) || websearch_to_tsquery(${query.language}::regconfig, ${words}))`;
-  const contentMatch = words ? sql`(pc.search_vector @@ ${tsq} or ${words} <% pc.title)` : sql`true`;
-  const contentRank = words
-    ? sql`ts_rank(pc.search_vector, ${tsq}) + word_similarity(${words}, pc.title)`
-    : sql`0`;
   const nameText = sql`to_tsvector('simple'::regconfig, ${PRODUCT_SEARCH_TEXT})`;
-  const nameMatch = words ? sql`(${nameText} @@ ${tsq} or ${words} <% p.name)` : sql`true`;
-  const nameRank = words ? sql`ts_rank(${nameText}, ${tsq}) + word_similarity(${words}, p.name)` : sql`0`;
+  const [contentMatch, contentRank, nameMatch, nameRank] = !words
+    ? [sql`true`, sql`0`, sql`true`, sql`0`]
+    : mode === 'words'
+      ? [
+          sql`pc.search_vector @@ ${tsq}`,
+          sql`ts_rank(pc.search_vector, ${tsq})`,
+          sql`${nameText} @@ ${tsq}`,
+          sql`ts_rank(${nameText}, ${tsq})`,
+        ]
+      : [
+          sql`${words} <% pc.title`,
+          sql`word_similarity(${words}, pc.title)`,
+          sql`${words} <% p.name`,
+          sql`word_similarity(${words}, p.name)`,
+        ];
   const preferred = `{${query.locales.join(',')}}`;
+  // Drafts are few: the anti-join reads them through a partial index, not every product's status.
   return sql`
     (select distinct on (pc.product_id) pc.product_id, pc.title, pc.brand, pc.category, ${contentRank} as score
        from product_content pc
-       join product_content_meta m on m.tenant_id = pc.tenant_id and m.product_id = pc.product_id
-      where pc.tenant_id = ${tenantId} and m.tenant_id = ${tenantId} and m.status = 'published' and ${contentMatch}
+      where pc.tenant_id = ${tenantId} and ${contentMatch} and not exists (
+        select 1 from product_content_meta m
+         where m.tenant_id = ${tenantId} and m.product_id = pc.product_id and m.status = 'draft')
       order by pc.product_id, pc.locale = any(${preferred}::text[]) desc, score desc)
     union all
     (select p.id, p.name, null, null, ${nameRank}
@@ -113,45 +131,61 @@ const facet = (column: string) =>
 
 /**
  * One statement: the matches, filtered, counted, their facets, and the page (`offset`, `limit`)
- * by score then title. Every table is read under the tenant's id (one shard on Citus).
+ * by score then title. Every table is read under the tenant's id (one shard on Citus). The bench
+ * runs it raw as the baseline of GET /catalog/search.
  */
+export function catalogSearchStatement(
+  tenantId: string,
+  query: CatalogQuery,
+  page: { offset: number; limit: number },
+  mode: MatchMode = 'words',
+): SQL {
+  return sql`${sql.raw(PLAN_PER_CALL)}
+    with hits as materialized (
+      select h.product_id, h.title, h.brand, h.category, h.score,
+             ${availabilitySql('s')} as availability,
+             case when s.tracked then greatest(s.on_hand - s.reserved, 0) end as available
+        from (${matches(tenantId, query, mode)}) h
+        join products p on p.tenant_id = ${tenantId} and p.id = h.product_id
+        left join product_stock s on s.tenant_id = ${tenantId} and s.product_id = h.product_id
+       where ${filters(query)})
+    select (select count(*)::int from hits) as total,
+      (select coalesce(json_agg(json_build_object('productId', product_id, 'score', score,
+          'availability', availability, 'available', available)), '[]')
+         from (select * from hits order by score desc, title, product_id
+               limit ${page.limit} offset ${page.offset}) x) as hits,
+      ${facet('brand')} as brand, ${facet('category')} as category, ${facet('availability')} as availability`;
+}
+
+/** The search: by words, and by typos when the words match nothing. */
 export async function searchCatalog(
   db: Queryable,
   tenantId: string,
   query: CatalogQuery,
   page: { offset: number; limit: number },
 ): Promise<CatalogResults> {
-  const statement = sql`
-    with hits as materialized (
-      select h.product_id, h.title, h.brand, h.category, h.score,
-             ${availabilitySql('s')} as availability,
-             case when s.tracked then greatest(s.on_hand - s.reserved, 0) end as available,
-             ${LIST_PRICE} as list_price_cents
-        from (${matches(tenantId, query)}) h
-        join products p on p.tenant_id = ${tenantId} and p.id = h.product_id
-        left join product_stock s on s.tenant_id = ${tenantId} and s.product_id = h.product_id
-       where ${filters(query)})
-    select (select count(*)::int from hits) as total,
-      (select coalesce(json_agg(json_build_object('productId', product_id, 'score', score,
-          'availability', availability, 'available', available, 'listPriceCents', list_price_cents)), '[]')
-         from (select * from hits order by score desc, title, product_id
-               limit ${page.limit} offset ${page.offset}) x) as hits,
-      ${facet('brand')} as brand, ${facet('category')} as category, ${facet('availability')} as availability`;
+  const found = await searchIn(db, tenantId, query, page, 'words');
+  return found.total > 0 || !query.q.trim() ? found : searchIn(db, tenantId, query, page, 'typos');
+}
+
+async function searchIn(
+  db: Queryable,
+  tenantId: string,
+  query: CatalogQuery,
+  page: { offset: number; limit: number },
+  mode: MatchMode,
+): Promise<CatalogResults> {
   const [row] = rowsOf<{
     total: number;
     hits: CatalogHit[];
     brand: FacetCount[];
     category: FacetCount[];
     availability: FacetCount[];
-  }>(await db.execute(statement));
+  }>(await db.execute(catalogSearchStatement(tenantId, query, page, mode)));
   if (!row) return { hits: [], total: 0, facets: { brand: [], category: [], availability: [] } };
   return {
     total: row.total,
-    hits: row.hits.map((h) => ({
-      ...h,
-      score: Math.round(h.score * 10_000) / 10_000,
-      listPriceCents: Number(h.listPriceCents),
-    })),
+    hits: row.hits.map((h) => ({ ...h, score: Math.round(h.score * 10_000) / 10_000 })),
     facets: { brand: row.brand, category: row.category, availability: row.availability },
   };
 }

@@ -49,7 +49,7 @@ function presentHit(
   wanted: string[],
   defaultLocale: string,
   product: { name: string; description: string | null; type: CatalogResultApi['type']; currency: string },
-  priceCents: number,
+  price: { listPriceCents: number; priceCents: number },
 ): CatalogResultApi {
   const locale = content
     ? chooseLocale(Object.keys(content.document.locales), wanted, defaultLocale)
@@ -69,8 +69,7 @@ function presentHit(
     image: image ? { url: image.url, alt: image.alt } : null,
     type: product.type,
     currency: product.currency,
-    listPriceCents: hit.listPriceCents,
-    priceCents,
+    ...price,
     availability: hit.availability,
     available: hit.available,
     score: hit.score,
@@ -134,7 +133,8 @@ export async function searchPublishedCatalog(
     if (!product) return [];
     const { rules, offers } = pricing;
     const price = resolvePrice({ product, quantity: 1, context, rules, offers, now });
-    return [presentHit(hit, contents.get(hit.productId), wanted, defaultLocale, product, price.totalCents)];
+    const prices = { listPriceCents: price.basePriceCents, priceCents: price.totalCents };
+    return [presentHit(hit, contents.get(hit.productId), wanted, defaultLocale, product, prices)];
   });
   const end = offset + found.hits.length;
   const more = end < Math.min(found.total, SEARCH_DEPTH_MAX);
