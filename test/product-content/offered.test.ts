@@ -68,4 +68,18 @@ describe('draft products are not offered', () => {
     });
     expect(updated.json().messages.filter((m: { type: string }) => m.type === 'error')).toEqual([]);
   });
+  it('a draft cannot be added to a cart (400 naming productId, the cart unchanged); published, it can', async () => {
+    const shopper = api(t, shop.keys.commerce);
+    const cart = await shopper.post('/carts', { currency: 'USD' });
+    expect(cart.statusCode, cart.body).toBe(201);
+    const cartId = cart.json().data.id as string;
+    await setStatus(catalog.mug.id, 'draft');
+    const refused = await shopper.post(`/carts/${cartId}/items`, { productId: catalog.mug.id, quantity: 1 });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(errorBody(refused).details?.[0]).toMatchObject({ field: 'productId', rule: 'published' });
+    expect((await shopper.get(`/carts/${cartId}`)).json().data.items).toEqual([]);
+    await setStatus(catalog.mug.id, 'published');
+    const added = await shopper.post(`/carts/${cartId}/items`, { productId: catalog.mug.id, quantity: 1 });
+    expect(added.statusCode, added.body).toBe(201);
+  });
 });

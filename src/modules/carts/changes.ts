@@ -7,6 +7,7 @@ import { tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { Promotion } from '../catalog/index.js';
 import { type PricedLine, priceLines } from '../pricing/index.js';
+import { unpublishedProductIds } from '../product-content/index.js';
 import { checkPromo, type PromoCheck, promoState, REJECTIONS } from './promo.js';
 import { MAX_LINE_QUANTITY } from './schemas.js';
 import { type CartApi, normalContext, openForChange, presentCart, sum } from './service.js';
@@ -178,6 +179,12 @@ export async function addItem(
   } else {
     index = lines.push({ row: undefined, productId: input.productId, quantity: input.quantity }) - 1;
   }
+  if ((await unpublishedProductIds(tx, tenantId, [input.productId])).size > 0)
+    throw validationFailed(
+      'productId',
+      'published',
+      `productId ${input.productId} is a draft: its content is not published, so it is not offered`,
+    );
   const values = await priceCartLines(tx, cart, lines, now, (i, found) => {
     if (i !== index) return;
     if (!found) {
