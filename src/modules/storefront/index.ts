@@ -1,1 +1,10 @@
-export { type CatalogSearchInput, type CatalogSearchPage, searchPublishedCatalog } from './service.js';
+export type { PublishedProduct } from './published.js';
+export {
+  type CatalogLookupInput,
+  type CatalogSearchInput,
+  type CatalogSearchPage,
+  lookupPublishedProducts,
+  type PublishedPage,
+  searchPublishedCatalog,
+  searchPublishedProducts,
+} from './service.js';
