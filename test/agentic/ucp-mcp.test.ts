@@ -85,7 +85,7 @@ describe('UCP MCP binding', () => {
     assertUcp('error', again.structuredContent);
   });
 
-  it('lists the checkout and order tools, each with its input schema', async () => {
+  it('lists the catalog, checkout and order tools, each with its input schema', async () => {
     const { tools } = await (await connect(shop.keys.read)).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'cancel_checkout',
@@ -93,6 +93,9 @@ describe('UCP MCP binding', () => {
       'create_checkout',
       'get_checkout',
       'get_order',
+      'get_product',
+      'lookup_catalog',
+      'search_catalog',
       'update_checkout',
     ]);
     const complete = tools.find((tool) => tool.name === 'complete_checkout');

@@ -32,6 +32,8 @@ describe('GET /.well-known/ucp', () => {
       ]),
     );
     expect(Object.keys(profile.ucp.capabilities).sort()).toEqual([
+      'dev.ucp.shopping.catalog.lookup',
+      'dev.ucp.shopping.catalog.search',
       'dev.ucp.shopping.checkout',
       'dev.ucp.shopping.discount',
       'dev.ucp.shopping.fulfillment',

@@ -1,2 +1,11 @@
+export type { PublishedProduct } from './published.js';
 export { type CatalogQuery, catalogSearchStatement, type MatchMode } from './search.js';
-export { type CatalogSearchInput, type CatalogSearchPage, searchPublishedCatalog } from './service.js';
+export {
+  type CatalogLookupInput,
+  type CatalogSearchInput,
+  type CatalogSearchPage,
+  lookupPublishedProducts,
+  type PublishedPage,
+  searchPublishedCatalog,
+  searchPublishedProducts,
+} from './service.js';

@@ -18,6 +18,15 @@ export interface CatalogQuery {
   priceMaxCents?: number | undefined;
   currency?: string | undefined;
   availability?: Availability | undefined;
+  /** Any of these categories, each a path or its prefix (`category` is one of them). */
+  categories?: string[] | undefined;
+  /**
+   * The currency `priceMinCents`/`priceMaxCents` are in: products priced in another are not bounded
+   * by them (amounts are not converted). Absent: each product's own currency.
+   */
+  priceCurrency?: string | undefined;
+  /** Only these products: by id (UUIDs) or by slug. */
+  only?: { ids: string[]; slugs: string[] } | undefined;
 }
 
 /** One product found, before presentation: why it ranks where it does and what filters saw. */
@@ -95,31 +104,53 @@ function matches(tenantId: string, query: CatalogQuery, mode: MatchMode): SQL {
           sql`word_similarity(${words}, p.name)`,
         ];
   const preferred = `{${query.locales.join(',')}}`;
+  const { only } = query;
+  const ids = `{${only?.ids.join(',') ?? ''}}`;
+  const contentOnly = only
+    ? sql`(pc.product_id = any(${ids}::uuid[]) or pc.product_id in (select s.product_id from product_content_meta s
+        where s.tenant_id = ${tenantId} and s.slug = any(${`{${only.slugs.join(',')}}`}::text[])))`
+    : sql`true`;
+  const productOnly = only ? sql`p.id = any(${ids}::uuid[])` : sql`true`;
   // Drafts are few: the anti-join reads them through a partial index, not every product's status.
   return sql`
     (select distinct on (pc.product_id) pc.product_id, pc.title, pc.brand, pc.category, ${contentRank} as score
        from product_content pc
-      where pc.tenant_id = ${tenantId} and ${contentMatch} and not exists (
+      where pc.tenant_id = ${tenantId} and ${contentOnly} and ${contentMatch} and not exists (
         select 1 from product_content_meta m
          where m.tenant_id = ${tenantId} and m.product_id = pc.product_id and m.status = 'draft')
       order by pc.product_id, pc.locale = any(${preferred}::text[]) desc, score desc)
     union all
     (select p.id, p.name, null, null, ${nameRank}
        from products p
-      where p.tenant_id = ${tenantId} and ${nameMatch} and not exists (
+      where p.tenant_id = ${tenantId} and ${productOnly} and ${nameMatch} and not exists (
         select 1 from product_content_meta m where m.tenant_id = ${tenantId} and m.product_id = p.id))`;
+}
+
+/** The category or one below it: `Home & Garden` also finds `Home & Garden > Kitchen`. */
+const inCategory = (category: string) =>
+  sql`(h.category = ${category} or h.category like ${`${likeLiteral(category)} > %`})`;
+
+/** The list-price bounds, for the products they apply to (those in `priceCurrency`, when given). */
+function priceBounds(query: CatalogQuery): SQL | undefined {
+  const bounds: SQL[] = [];
+  if (query.priceMinCents !== undefined) bounds.push(sql`${LIST_PRICE} >= ${query.priceMinCents}`);
+  if (query.priceMaxCents !== undefined) bounds.push(sql`${LIST_PRICE} <= ${query.priceMaxCents}`);
+  if (bounds.length === 0) return undefined;
+  const within = sql.join(bounds, sql` and `);
+  return query.priceCurrency === undefined
+    ? within
+    : sql`(p.currency <> ${query.priceCurrency} or (${within}))`;
 }
 
 function filters(query: CatalogQuery): SQL {
   const conditions: SQL[] = [sql`p.active`];
   if (query.brand !== undefined) conditions.push(sql`lower(h.brand) = lower(${query.brand})`);
-  if (query.category !== undefined)
-    conditions.push(
-      sql`(h.category = ${query.category} or h.category like ${`${likeLiteral(query.category)} > %`})`,
-    );
+  if (query.category !== undefined) conditions.push(inCategory(query.category));
+  if (query.categories?.length)
+    conditions.push(sql`(${sql.join(query.categories.map(inCategory), sql` or `)})`);
   if (query.currency !== undefined) conditions.push(sql`p.currency = ${query.currency}`);
-  if (query.priceMinCents !== undefined) conditions.push(sql`${LIST_PRICE} >= ${query.priceMinCents}`);
-  if (query.priceMaxCents !== undefined) conditions.push(sql`${LIST_PRICE} <= ${query.priceMaxCents}`);
+  const price = priceBounds(query);
+  if (price) conditions.push(price);
   if (query.availability !== undefined) conditions.push(sql`${availabilitySql('s')} = ${query.availability}`);
   return sql.join(conditions, sql` and `);
 }

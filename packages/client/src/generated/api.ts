@@ -8496,9 +8496,9 @@ export interface operations {
                 /** @description Exact, any case. */
                 brand?: string;
                 /** @description Minimum list price of one unit. */
-                priceMin?: number;
+                priceMinCents?: number;
                 /** @description Maximum list price of one unit. */
-                priceMax?: number;
+                priceMaxCents?: number;
                 /** @description Only products priced in it. */
                 currency?: string;
                 /** @description Stock state. */

@@ -107,9 +107,12 @@ const RECOVERABLE = new Set<ErrorCode>([
   'billing_unavailable',
 ]);
 
-/** `line_items.0.quantity` -> `$.line_items[0].quantity`; header, query and path fields have none. */
+/**
+ * `line_items.0.quantity` -> `$.line_items[0].quantity`; header, query-string and path fields
+ * (`header.x`, `query.x`, `path.x`) have none. A bare `query` is the catalog search's body field.
+ */
 export function jsonPathOf(field: string | undefined): string | undefined {
-  if (!field || /^(header|query|path)(\.|$)/.test(field)) return undefined;
+  if (!field || /^(header|path)(\.|$)|^query\./.test(field)) return undefined;
   if (field === 'body') return '$';
   return `$${field
     .split('.')
@@ -117,11 +120,17 @@ export function jsonPathOf(field: string | undefined): string | undefined {
     .join('')}`;
 }
 
+/** A validation detail's UCP code: a lookup over its batch size is request_too_large (catalog/lookup.md). */
+function detailCode(d: ErrorDetail): string {
+  if (d.field === 'ids' && d.rule === 'maxItems') return 'request_too_large';
+  return d.rule === 'required' ? 'missing' : 'invalid';
+}
+
 const detailMessage = (d: ErrorDetail): UcpMessage & { type: 'error' } => {
   const path = jsonPathOf(d.field);
   return {
     type: 'error',
-    code: d.rule === 'required' ? 'missing' : 'invalid',
+    code: detailCode(d),
     ...(path ? { path } : {}),
     content: d.message,
     severity: 'recoverable',

@@ -18,6 +18,8 @@ export const CAPABILITY = {
   order: 'dev.ucp.shopping.order',
   discount: 'dev.ucp.shopping.discount',
   fulfillment: 'dev.ucp.shopping.fulfillment',
+  catalogSearch: 'dev.ucp.shopping.catalog.search',
+  catalogLookup: 'dev.ucp.shopping.catalog.lookup',
 } as const;
 
 export type CapabilityName = (typeof CAPABILITY)[keyof typeof CAPABILITY];
@@ -34,7 +36,10 @@ export interface CapabilityDeclaration {
   extends?: string;
 }
 
-/** Ours, in the order the profile lists them; extensions extend checkout (we have no cart). */
+/**
+ * Ours, in the order the profile lists them; extensions extend checkout (we have no cart). The
+ * catalog's two capabilities are roots of their own (catalog/index.md).
+ */
 export const BUSINESS_CAPABILITIES: Record<CapabilityName, CapabilityDeclaration> = {
   [CAPABILITY.checkout]: {
     version: UCP_VERSION,
@@ -57,6 +62,16 @@ export const BUSINESS_CAPABILITIES: Record<CapabilityName, CapabilityDeclaration
     spec: `${SPEC}/fulfillment`,
     schema: `${SCHEMAS}/shopping/fulfillment.json`,
     extends: CAPABILITY.checkout,
+  },
+  [CAPABILITY.catalogSearch]: {
+    version: UCP_VERSION,
+    spec: `${SPEC}/catalog/search`,
+    schema: `${SCHEMAS}/shopping/catalog_search.json`,
+  },
+  [CAPABILITY.catalogLookup]: {
+    version: UCP_VERSION,
+    spec: `${SPEC}/catalog/lookup`,
+    schema: `${SCHEMAS}/shopping/catalog_lookup.json`,
   },
 };
 

@@ -9,13 +9,18 @@ export const VERSION = '2026-04-08';
 const spec = (page: string) => `https://ucp.dev/${VERSION}/specification/${page}`;
 const schema = (path: string) => `https://ucp.dev/${VERSION}/schemas/shopping/${path}`;
 
-/** A platform profile declaring what our tests need (all four capabilities unless told otherwise). */
+/** A platform profile declaring what our tests need (checkout, order, discount and fulfillment unless told otherwise; `catalog.search`, `catalog.lookup` by name). */
 export function platformProfile(
   options: { version?: string; capabilities?: string[]; webhookUrl?: string } = {},
 ) {
   const names = options.capabilities ?? ['checkout', 'order', 'discount', 'fulfillment'];
   const capability = (name: string) => {
-    const base = { version: VERSION, spec: spec(name), schema: schema(`${name}.json`) };
+    // `catalog.search`: its spec page is catalog/search, its schema catalog_search.json.
+    const base = {
+      version: VERSION,
+      spec: spec(name.replace('.', '/')),
+      schema: schema(`${name.replace('.', '_')}.json`),
+    };
     if (name === 'discount' || name === 'fulfillment')
       return { ...base, extends: 'dev.ucp.shopping.checkout' };
     if (name === 'order' && options.webhookUrl)

@@ -21,6 +21,12 @@ export const UCP_SCHEMAS = {
   error: 'https://test.local/ucp/error_response.json',
   businessProfile: 'https://test.local/ucp/profile.json#/$defs/business',
   platformProfile: 'https://test.local/ucp/profile.json#/$defs/platform',
+  searchRequest: 'https://test.local/ucp/catalog_search.json#/$defs/search_request',
+  searchResponse: 'https://test.local/ucp/catalog_search.json#/$defs/search_response',
+  lookupRequest: 'https://test.local/ucp/catalog_lookup.json#/$defs/lookup_request',
+  lookupResponse: 'https://test.local/ucp/catalog_lookup.json#/$defs/lookup_response',
+  getProductRequest: 'https://test.local/ucp/catalog_lookup.json#/$defs/get_product_request',
+  getProductResponse: 'https://test.local/ucp/catalog_lookup.json#/$defs/get_product_response',
 } as const;
 
 export type UcpSchema = keyof typeof UCP_SCHEMAS;

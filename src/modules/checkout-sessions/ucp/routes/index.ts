@@ -1,3 +1,4 @@
+import { ucpCatalogRoutes } from '../../ucp-catalog/routes/index.js';
 import { cancelUcpCheckout } from './cancel-checkout.js';
 import { completeUcpCheckout } from './complete-checkout.js';
 import { createUcpCheckout } from './create-checkout.js';
@@ -8,7 +9,7 @@ import { getUcpTenantProfile } from './tenant-profile.js';
 import { updateUcpCheckout } from './update-checkout.js';
 import { getUcpProfile } from './well-known.js';
 
-/** UCP (2026-04-08): discovery, the checkout and order REST binding, and its MCP binding. */
+/** UCP (2026-04-08): discovery, the checkout, order and catalog REST binding, and its MCP binding. */
 export const ucpRoutes = [
   getUcpProfile,
   getUcpTenantProfile,
@@ -18,5 +19,6 @@ export const ucpRoutes = [
   completeUcpCheckout,
   cancelUcpCheckout,
   getUcpOrder,
+  ...ucpCatalogRoutes,
   ucpMcp,
 ];

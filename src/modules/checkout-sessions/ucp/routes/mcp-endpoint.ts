@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../../http/declared-route.js';
 import { serveUcpMcp, type UcpTool } from '../../../../mcp/ucp-checkout.js';
+import { GetProductRequest, LookupRequest, SearchRequest } from '../../ucp-catalog/request-schemas.js';
+import { GetProductResponse, LookupResponse, SearchResponse } from '../../ucp-catalog/schemas.js';
 import { UCP_MCP_PATH, UCP_REST_PATH, UCP_VERSION } from '../protocol.js';
 import {
   CheckoutCompleteBody,
@@ -12,7 +14,8 @@ import { ErrorResponse } from '../schemas/common.js';
 import { OrderResponse } from '../schemas/order.js';
 import { TAGS } from './responses.js';
 
-// The UCP MCP binding's tools (checkout-mcp.md, order-mcp.md), each the REST route it names.
+// The UCP MCP binding's tools (checkout-mcp.md, order-mcp.md, catalog/mcp.md), each the REST
+// route it names.
 
 const Meta = (idempotent: boolean) =>
   Type.Object(
@@ -107,7 +110,49 @@ export const UCP_TOOLS: UcpTool[] = [
   },
 ];
 
-const INSTRUCTIONS = `UCP ${UCP_VERSION} shopping service (checkout and order capabilities, with the discount and fulfillment extensions). Every call carries meta["ucp-agent"].profile, the platform profile URL; complete_checkout and cancel_checkout also meta["idempotency-key"]. Results are UCP bodies in structuredContent; read messages[] (severity) and status before acting.`;
+/** The catalog's tools (catalog/mcp.md): `catalog` is the REST body. */
+const catalogTool = (
+  name: string,
+  description: string,
+  request: object,
+  response: object,
+  path: string,
+): UcpTool => ({
+  name,
+  description,
+  inputSchema: input({ meta: Meta(false), catalog: request }),
+  outputSchema: output(response),
+  annotations: read,
+  method: 'POST',
+  path: () => `${UCP_REST_PATH}/catalog/${path}`,
+  body: (args) => args.catalog,
+});
+
+export const UCP_CATALOG_TOOLS: UcpTool[] = [
+  catalogTool(
+    'search_catalog',
+    'Search published products by `catalog.query` and/or `catalog.filters` (categories, price); paged by `catalog.pagination`. A variant id is what a checkout line’s item.id takes.',
+    SearchRequest,
+    SearchResponse,
+    'search',
+  ),
+  catalogTool(
+    'lookup_catalog',
+    'Products by `catalog.ids` (product ids or handles, at most 50); ids not found are info messages `not_found`.',
+    LookupRequest,
+    LookupResponse,
+    'lookup',
+  ),
+  catalogTool(
+    'get_product',
+    'One product in full by `catalog.id`; not found is a result with `ucp.status: "error"`.',
+    GetProductRequest,
+    GetProductResponse,
+    'product',
+  ),
+];
+
+const INSTRUCTIONS = `UCP ${UCP_VERSION} shopping service (catalog search and lookup, checkout and order capabilities, with the discount and fulfillment extensions). Find products with search_catalog or lookup_catalog, then check out their variant ids. Every call carries meta["ucp-agent"].profile, the platform profile URL; complete_checkout and cancel_checkout also meta["idempotency-key"]. Results are UCP bodies in structuredContent; read messages[] (severity) and status before acting.`;
 
 export const ucpMcp = defineRoute({
   method: 'POST',
@@ -117,15 +162,16 @@ export const ucpMcp = defineRoute({
   operationId: 'ucpMcp',
   summary: 'UCP: the MCP binding (JSON-RPC over Streamable HTTP)',
   description:
-    'UCP’s MCP transport: tools create_checkout, get_checkout, update_checkout, complete_checkout, ' +
-    'cancel_checkout and get_order, each the REST operation under /ucp/v1 with the same API key. ' +
+    'UCP’s MCP transport: tools search_catalog, lookup_catalog, get_product, create_checkout, get_checkout, ' +
+    'update_checkout, complete_checkout, cancel_checkout and get_order, each the REST operation under /ucp/v1 ' +
+    'with the same API key. ' +
     'Discovery failures are JSON-RPC error -32001, protocol errors -32000.',
   tags: TAGS,
   scope: 'read',
   responses: { 200: Type.Unknown({ description: 'A JSON-RPC response.' }) },
   handler: async (request, reply, deps) =>
     serveUcpMcp(request, reply, {
-      tools: UCP_TOOLS,
+      tools: [...UCP_CATALOG_TOOLS, ...UCP_TOOLS],
       instructions: INSTRUCTIONS,
       allowedOrigins: [new URL(deps.config.publicBaseUrl).hostname, 'localhost', '127.0.0.1', '[::1]'],
     }),

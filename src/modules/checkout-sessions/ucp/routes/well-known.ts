@@ -32,8 +32,8 @@ async function callerTenant(deps: Deps, request: FastifyRequest): Promise<string
 
 export const PROFILE_DESCRIPTION =
   'The business profile (UCP discovery): protocol version 2026-04-08, the `dev.ucp.shopping` service ' +
-  '(REST at `{base}/ucp/v1`, MCP at `{base}/ucp/mcp`), the checkout, order, discount and fulfillment ' +
-  'capabilities, the `com.example.sandbox_card` payment handler (id `sandbox_card`) and the EC P-256 ' +
+  '(REST at `{base}/ucp/v1`, MCP at `{base}/ucp/mcp`), the catalog search and lookup, checkout, order, ' +
+  'discount and fulfillment capabilities, the `com.example.sandbox_card` payment handler (id `sandbox_card`) and the EC P-256 ' +
   'keys that sign our order webhooks. Cache-Control: public, max-age=300; never a redirect.';
 
 export const getUcpProfile = defineRoute({
