@@ -1,6 +1,7 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
 import { api } from '../support/api.js';
 import { adminPost } from '../support/catalog-fixtures.js';
 
@@ -246,5 +247,34 @@ describe('GET /catalog', () => {
     const listed = (res.json().data as { id: string }[]).map((p) => p.id);
     expect(listed).toContain(ids.knife);
     expect(listed).not.toContain(ids.draft);
+  });
+});
+
+describe('the searchCatalog MCP tool', () => {
+  it('answers what GET /catalog/search answers, and refuses an unknown argument before running', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    const client = new Client({ name: 'search-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${address.port}/mcp`), {
+        requestInit: { headers: bearer(shop.keys.read) },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.find((tool) => tool.name === 'searchCatalog')?.annotations).toMatchObject({
+        readOnlyHint: true,
+      });
+      const result = await client.callTool({ name: 'searchCatalog', arguments: { q: 'mugs', locale: 'en' } });
+      expect(result.isError).toBeFalsy();
+      const body = result.structuredContent as { data: { productId: string; priceCents: number }[] };
+      expect(body.data.map((r) => r.productId)).toEqual([ids.mug]);
+      expect(body.data[0]?.priceCents).toBe(1500);
+      const refused = await client.callTool({ name: 'searchCatalog', arguments: { query: 'mug' } });
+      expect(refused.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 });
