@@ -1,1 +1,8 @@
-export { draftProductsRead, unpublishedProductIds } from './service.js';
+export {
+  type ContentOfProduct,
+  chooseLocale,
+  contentOfProductsRead,
+  draftProductsRead,
+  unpublishedProductIds,
+} from './service.js';
+export type { LocaleFields, MediaItem } from './tables.js';

@@ -1,2 +1,8 @@
 export { moveOrderStock, reserveStock, type StockLine, stockLinesOf } from './movements.js';
-export { availabilityOf, type ProductStockApi, trackedProductsRead } from './service.js';
+export {
+  availabilityOf,
+  type ProductStockApi,
+  type StockLevel,
+  stockLevelsRead,
+  trackedProductsRead,
+} from './service.js';
