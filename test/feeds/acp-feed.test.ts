@@ -207,6 +207,22 @@ describe('GET /admin/feeds/acp', () => {
     await ok(api(t, shop.keys.admin).delete(`/admin/offers/${offer.id}`));
   });
 
+  it('a product priced by the billing system’s live quote (passthrough) has no price in the feed', async () => {
+    const quoted = (
+      (await adminPost(t, other, 'products', {
+        name: 'Metered',
+        type: 'one_time',
+        currency: 'USD',
+        charges: [{ name: 'Usage', kind: 'passthrough' }],
+      })) as { id: string }
+    ).id;
+    const line = lineOf((await feed(other.keys.admin)).lines, quoted);
+    expectFeed('Product', line);
+    expect(line?.variants[0]).not.toHaveProperty('price');
+    expect(line?.variants[0]).not.toHaveProperty('list_price');
+    await ok(api(t, other.keys.admin).delete(`/admin/products/${quoted}`));
+  });
+
   it('publishing a draft or activating a product puts it in; another tenant sees only its own', async () => {
     await ok(api(t, shop.keys.admin).patch(`/admin/products/${ids.draft}/content`, { status: 'published' }));
     await ok(api(t, shop.keys.admin).patch(`/admin/products/${ids.inactive}`, { active: true }));
