@@ -36,13 +36,13 @@ export async function exportAcpFeed(
     }
   }
   if (out === undefined) {
-    await pipeline(Readable.from(count()), process.stdout, { end: false });
+    await pipeline(Readable.from(count(), { highWaterMark: 2 }), process.stdout, { end: false });
     return { ...counted, out: null };
   }
   const target = path.resolve(out);
   const partial = `${target}.${randomBytes(4).toString('hex')}.partial`;
   try {
-    await pipeline(Readable.from(count()), createWriteStream(partial));
+    await pipeline(Readable.from(count(), { highWaterMark: 2 }), createWriteStream(partial));
     await rename(partial, target);
   } catch (err) {
     await rm(partial, { force: true });

@@ -30,9 +30,12 @@ export const exportAcpFeedRoute = defineRoute({
       publicBaseUrl: deps.config.publicBaseUrl,
       now: deps.clock.now(),
     });
-    return reply
-      .type(`${FEED_MEDIA_TYPE}; charset=utf-8`)
-      .header('content-disposition', `attachment; filename="${FEED_FILE_NAME}"`)
-      .send(Readable.from(lines));
+    return (
+      reply
+        .type(`${FEED_MEDIA_TYPE}; charset=utf-8`)
+        .header('content-disposition', `attachment; filename="${FEED_FILE_NAME}"`)
+        // Two pages ahead at most: a slow client holds back the reads, not the server's memory.
+        .send(Readable.from(lines, { highWaterMark: 2 }))
+    );
   },
 });
