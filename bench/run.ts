@@ -8,19 +8,20 @@
 //   npm run bench -- --only=entitlements   # the check and its baseline only, small order seeds
 //   npm run bench -- --only=checkouts  # the cart flow and the ACP and UCP checkouts, in rounds
 //   npm run bench -- --only=catalog    # catalog search (100,000 products) and stock-tracked orders
+//   npm run bench -- --only=feed       # the ACP product feed of 100,000 products, streamed once
 //   npm run bench -- --vs=befc46f [--rounds=4] [--only=orders,cart,get]
 //                                      # POST /orders, the cart flow, GET /orders/{id}: this tree
 //                                      # vs another commit's, alternating rounds (bench/compare.ts)
 //   npm run bench -- --cpu-profile     # CPU per POST /orders and its top costs (bench/cpu-profile.ts)
 //   npm run bench -- --cpu-profile=get # the same for GET /orders/{id}; =cart, =acp, =ucp for a flow
 //
-// The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets two
-// databases of the bench's own, cak_bench_api and cak_bench_webhooks, dropped and created afresh
+// The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets three
+// databases of the bench's own, cak_bench_api, cak_bench_webhooks and cak_bench_feed, dropped and created afresh
 // on every run; the database DATABASE_URL names is not touched. On a Citus coordinator
 // (DATABASE_URL naming its database with the extension) they are made on every node, so the
 // schema is distributed by tenant. REDIS_URL defaults to
 // redis://127.0.0.1:6379. BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_TENANTS,
-// BENCH_LIST_ORDERS, BENCH_DELIVERIES, BENCH_WEBHOOK_SECONDS tune it; BENCH_NODE_ARGS passes
+// BENCH_LIST_ORDERS, BENCH_DELIVERIES, BENCH_WEBHOOK_SECONDS, BENCH_FEED_PRODUCTS tune it; BENCH_NODE_ARGS passes
 // flags (e.g. --cpu-prof) to the server process.
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -39,6 +40,7 @@ import {
 } from './scenarios/api.js';
 import { catalogScenarios, SEARCH_ROW, TRACKED_ORDER_ROW } from './scenarios/catalog.js';
 import { entitlementScenarios } from './scenarios/entitlements.js';
+import { type FeedResult, feedExport } from './scenarios/feed.js';
 import { type WebhookResult, webhookDelivery } from './scenarios/webhook-delivery.js';
 
 const args = process.argv.slice(2);
@@ -157,6 +159,30 @@ if (only === 'entitlements' || only === 'catalog') {
   try {
     rows =
       only === 'catalog' ? await catalogScenarios(server, opts) : await entitlementScenarios(server, opts);
+  } finally {
+    await server.stop();
+  }
+}
+let feed: FeedResult | undefined;
+if (!only || only === 'feed') {
+  // Its own database and a server with small fixtures: the catalog is the feed's alone.
+  const url = await freshDatabase('cak_bench_feed');
+  const server = await startBenchServer({
+    DATABASE_URL: url,
+    REDIS_URL: redisUrl,
+    BENCH_TENANTS: '2',
+    ...SMALL_SEEDS,
+    BENCH_SEARCH_PRODUCTS: '1000',
+  });
+  try {
+    feed = await feedExport(
+      server,
+      url,
+      Number(process.env.BENCH_FEED_PRODUCTS ?? (smoke ? 5_000 : 100_000)),
+    );
+    console.log(
+      `feed: ${feed.products} products seeded in ${(feed.seedMs / 1000).toFixed(1)} s; streamed ${feed.lines} lines in ${(feed.ms / 1000).toFixed(1)} s, server RSS +${(feed.growthBytes / 2 ** 20).toFixed(1)} MB`,
+    );
   } finally {
     await server.stop();
   }
@@ -329,6 +355,14 @@ if (stream) {
     target: 'whole-list GET /orders of 100,000 orders streams: server memory grows < 50 MB',
     measured: `${n(stream.orders)} orders, ${mb(stream.bytes)} MB in ${(stream.ms / 1000).toFixed(1)} s: +${mb(stream.growthBytes)} MB RSS (from ${mb(stream.rssBeforeBytes)} MB)`,
     met: stream.growthBytes < 50 * 2 ** 20,
+  });
+}
+if (feed) {
+  targets.push({
+    issue: 'Content and a catalog agents can search',
+    target: `the ACP feed export of ${n(feed.products)} products streams in constant memory: server RSS grows < 50 MB`,
+    measured: `${n(feed.lines)} lines, ${mb(feed.bytes)} MB in ${(feed.ms / 1000).toFixed(1)} s (${n(Math.round(feed.lines / (feed.ms / 1000)))} products/s): +${mb(feed.growthBytes)} MB RSS (from ${mb(feed.rssBeforeBytes)} MB)`,
+    met: feed.growthBytes < 50 * 2 ** 20,
   });
 }
 const targetTable = [

@@ -31,6 +31,7 @@ import { ucpRoutes } from './modules/checkout-sessions/ucp/routes/index.js';
 import { contentRoutes } from './modules/content/routes/index.js';
 import { creditRoutes } from './modules/credits/routes/index.js';
 import { registerDiscoveryRoutes } from './modules/discovery/routes.js';
+import { feedRoutes } from './modules/feeds/routes/index.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { intentRoutes } from './modules/intent-review/routes/index.js';
 import { orderRoutes, orderTagTarget } from './modules/orders/routes/index.js';
@@ -165,6 +166,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, sellerRoutes);
   registerRoutes(app, deps, contentRoutes);
   registerRoutes(app, deps, stockRoutes);
+  registerRoutes(app, deps, feedRoutes);
   registerRoutes(app, deps, checkoutSessionRoutes);
   registerRoutes(app, deps, subscriptionRoutes);
   registerTagRoutes(app, deps, [

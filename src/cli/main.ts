@@ -13,6 +13,7 @@ import { createTenant, getTenant, listTenants } from '../modules/tenants/index.j
 import { TABLE_LAYOUT } from '../schema.js';
 import { readSeedFile, SeedError, seedCatalog } from '../seed/catalog.js';
 import { formatDemoBanner, seedDemoIfEmpty } from '../seed/demo.js';
+import { exportAcpFeed } from './feeds.js';
 
 const USAGE = `Usage: commerce-agent <command> [options]   (npm run cli -- <command> ...)
 
@@ -34,6 +35,10 @@ Commands:
   keys list --tenant <id>              list a tenant's keys
   keys revoke --tenant <id> --key <key id>
                                        revoke a key
+  feeds export --tenant <id> [--out <file>]
+                                       the tenant's published catalog as an ACP product feed
+                                       (JSON Lines, as GET /api/v1/admin/feeds/acp), to standard
+                                       output or to the file
   encryption status                    where the encryption keys come from, and what is not yet
                                        sealed by the current (first) key
   encryption rotate                    re-seal every stored secret under the current key (after
@@ -100,6 +105,7 @@ const COMMANDS = [
   'keys issue',
   'keys list',
   'keys revoke',
+  'feeds export',
   'encryption status',
   'encryption rotate',
 ];
@@ -109,7 +115,7 @@ function checkUsage(key: string, opts: Options) {
   if (!COMMANDS.includes(key)) throw new UsageError(`unknown command: ${key || '(none)'}`);
   if (key === 'tenants create') required(opts, 'name');
   if (key === 'seed') required(opts, 'tenant');
-  if (key.startsWith('keys ')) required(opts, 'tenant');
+  if (key.startsWith('keys ') || key === 'feeds export') required(opts, 'tenant');
   if (key === 'keys revoke') required(opts, 'key');
   if (key === 'keys issue') {
     parseScopes(required(opts, 'scopes'));
@@ -192,6 +198,18 @@ async function run(command: string[], opts: Options): Promise<void> {
         if (config.redisUrl) await announceRevocation(config.redisUrl, revoked.id);
         return print(json, revoked, `Revoked key ${revoked.id}`);
       }
+      case 'feeds export': {
+        const tenant = await requireTenant(database, required(opts, 'tenant'));
+        const out = typeof opts.out === 'string' ? opts.out : undefined;
+        const written = await exportAcpFeed(database.db, tenant.id, config.publicBaseUrl, out);
+        // On standard output the feed is all there is; a file gets a summary.
+        if (written.out === null) return;
+        return print(
+          json,
+          written,
+          `Wrote ${written.products} products (${written.bytes} bytes) to ${written.out}`,
+        );
+      }
       case 'encryption status':
       case 'encryption rotate': {
         const ring = loadKeyRing(config);
@@ -238,6 +256,7 @@ async function main() {
         tier: { type: 'string' },
         env: { type: 'string' },
         key: { type: 'string' },
+        out: { type: 'string' },
       },
     });
   } catch (err) {

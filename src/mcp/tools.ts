@@ -68,8 +68,12 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 export const IDEMPOTENCY_KEY_ARGUMENT = 'idempotencyKey';
 
-/** Operations that are not tools: they return the whole OpenAPI document (over 1 MB). */
-const NOT_TOOLS = new Set(['getOpenApiDocument', 'getAgentToolsDocument']);
+/**
+ * Operations that are not tools: the two return the whole OpenAPI document (over 1 MB), and
+ * exportAcpFeed streams a whole catalog as a JSON Lines file (no envelope, any size), which a tool
+ * result would hold in memory at once.
+ */
+export const NOT_TOOLS = new Set(['getOpenApiDocument', 'getAgentToolsDocument', 'exportAcpFeed']);
 
 /** Reads and previews: computing a preview changes nothing. */
 function isReadOnly(method: string, operationId: string): boolean {

@@ -10,7 +10,7 @@ import {
   TYPICAL_FLOW,
 } from '../../src/core/agent-guide.js';
 import { ACP_TOOLS } from '../../src/mcp/acp-tools.js';
-import { toolsFromOpenApi } from '../../src/mcp/tools.js';
+import { NOT_TOOLS, toolsFromOpenApi } from '../../src/mcp/tools.js';
 import { organizations } from '../../src/modules/accounts/tables.js';
 import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
 
@@ -76,8 +76,9 @@ describe('MCP server at /mcp (SDK client over HTTP): listing and transport', () 
     for (const scope of ['read', 'commerce', 'admin'] as const) {
       const expected = ops
         .filter((op) => op.scope === null || rank[op.scope] <= rank[scope])
-        // The two operations that return the whole OpenAPI document (over 1 MB) are not tools.
-        .filter((op) => !['getOpenApiDocument', 'getAgentToolsDocument'].includes(op.operationId))
+        // The two operations that return the whole OpenAPI document (over 1 MB) and the streamed
+        // product feed are not tools.
+        .filter((op) => !NOT_TOOLS.has(op.operationId))
         .map((op) => op.operationId)
         // The ACP binding's checkout tools (src/mcp/acp-tools.ts) come with them.
         .concat(ACP_TOOLS.filter((tool) => rank[tool.scope] <= rank[scope]).map((tool) => tool.name))
@@ -85,7 +86,7 @@ describe('MCP server at /mcp (SDK client over HTTP): listing and transport', () 
       expect(await names(tenant.keys[scope]), scope).toEqual(expected);
     }
     const admin = await names(tenant.keys.admin);
-    expect(admin).toHaveLength(ops.length - 2 + ACP_TOOLS.length);
+    expect(admin).toHaveLength(ops.length - NOT_TOOLS.size + ACP_TOOLS.length);
     expect(await names(tenant.keys.read)).not.toContain('createOrder');
     expect(await names(tenant.keys.commerce)).not.toContain('createApiKey');
 
@@ -140,6 +141,7 @@ describe('MCP server at /mcp (SDK client over HTTP): listing and transport', () 
     const names = tools.map((tool) => tool.name);
     expect(names).not.toContain('getOpenApiDocument');
     expect(names).not.toContain('getAgentToolsDocument');
+    expect(NOT_TOOLS).toEqual(new Set(['getOpenApiDocument', 'getAgentToolsDocument', 'exportAcpFeed']));
     // Under 61 KB of JSON for the commerce key (it was 74 KB, 19k tokens, before). The budget was
     // 60 KB until the webhook `events` enum (issue 27, item 14: the document names the event types
     // instead of a rule to read elsewhere) added about 650 bytes to createWebhook and updateWebhook;

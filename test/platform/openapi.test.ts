@@ -60,8 +60,9 @@ describe('OpenAPI document', () => {
         expect(op, where).toHaveProperty('x-required-scope');
         expect(op.security, where).toEqual(op['x-required-scope'] ? [{ apiKey: [] }] : []);
         for (const [status, response] of Object.entries(op.responses)) {
-          if (status !== '204')
-            expect(response.content?.['application/json']?.schema, `${where} ${status}`).toBeDefined();
+          // JSON, or the one streamed file (the ACP product feed, JSON Lines).
+          const media = response.content?.['application/json'] ?? response.content?.['application/x-ndjson'];
+          if (status !== '204') expect(media?.schema, `${where} ${status}`).toBeDefined();
           expect(response.description, `${where} ${status}`).not.toBe('Default Response');
         }
         expect(Object.keys(op.responses), where).toEqual(expect.arrayContaining(['429', '500', '503']));

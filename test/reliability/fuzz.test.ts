@@ -201,6 +201,16 @@ describe('fuzzing from the OpenAPI document', () => {
       status,
       response: body.slice(0, 400),
     });
+    // The one success that is not JSON but JSON Lines (the ACP product feed): every line JSON.
+    if (status < 300 && op.responses[String(status)]?.content?.['application/x-ndjson']) {
+      const lines = body === '' ? [] : body.endsWith('\n') ? body.slice(0, -1).split('\n') : [''];
+      try {
+        for (const line of lines) JSON.parse(line);
+      } catch {
+        return finding('a JSON Lines response with a line that is not JSON (or no final newline)');
+      }
+      return undefined;
+    }
     let json: any;
     try {
       json = body.length > 0 ? JSON.parse(body) : undefined;

@@ -3,6 +3,7 @@ export { planChangeRulesOf, planLinksBetween } from './plans.js';
 export * from './price-engine/index.js';
 export { type PricingData, pricingDataFor, pricingDataRead } from './pricing-data.js';
 export {
+  activeProductIdsAfter,
   activeProducts,
   type ProductApi,
   type ProductRow,

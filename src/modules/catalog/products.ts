@@ -1,4 +1,4 @@
-import { eq, inArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, or, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import { validationFailed } from '../../core/errors.js';
@@ -189,4 +189,29 @@ export const productService: CrudService<ProductApi, CreateInput, UpdateInput> =
 
 export async function activeProducts(db: Queryable, tenantId: string): Promise<ProductRow[]> {
   return (await repo.list(db, tenantId)).filter((p) => p.active);
+}
+
+/**
+ * The ids of the tenant's active products after `after` (by id, ascending), at most `limit`: a
+ * keyset page, for reading a whole catalog a page at a time (the product feed) in constant memory.
+ */
+export async function activeProductIdsAfter(
+  db: Queryable,
+  tenantId: string,
+  after: string | null,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .select({ id: products.id })
+    .from(products)
+    .where(
+      tenantWhere(
+        products,
+        tenantId,
+        and(eq(products.active, true), after === null ? undefined : gt(products.id, after)),
+      ),
+    )
+    .orderBy(asc(products.id))
+    .limit(limit);
+  return rows.map((r) => r.id);
 }

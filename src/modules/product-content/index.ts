@@ -9,3 +9,4 @@ export {
   type StoredContent,
   unpublishedProductIds,
 } from './service.js';
+export type { LocaleFields, MediaItem } from './tables.js';

@@ -11,5 +11,7 @@ export {
   availabilityOf,
   availabilitySql,
   type ProductStockApi,
+  type StockLevel,
+  stockLevelsRead,
   trackedProductsRead,
 } from './service.js';

@@ -87,6 +87,29 @@ export function trackedProductsRead(
   return trackedRead(tenantId, `{${productIds.join(',')}}`);
 }
 
+/** A product's stock as a read of many products gives it (a product never set has none). */
+export type StockLevel = Pick<
+  StockRow,
+  'productId' | 'tracked' | 'onHand' | 'reserved' | 'lowThreshold' | 'availability'
+>;
+
+const levelsRead = tenantRead(
+  productStock,
+  {
+    select: `coalesce(json_agg(json_build_object('productId', product_id, 'tracked', tracked, 'onHand', on_hand, 'reserved', reserved, 'lowThreshold', low_threshold, 'availability', availability)), '[]')`,
+    where: 'product_id = any(?::uuid[])',
+  },
+  (v) => ((typeof v === 'string' ? JSON.parse(v) : v) ?? []) as StockLevel[],
+);
+
+/**
+ * The stock of those of `productIds` that have one set, as one value (a page of the product feed
+ * reads it with the page's pricing data and content: one round trip).
+ */
+export function stockLevelsRead(tenantId: string, productIds: readonly string[]): ScalarRead<StockLevel[]> {
+  return levelsRead(tenantId, `{${productIds.join(',')}}`);
+}
+
 /** A product's stock as shown; null when the tenant has no such product. */
 export async function productStockOf(
   q: Queryable,

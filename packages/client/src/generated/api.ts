@@ -1852,6 +1852,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/feeds/acp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the published catalog as an ACP product feed (JSON Lines)
+         * @description The whole published catalog as the Agentic Commerce Protocol’s product feed, to hand to an agent platform: `application/x-ndjson`, one `Product` per line (the protocol's `products.jsonl`), by product id, streamed (a large catalog is not held in memory). Active products whose content is published (or that have none) are listed; drafts and inactive products are not. Each has one variant, the product itself: its `id` is what an ACP checkout takes as `line_items[].id`. Title, Markdown description, media, GTIN, category and condition come from the product content in the tenant’s `defaultLocale` (else `en`, else the first locale), else the product’s own name and description; `price` is one unit after the offers open to every buyer (`list_price` before them), in minor units; `availability` follows the stock (`limited_stock` at or under its low-stock threshold); `seller` is the seller profile’s name and policy links. Prices and availability are informative: a checkout is authoritative. Not a snapshot of one instant; no paging. The same file as `commerce-agent feeds export`.
+         */
+        get: operations["exportAcpFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/checkout-sessions/{id}": {
         parameters: {
             query?: never;
@@ -25802,6 +25822,71 @@ export interface operations {
             };
             /** @description Idempotency-Key reused with a different request body. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAcpFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed, streamed: one ACP `Product` (agentic-commerce-protocol 2026-04-17, `schema.feed.json`) per line. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

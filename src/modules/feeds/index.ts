@@ -1,0 +1,1 @@
+export { FEED_PAGE_SIZE, type FeedOptions, openAcpFeed } from './service.js';
