@@ -215,6 +215,13 @@ describe('GET /catalog', () => {
         allowed: false,
       },
       { rel: 'createCart', method: 'POST', href: '/api/v1/carts', requiredScope: 'commerce', allowed: false },
+      {
+        rel: 'searchCatalog',
+        method: 'GET',
+        href: '/api/v1/catalog/search',
+        requiredScope: 'read',
+        allowed: true,
+      },
     ]);
   });
 });
