@@ -8,7 +8,7 @@
 //   npm run bench -- --only=entitlements   # the check and its baseline only, small order seeds
 //   npm run bench -- --only=checkouts  # the cart flow and the ACP and UCP checkouts, in rounds
 //   npm run bench -- --only=catalog    # catalog search (100,000 products) and stock-tracked orders
-//   npm run bench -- --only=feed       # the ACP product feed of 100,000 products, streamed once
+//   npm run bench -- --only=feed       # the ACP product feed of 100,000 products, streamed three times
 //   npm run bench -- --vs=befc46f [--rounds=4] [--only=orders,cart,get]
 //                                      # POST /orders, the cart flow, GET /orders/{id}: this tree
 //                                      # vs another commit's, alternating rounds (bench/compare.ts)
@@ -180,8 +180,12 @@ if (!only || only === 'feed') {
       url,
       Number(process.env.BENCH_FEED_PRODUCTS ?? (smoke ? 5_000 : 100_000)),
     );
+    const runs = [feed.first, ...feed.again].map(
+      (r) =>
+        `${r.lines} lines in ${(r.ms / 1000).toFixed(1)} s, RSS +${(r.growthBytes / 2 ** 20).toFixed(1)} MB`,
+    );
     console.log(
-      `feed: ${feed.products} products seeded in ${(feed.seedMs / 1000).toFixed(1)} s; streamed ${feed.lines} lines in ${(feed.ms / 1000).toFixed(1)} s, server RSS +${(feed.growthBytes / 2 ** 20).toFixed(1)} MB`,
+      `feed: ${feed.products} products seeded in ${(feed.seedMs / 1000).toFixed(1)} s; ${runs.join('; ')}`,
     );
   } finally {
     await server.stop();
@@ -358,12 +362,24 @@ if (stream) {
   });
 }
 if (feed) {
-  targets.push({
-    issue: 'Content and a catalog agents can search',
-    target: `the ACP feed export of ${n(feed.products)} products streams in constant memory: server RSS grows < 50 MB`,
-    measured: `${n(feed.lines)} lines, ${mb(feed.bytes)} MB in ${(feed.ms / 1000).toFixed(1)} s (${n(Math.round(feed.lines / (feed.ms / 1000)))} products/s): +${mb(feed.growthBytes)} MB RSS (from ${mb(feed.rssBeforeBytes)} MB)`,
-    met: feed.growthBytes < 50 * 2 ** 20,
-  });
+  const { first, again } = feed;
+  const later = again.reduce((a, b) => (b.growthBytes > a.growthBytes ? b : a));
+  const rate = (r: { lines: number; ms: number }) => n(Math.round(r.lines / (r.ms / 1000)));
+  const target = `the ACP feed export of ${n(feed.products)} products streams in constant memory: server RSS grows < 50 MB`;
+  targets.push(
+    {
+      issue: 'Content and a catalog agents can search',
+      target: `${target} (a fresh server's first export)`,
+      measured: `${n(first.lines)} lines, ${mb(first.bytes)} MB in ${(first.ms / 1000).toFixed(1)} s (${rate(first)} products/s): +${mb(first.growthBytes)} MB RSS (from ${mb(first.rssBeforeBytes)} MB)`,
+      met: first.growthBytes < 50 * 2 ** 20,
+    },
+    {
+      issue: 'Content and a catalog agents can search',
+      target: `${target} (each later export)`,
+      measured: `two more: ${again.map((r) => `+${mb(r.growthBytes)} MB in ${(r.ms / 1000).toFixed(1)} s`).join(', ')}; all three together +${mb(feed.totalGrowthBytes)} MB`,
+      met: later.growthBytes < 50 * 2 ** 20,
+    },
+  );
 }
 const targetTable = [
   '| issue | target | measured | met |',

@@ -10,10 +10,10 @@ import { getTenant } from '../tenants/index.js';
 import { acpProduct, acpSeller, type FeedContext } from './acp-product.js';
 
 /**
- * Products read per statement: the memory an export holds, whatever the catalog's size. Small
- * enough that each value a page reads (its products', content's JSON, ~70 KB) and each chunk it
- * writes stay short-lived young objects: with 500 a page the server's RSS grew 40-80 MB over an
- * export of 100,000 products, with 100 under 10 MB, for about a tenth more time (bench/RESULTS.md).
+ * Products read per statement: the memory an export holds, whatever the catalog's size. Small, so
+ * that less of an export's garbage outlives a young collection: over 100,000 products, 500 a page
+ * grew a process's RSS by 40-80 MB, 100 a page by 3-8 MB, for about a tenth more time
+ * (docs/decisions.md, "ACP product feed").
  */
 export const FEED_PAGE_SIZE = 100;
 
