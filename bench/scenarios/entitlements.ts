@@ -4,15 +4,13 @@
 // reader like the route's (one read: what the HTTP stack costs). Alternating rounds, like the rows
 // with targets in api.ts; load rotates over the bench tenants, each with an account holding a plan
 // and an add-on (bench/server.ts).
-import { type BenchServer, type Fixture, type LoadResult, runLoad } from '../harness.js';
-import { BASELINES, type LoadOptions, type Measured, withPeakRss } from './api.js';
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+import type { BenchServer, Fixture } from '../harness.js';
+import { BASELINES, type Job, type LoadOptions, type Measured, measureJobs } from './api.js';
 
 export async function entitlementScenarios(server: BenchServer, opts: LoadOptions): Promise<Measured[]> {
   let i = 0;
   const rotate = () => server.fixtures[i++ % server.fixtures.length] as Fixture;
-  const jobs = [
+  const jobs: Job[] = [
     {
       name: BASELINES['entitlements-cold'],
       url: server.bareUrl,
@@ -32,7 +30,7 @@ export async function entitlementScenarios(server: BenchServer, opts: LoadOption
     {
       name: 'GET /entitlements/check',
       url: server.appUrl,
-      baseline: 'entitlements-cold' as const,
+      baseline: 'entitlements-cold',
       next: () => {
         const f = rotate();
         return {
@@ -42,35 +40,5 @@ export async function entitlementScenarios(server: BenchServer, opts: LoadOption
       },
     },
   ];
-  const rounds = opts.seconds >= 3 ? 3 : 1;
-  const seconds = rounds > 1 ? Math.max(3, Math.round(opts.seconds / 2)) : opts.seconds;
-  const results = jobs.map(() => [] as (LoadResult & { rssBytes: number })[]);
-  for (const job of jobs)
-    await runLoad('warmup', job.url, job.next, {
-      connections: opts.connections,
-      seconds: opts.warmupSeconds,
-    });
-  for (let round = 0; round < rounds; round++) {
-    for (const [k, job] of jobs.entries()) {
-      const [result, rssBytes] = await withPeakRss(server, () =>
-        runLoad(job.name, job.url, job.next, { connections: opts.connections, seconds }),
-      );
-      results[k]?.push({ ...result, rssBytes });
-    }
-  }
-  return jobs.map((job, k) => {
-    const runs = results[k] ?? [];
-    return {
-      name: job.name,
-      requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
-      p50Ms: median(runs.map((r) => r.p50Ms)),
-      p99Ms: median(runs.map((r) => r.p99Ms)),
-      requests: runs.reduce((sum, r) => sum + r.requests, 0),
-      non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
-      errors: runs.reduce((sum, r) => sum + r.errors, 0),
-      rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
-      ...('baseline' in job ? { baseline: job.baseline } : {}),
-      ...(rounds > 1 ? { rounds } : {}),
-    };
-  });
+  return measureJobs(server, opts, jobs, opts.seconds >= 3 ? 3 : 1);
 }
