@@ -8,6 +8,8 @@ export async function typedFlow(): Promise<number> {
   const cart = await client.carts.create({ currency: 'USD' });
   // @ts-expect-error a misspelled body field (organisationId)
   await client.orders.create({ cartId: cart.data.id, organisationId: 'a' });
+  // @ts-expect-error the same in a path call
+  await client.POST('/api/v1/orders', { body: { cartId: cart.data.id, organisationId: 'a' } });
   const order = await client.orders.create({ cartId: cart.data.id });
   for await (const listed of client.orders.list({ limit: 10 })) {
     const id: string = listed.id;

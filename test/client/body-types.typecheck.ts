@@ -24,6 +24,13 @@ export async function resourceMethodTypes(client: CommerceClient): Promise<void>
   // @ts-expect-error no such method: the names come from the operationIds
   await client.orders.remove(order.data.id);
 
+  // The path calls too: their init is typed by the path, not inferred from the argument.
+  // @ts-expect-error a misspelled body field in a path call
+  await client.POST('/api/v1/orders', { body: { cartId: cart.data.id, organisationId: account.data.id } });
+  const read = await client.GET('/api/v1/orders/{id}', { params: { path: { id: order.data.id } } });
+  const readTotal: number | undefined = read.data?.data.totalCents;
+  void readTotal;
+
   for await (const listed of client.orders.list({ limit: 10 })) {
     const id: string = listed.id;
     // @ts-expect-error list items are typed (an order has no `sku`)

@@ -1,4 +1,9 @@
-import createFetchClient, { type Client } from 'openapi-fetch';
+import createFetchClient, {
+  type Client,
+  type ClientPathsWithMethod,
+  type FetchResponse,
+  type MaybeOptionalInit,
+} from 'openapi-fetch';
 import type { ErrorBody } from './errors.js';
 import type { components, operations, paths } from './generated/api.js';
 import type { Resources } from './generated/resources.js';
@@ -68,13 +73,38 @@ export interface CallResult<T = unknown> {
   response: Response;
 }
 
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+type PathOfMethod<M extends Method> = ClientPathsWithMethod<Client<paths>, M>;
+type PathInit<P extends keyof paths, M extends Method> = MaybeOptionalInit<paths[P], M>;
+
+/**
+ * openapi-fetch's path call, with the init (and so the body) typed by the path alone rather than
+ * inferred from the argument: a misspelled body field is then an error here too.
+ */
+type PathCall<M extends Method> = <P extends PathOfMethod<M>>(
+  url: P,
+  ...init: undefined extends PathInit<P, M> ? [init?: PathInit<P, M>] : [init: PathInit<P, M>]
+) => Promise<
+  FetchResponse<paths[P][M] & Record<string | number, unknown>, PathInit<P, M>, `${string}/${string}`>
+>;
+
+/** The path calls, strictly typed. */
+interface PathCalls {
+  GET: PathCall<'get'>;
+  PUT: PathCall<'put'>;
+  POST: PathCall<'post'>;
+  DELETE: PathCall<'delete'>;
+  PATCH: PathCall<'patch'>;
+}
+
 /**
  * The client: resource methods by group (`client.orders.create(body)`: they return the 2xx body and
  * throw an `ApiError` otherwise), openapi-fetch's path calls (`client.GET('/api/v1/orders/{id}', ...)`:
  * they return `{ data, error, response }`), and `followNextAction`. All of them share the key,
  * Idempotency-Keys, timeout and retries.
  */
-export type CommerceClient = Client<paths> &
+export type CommerceClient = Omit<Client<paths>, keyof PathCalls> &
+  PathCalls &
   Resources & {
     /**
      * Follows the `nextActions` entry named `rel` of a response (an envelope, or a call's result
@@ -121,5 +151,5 @@ export function createCommerceClient(options: CommerceClientOptions): CommerceCl
     const body = text ? JSON.parse(text) : undefined;
     return res.ok ? { data: body, response: res } : { error: body as ErrorBody, response: res };
   };
-  return Object.assign(client, createResources(baseUrl, fetch), { followNextAction });
+  return Object.assign(client, createResources(baseUrl, fetch), { followNextAction }) as CommerceClient;
 }
