@@ -130,6 +130,21 @@ describe('typed client: retries, backoff, timeouts and network errors', () => {
     expect(err).toMatchObject({ code: 'timeout', status: undefined });
   });
 
+  it('takes timeout per call, and a caller’s abort ends the call without retrying', async () => {
+    const { client, requests } = await clientThrough(['hang', 'hang']);
+    const err = await rejection(client.accounts.list(undefined, { timeout: 300, maxRetries: 0 }));
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(requests).toHaveLength(1);
+
+    const controller = new AbortController();
+    const call = rejection(client.accounts.list(undefined, { signal: controller.signal }));
+    await expect.poll(() => requests.length).toBe(2);
+    controller.abort(new Error('the caller gave up'));
+    expect(((await call) as Error).message).toBe('the caller gave up');
+    expect(requests).toHaveLength(2);
+    expect(waits).toEqual([]);
+  });
+
   it('turns a refused connection into ConnectionError (not a bare TypeError), for path calls too', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
