@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { type AppEnv, type Config, loadConfig } from '../config.js';
 import { RATE_TIERS, type RateTier } from '../core/context.js';
 import { loadKeyRing } from '../core/key-ring.js';
@@ -13,9 +12,9 @@ import { TABLE_LAYOUT } from '../schema.js';
 import { readSeedFile, seedCatalog } from '../seed/catalog.js';
 import { formatDemoBanner, seedDemoIfEmpty } from '../seed/demo.js';
 import { exportAcpFeed } from './feeds.js';
-import { API_CAPABLE, runThroughApi } from './keys-over-api.js';
-import { readServerFile } from './server-file.js';
-import { CliError, type Options, optional, UsageError } from './usage.js';
+import { runThroughApi } from './keys-over-api.js';
+import { heldByServerMessage, readServerFile } from './server-file.js';
+import { API_CAPABLE, CliError, type Options, optional, UsageError } from './usage.js';
 
 // The commands that open the database (loaded only when one of them runs).
 
@@ -56,28 +55,18 @@ async function announceRevocation(redisUrl: string, keyId: string) {
 }
 
 /** What is wrong with the command line that the database is not needed to tell. */
-function checkOptions(key: string, positionals: readonly string[], opts: Options) {
+function checkOptions(key: string, opts: Options) {
   if (key === 'keys issue') {
     parseScopes(opts.scopes as string);
     parseTier(optional(opts, 'tier'));
     parseEnv(optional(opts, 'env'), 'sandbox');
   }
-  const file = positionals[1];
-  if (key === 'seed' && file && !fs.existsSync(file))
-    throw new CliError(
-      `Seed file ${file} not found (from ${process.cwd()}); give the path of a YAML or JSON seed file, e.g. examples/demo-catalog.yaml`,
-    );
 }
 
 /** The embedded database is taken: by a running server, said with what to do instead. */
 function lockedError(config: Config, err: DataDirLockedError): CliError {
   const server = readServerFile(config.dataDir);
-  if (!server) return new CliError(err.message);
-  return new CliError(
-    `The embedded database in ${config.dataDir} is in use by the server at ${server.url} (pid ${server.pid}), ` +
-      'and only one process can open it: stop the server and run this again, or run on PostgreSQL ' +
-      '(DATABASE_URL). While it runs, the keys and feeds commands go through its API (see --help).',
-  );
+  return new CliError(server ? heldByServerMessage(config.dataDir, server) : err.message);
 }
 
 export async function runDatabaseCommand(
@@ -86,9 +75,8 @@ export async function runDatabaseCommand(
   opts: Options,
   print: Print,
 ): Promise<void> {
-  checkOptions(key, positionals, opts);
+  checkOptions(key, opts);
   const config = loadConfig();
-  if (optional(opts, 'url') !== undefined && API_CAPABLE.has(key)) return runThroughApi(key, opts, print);
   let database: Database;
   try {
     database = await openConfiguredDatabase(config, createLogger({ logLevel: 'warn' }));

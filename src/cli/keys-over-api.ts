@@ -10,8 +10,6 @@ import { CliError, type Options, optional } from './usage.js';
 // The commands a running server's admin API can do, for when the embedded database is held by
 // it (or --url names a server): an admin key acts on its own tenant only.
 
-export const API_CAPABLE = new Set(['keys issue', 'keys list', 'keys revoke', 'feeds export']);
-
 type Print = (value: unknown, text: string) => void;
 
 interface ApiKey {

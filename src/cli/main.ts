@@ -1,7 +1,18 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { API_COMMANDS, CliError, checkUsage, commandKey, type Options, USAGE, UsageError } from './usage.js';
+import { loadConfig } from '../config.js';
+import { heldByServerMessage, runningServer } from './server-file.js';
+import {
+  API_CAPABLE,
+  API_COMMANDS,
+  CliError,
+  checkUsage,
+  commandKey,
+  type Options,
+  USAGE,
+  UsageError,
+} from './usage.js';
 
 // The entry point stays light: usage, --version and a bad command line answer before anything
 // heavy loads; each command loads its own modules (the database, the service) when it runs.
@@ -57,6 +68,15 @@ async function main() {
     }
     return webhooks.triggerWebhook(parsed.positionals[2], opts, (line, value) => print(value, line));
   }
+  // Beside the running embedded server (or with --url): what its API does goes through it, and
+  // the rest says so, without loading the database code first.
+  const { dataDir, databaseUrl } = loadConfig();
+  const server = databaseUrl ? undefined : runningServer(dataDir);
+  if (API_CAPABLE.has(key) && (server || opts.url !== undefined)) {
+    const { runThroughApi } = await import('./keys-over-api.js');
+    return runThroughApi(key, opts, print);
+  }
+  if (server) throw new CliError(heldByServerMessage(dataDir, server));
   const { runDatabaseCommand } = await import('./database-commands.js');
   await runDatabaseCommand(key, parsed.positionals, opts, print);
 }

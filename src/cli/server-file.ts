@@ -33,3 +33,27 @@ export function readServerFile(dataDir: string): ServerFile | undefined {
     return undefined;
   }
 }
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The embedded server running on `dataDir` now, if any (its file, and its process alive). */
+export function runningServer(dataDir: string): ServerFile | undefined {
+  const server = readServerFile(dataDir);
+  return server && isAlive(server.pid) ? server : undefined;
+}
+
+/** What a command that needs the embedded database says while the server holds it. */
+export function heldByServerMessage(dataDir: string, server: ServerFile): string {
+  return (
+    `The embedded database in ${dataDir} is in use by the server at ${server.url} (pid ${server.pid}), ` +
+    'and only one process can open it: stop the server and run this again, or run on PostgreSQL ' +
+    '(DATABASE_URL). While it runs, the keys and feeds commands go through its API (see --help).'
+  );
+}

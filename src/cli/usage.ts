@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+
 // The command line's words: usage text, errors, option checks. Nothing heavy is imported here, so
 // `--help`, `--version` and a bad command line answer without loading the service.
 
@@ -82,6 +84,9 @@ export const DATABASE_COMMANDS = [
 
 export const API_COMMANDS = ['webhooks listen', 'webhooks trigger'];
 
+/** Database commands a running server's admin API also does (src/cli/keys-over-api.ts). */
+export const API_CAPABLE = new Set(['keys issue', 'keys list', 'keys revoke', 'feeds export']);
+
 /** The command's name: `group verb`, or `seed` (which takes a file where others take a verb). */
 export function commandKey(positionals: readonly string[]): string {
   const [group, verb] = positionals;
@@ -94,8 +99,13 @@ export function checkUsage(key: string, positionals: readonly string[], opts: Op
     throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
   if (key === 'tenants create') required(opts, 'name');
   if (key === 'seed') {
-    if (!positionals[1]) throw new UsageError('seed needs a file: seed <file.yaml|file.json> --tenant <id>');
+    const file = positionals[1];
+    if (!file) throw new UsageError('seed needs a file: seed <file.yaml|file.json> --tenant <id>');
     required(opts, 'tenant');
+    if (!existsSync(file))
+      throw new CliError(
+        `Seed file ${file} not found (from ${process.cwd()}); give the path of a YAML or JSON seed file, e.g. examples/demo-catalog.yaml`,
+      );
   }
   if (key.startsWith('keys ') || key === 'feeds export') required(opts, 'tenant');
   if (key === 'keys revoke') required(opts, 'key');
