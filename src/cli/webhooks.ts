@@ -85,7 +85,21 @@ async function allowLoopback(api: ServerApi): Promise<boolean> {
   return true;
 }
 
-/** `webhooks listen`: runs until SIGINT/SIGTERM, then removes its endpoint. */
+/**
+ * Turns the setting listen turned on off again, unless another listen still has an endpoint (it
+ * needs the setting too).
+ */
+async function restoreLoopback(api: ServerApi, print: (line: string) => void) {
+  const hooks = await api.call<Webhook[]>('GET', '/webhooks?limit=100');
+  if (hooks.some((w) => w.url.includes(LISTEN_PATH))) return;
+  await api.call('PATCH', '/admin/settings', { allowLoopbackWebhooks: false });
+  print('Turned allowLoopbackWebhooks off again.');
+}
+
+/**
+ * `webhooks listen`: runs until SIGINT/SIGTERM, then removes its endpoint (and turns the loopback
+ * setting off again if it turned it on).
+ */
 export async function listenWebhooks(opts: Options, print: (line: string) => void): Promise<void> {
   const forwardTo = optional(opts, 'forward-to');
   if (forwardTo !== undefined && !/^https?:\/\/[^/]/.test(forwardTo))
@@ -106,6 +120,7 @@ export async function listenWebhooks(opts: Options, print: (line: string) => voi
     });
   } catch (err) {
     endpoint.close();
+    if (turnedOn) await restoreLoopback(api, print).catch(() => {});
     throw err;
   }
   if (turnedOn) print('Turned on allowLoopbackWebhooks for this tenant (sandbox), so it can deliver here.');
@@ -117,9 +132,11 @@ export async function listenWebhooks(opts: Options, print: (line: string) => voi
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  await api.call('DELETE', `/webhooks/${webhook.id}`).catch((err: Error) => print(`Warning: ${err.message}`));
+  const warn = (err: Error) => print(`Warning: ${err.message}`);
+  await api.call('DELETE', `/webhooks/${webhook.id}`).catch(warn);
   endpoint.close();
   print(`Stopped: webhook ${webhook.id} removed.`);
+  if (turnedOn) await restoreLoopback(api, print).catch(warn);
 }
 
 /** `webhooks trigger [webhook.test]`: a test event to the listening endpoints (or --webhook). */
