@@ -1,9 +1,5 @@
 import { originValidation } from '@modelcontextprotocol/fastify';
-import {
-  type CallToolResult,
-  Server,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import { type CallToolResult, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { renderAgentGuide, scopeSummaries } from '../core/agent-guide.js';
 import { hasScope } from '../core/scopes.js';
@@ -12,6 +8,7 @@ import { SERVICE_NAME, SERVICE_VERSION } from '../http/openapi.js';
 import type { TypedApp } from '../http/types.js';
 import { compileArgumentValidator, validationDetails } from '../http/validation.js';
 import { ACP_TOOLS, acpToolNamed, callAcpTool } from './acp-tools.js';
+import { OUTPUT_SCHEMA_URI_TEMPLATE, toolOfOutputSchemaUri } from './output-schemas.js';
 import {
   IDEMPOTENCY_KEY_ARGUMENT,
   misroutingArgument,
@@ -20,8 +17,10 @@ import {
   toolsFromOpenApi,
   toolUrl,
 } from './tools.js';
+import { mcpRequestHandler } from './transport.js';
 
 export const MCP_PATH = '/mcp';
+const LISTING_TTL_MS = 300_000;
 
 export const MCP_RESOURCES = [
   {
@@ -42,9 +41,18 @@ export const MCP_RESOURCES = [
   },
 ] as const;
 
+/** Each tool's whole output schema, one resource per tool (tools/list carries its top level). */
+export const OUTPUT_SCHEMA_TEMPLATE = {
+  uriTemplate: OUTPUT_SCHEMA_URI_TEMPLATE,
+  name: 'output-schema',
+  title: 'Tool output schema',
+  description: 'The whole JSON Schema of a tool’s result (the route’s response); {name} is the tool’s name.',
+  mimeType: 'application/schema+json',
+};
+
 const PREAMBLE = `Tools are the REST operations of the Commerce Agent API, one per operationId; you see only those your API key's scopes allow.
 Arguments are flat: path, query and body fields side by side at the top level (a body field named like a path or query parameter is body_<name>). Unknown or misplaced arguments are refused before anything runs.
-Results are the REST envelope { data, nextActions } (both always present; meta too when a list was paged). Each next action names the tool (operationId) and the arguments the server already knows: call it with those, adding only what you decide. An action with allowed: false says why in reason.
+Results are the REST envelope { data, nextActions } (both always present; meta too when a list was paged). A tool's outputSchema gives the top level of data; the whole schema, every field, is the resource commerce://tools/{name}/output-schema. Each next action names the tool (operationId) and the arguments the server already knows: call it with those, adding only what you decide. An action with allowed: false says why in reason.
 Errors come back with isError and the REST error body { error, code, details, requestId }; details[].argument names the argument at fault, and nextActions (when present) say how to recover.
 The ACP checkout tools (snake_case: create_checkout_session and the like) follow the ACP MCP binding instead: arguments { meta: { api_version }, id, payload }, results the ACP CheckoutSession, errors JSON-RPC -32000 with the ACP error in data.`;
 
@@ -161,6 +169,15 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
       {
         capabilities: { tools: {}, resources: {} },
         instructions: serverInstructions(),
+        // 2026-07-28 results say how long they may be kept. What changes only with a deployment
+        // is kept five minutes: the tool listing for this key alone (it depends on its scopes),
+        // the rest by anyone. Resource contents (the catalog) are read fresh.
+        cacheHints: {
+          'tools/list': { ttlMs: LISTING_TTL_MS, cacheScope: 'private' },
+          'resources/list': { ttlMs: LISTING_TTL_MS, cacheScope: 'public' },
+          'resources/templates/list': { ttlMs: LISTING_TTL_MS, cacheScope: 'public' },
+          'server/discover': { ttlMs: LISTING_TTL_MS, cacheScope: 'public' },
+        },
       },
     );
     server.setRequestHandler('tools/list', async () => ({
@@ -191,9 +208,24 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
     server.setRequestHandler('resources/list', async () => ({
       resources: MCP_RESOURCES.map(({ path: _path, ...r }) => r),
     }));
+    server.setRequestHandler('resources/templates/list', async () => ({
+      resourceTemplates: [OUTPUT_SCHEMA_TEMPLATE],
+    }));
     server.setRequestHandler('resources/read', async (req) => {
-      const resource = MCP_RESOURCES.find((r) => r.uri === req.params.uri);
-      if (!resource) throw new Error(`Unknown resource ${req.params.uri}`);
+      const { uri } = req.params;
+      const schemaOf = toolOfOutputSchemaUri(uri);
+      if (schemaOf !== undefined) {
+        // Only the tools this key lists: the others' schemas are no more its business than the tools.
+        const tool = allTools().find((t) => t.name === schemaOf && hasScope(ctx.scopes, t.scope));
+        if (!tool) throw new ResourceNotFoundError(uri);
+        return {
+          contents: [
+            { uri, mimeType: 'application/schema+json', text: JSON.stringify(tool.wholeOutputSchema) },
+          ],
+        };
+      }
+      const resource = MCP_RESOURCES.find((r) => r.uri === uri);
+      if (!resource) throw new ResourceNotFoundError(uri);
       const res = await inject(request, 'GET', resource.path);
       return {
         contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: JSON.stringify(res.body) }],
@@ -202,28 +234,7 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
     return server;
   };
 
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
-    const server = mcpServerFor(request);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    try {
-      const response = await transport.handleRequest(webRequestOf(request), {
-        ...(request.method === 'POST' ? { parsedBody: request.body } : {}),
-      });
-      reply.code(response.status);
-      response.headers.forEach((value, name) => {
-        reply.header(name, value);
-      });
-      const text = await response.text();
-      return reply.send(text);
-    } finally {
-      await transport.close();
-      await server.close();
-    }
-  };
+  const handle = mcpRequestHandler(mcpServerFor, app.log);
 
   // Browsers send Origin: only pages of this deployment's own host (or localhost) may call /mcp.
   // Clients that are not browsers send no Origin and pass.
@@ -312,18 +323,4 @@ function errorResult(body: unknown): CallToolResult {
     content: [{ type: 'text', text: JSON.stringify(structured) }],
     structuredContent: structured,
   };
-}
-
-/** The Fastify request as a web-standard Request (its body already parsed, sent again as JSON). */
-function webRequestOf(request: FastifyRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) headers.set(name, value.join(', '));
-  }
-  return new Request(`http://${request.host}${request.url}`, {
-    method: request.method,
-    headers,
-    ...(request.method === 'POST' ? { body: JSON.stringify(request.body ?? null) } : {}),
-  });
 }
