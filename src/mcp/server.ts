@@ -1,5 +1,5 @@
 import { originValidation } from '@modelcontextprotocol/fastify';
-import { type CallToolResult, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
+import { type CallToolResult, Server } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { renderAgentGuide, scopeSummaries } from '../core/agent-guide.js';
 import { hasScope } from '../core/scopes.js';
@@ -8,7 +8,7 @@ import { SERVICE_NAME, SERVICE_VERSION } from '../http/openapi.js';
 import type { TypedApp } from '../http/types.js';
 import { compileArgumentValidator, validationDetails } from '../http/validation.js';
 import { ACP_TOOLS, acpToolNamed, callAcpTool } from './acp-tools.js';
-import { OUTPUT_SCHEMA_URI_TEMPLATE, toolOfOutputSchemaUri } from './output-schemas.js';
+import { serveResources } from './resources.js';
 import {
   IDEMPOTENCY_KEY_ARGUMENT,
   misroutingArgument,
@@ -21,34 +21,6 @@ import { mcpRequestHandler } from './transport.js';
 
 export const MCP_PATH = '/mcp';
 const LISTING_TTL_MS = 300_000;
-
-export const MCP_RESOURCES = [
-  {
-    uri: 'commerce://catalog',
-    name: 'catalog',
-    title: 'Product catalog',
-    description: 'The active products of the key’s tenant, as GET /api/v1/catalog returns them (read scope).',
-    mimeType: 'application/json',
-    path: '/api/v1/catalog',
-  },
-  {
-    uri: 'commerce://openapi.json',
-    name: 'openapi',
-    title: 'OpenAPI document',
-    description: 'The OpenAPI 3.1 document every tool is generated from (GET /api/v1/openapi.json).',
-    mimeType: 'application/json',
-    path: '/api/v1/openapi.json',
-  },
-] as const;
-
-/** Each tool's whole output schema, one resource per tool (tools/list carries its top level). */
-export const OUTPUT_SCHEMA_TEMPLATE = {
-  uriTemplate: OUTPUT_SCHEMA_URI_TEMPLATE,
-  name: 'output-schema',
-  title: 'Tool output schema',
-  description: 'The whole JSON Schema of a tool’s result (the route’s response); {name} is the tool’s name.',
-  mimeType: 'application/schema+json',
-};
 
 const PREAMBLE = `Tools are the REST operations of the Commerce Agent API, one per operationId; you see only those your API key's scopes allow.
 Arguments are flat: path, query and body fields side by side at the top level (a body field named like a path or query parameter is body_<name>). Unknown or misplaced arguments are refused before anything runs.
@@ -205,32 +177,11 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
     server.setRequestHandler('tools/call', async (req) =>
       callTool(request, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>),
     );
-    server.setRequestHandler('resources/list', async () => ({
-      resources: MCP_RESOURCES.map(({ path: _path, ...r }) => r),
-    }));
-    server.setRequestHandler('resources/templates/list', async () => ({
-      resourceTemplates: [OUTPUT_SCHEMA_TEMPLATE],
-    }));
-    server.setRequestHandler('resources/read', async (req) => {
-      const { uri } = req.params;
-      const schemaOf = toolOfOutputSchemaUri(uri);
-      if (schemaOf !== undefined) {
-        // Only the tools this key lists: the others' schemas are no more its business than the tools.
-        const tool = allTools().find((t) => t.name === schemaOf && hasScope(ctx.scopes, t.scope));
-        if (!tool) throw new ResourceNotFoundError(uri);
-        return {
-          contents: [
-            { uri, mimeType: 'application/schema+json', text: JSON.stringify(tool.wholeOutputSchema) },
-          ],
-        };
-      }
-      const resource = MCP_RESOURCES.find((r) => r.uri === uri);
-      if (!resource) throw new ResourceNotFoundError(uri);
-      const res = await inject(request, 'GET', resource.path);
-      return {
-        contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: JSON.stringify(res.body) }],
-      };
-    });
+    serveResources(
+      server,
+      () => allTools().filter((t) => hasScope(ctx.scopes, t.scope)),
+      async (path) => (await inject(request, 'GET', path)).body,
+    );
     return server;
   };
 
