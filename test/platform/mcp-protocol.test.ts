@@ -244,5 +244,9 @@ describe('MCP output schemas: the top level in tools/list, the whole schema as a
     // 204: no content, the result is { data: null }.
     await ok('deletePromotion', { id: promotion.data.id });
     expect(outputs.checked.size).toBe(8);
+    // The check is real: a result of another shape fails it.
+    await expect(outputs.check(admin, 'getAccount', { data: [], nextActions: [] })).rejects.toThrow(
+      /getAccount listed outputSchema/,
+    );
   });
 });
