@@ -28,7 +28,8 @@ PIDS=()
 # commerce API does not have; tools-call-error calls a tool that does not exist and expects the
 # isError result an unknown tool gets.
 SCENARIOS_2025=(server-initialize ping tools-list tools-call-error resources-list dns-rebinding-protection)
-SCENARIOS_2026=(server-stateless tools-list tools-call-error resources-list dns-rebinding-protection caching)
+SCENARIOS_2026=(server-stateless tools-list tools-call-error resources-list sep-2164-resource-not-found
+  dns-rebinding-protection caching)
 # Checks inside those scenarios that test what the server does not have: the fixture's diagnostic
 # tool test_missing_capability (a tool that needs the client's sampling capability; none of ours
 # needs a client capability), and prompts/list (we serve no prompts). Any other failure fails.
