@@ -139,6 +139,46 @@ describe('MCP 2026-07-28 at /mcp: stateless requests', () => {
     }
   });
 
+  it('streams subscriptions/listen (acknowledged first), and closing the app ends an open stream', async () => {
+    const own = await startApp();
+    await own.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = own.app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    const res = await fetch(`http://127.0.0.1:${address.port}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'subscriptions/listen',
+        ...bearer(tenant.keys.read),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'listen-1',
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true }, _meta: envelope() },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let received = '';
+    while (!received.includes('\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += decoder.decode(value);
+    }
+    expect(received).toContain('notifications/subscriptions/acknowledged');
+    // The stream stays open until the server ends it: closing the app does (it does not wait for
+    // the stream), with the listen request's result, the graceful end the protocol names.
+    await own.app.close();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      received += decoder.decode(chunk.value);
+    expect(received).toMatch(/"id":"listen-1"/);
+  });
+
   it('refuses a 2026 request without a valid key with the REST 401 body', async () => {
     const res = await modernRequest('tools/list', {}, { key: null });
     expect(res.status).toBe(401);
