@@ -5,7 +5,7 @@
  * - listed: the top level of the same schema, what tools/list carries: the envelope's members
  *   and the type of `data` (of its items for a list). The whole schemas of the commerce key's
  *   tools are 340 KB, five times the listing's budget, and even the names of the fields `data`
- *   always has would be 15 KB more; the instructions say where the whole schema is.
+ *   always has would be 16 KB more; the instructions say where the whole schema is.
  * A result validates against both: the listed form only leaves out constraints of the whole.
  */
 
