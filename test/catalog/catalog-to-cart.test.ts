@@ -148,6 +148,22 @@ describe('from a catalog result to a cart, following nextActions (HTTP)', () => 
     ]);
   });
 
+  it('without a buyer: the cart and its draft order offer createAccount, whose cart is the buyer’s', async () => {
+    const catalog = await get('/catalog');
+    const cart = await follow(offered(catalog, 'createCart', workshop));
+    const order = await follow(offered(cart.body, 'checkout'));
+    expect(order.status).toBe(201);
+    expect(order.body.data).toMatchObject({ status: 'draft', organizationId: null, totalCents: 2500 });
+    expect(order.body.nextActions.map((a) => a.rel)).toEqual(['self', 'update', 'createAccount']);
+    const account = await follow(offered(order.body, 'createAccount'), { name: 'Initech' });
+    expect(account.status).toBe(201);
+    const owned = await follow(offered(account.body, 'createCart'), {
+      items: [{ productId: workshop, quantity: 1 }],
+    });
+    expect(owned.body.data).toMatchObject({ organizationId: account.body.data.id, totalCents: 2500 });
+    expect(owned.body.nextActions.map((a) => a.rel)).not.toContain('createAccount');
+  });
+
   it('createCart with items refuses a bad line naming it, and creates nothing', async () => {
     const count = async () =>
       (await t.deps.db.select().from(carts).where(eq(carts.tenantId, tenant.tenantId))).length;
