@@ -15,10 +15,11 @@ import {
   type TestApp,
   usingPostgres,
 } from '../harness.js';
-import { curlCommand, normalise, renderDoc, type StepRun } from './getting-started/render.js';
+import { curlCommand, normalise, renderDoc, renderScript, type StepRun } from './getting-started/render.js';
 import { type Json, SETUP_TS, STEPS, valueAt } from './getting-started/steps.js';
 
-// docs/getting-started.md is generated from the steps in test/docs/getting-started/steps.ts, each
+// docs/getting-started.md (and examples/getting-started.ts, its TypeScript steps as one script) is
+// generated from the steps in test/docs/getting-started/steps.ts, each
 // run here against the server on a fresh demo tenant (as `npm start` makes it): the curl commands
 // as printed (through bash and curl when the machine has them, else the same request with fetch),
 // and, on a second fresh demo tenant, the TypeScript snippets as printed (type annotations
@@ -26,6 +27,7 @@ import { type Json, SETUP_TS, STEPS, valueAt } from './getting-started/steps.js'
 // document must be what they render: UPDATE_GETTING_STARTED=1 (or vitest -u) rewrites it.
 
 const DOC = path.resolve(import.meta.dirname, '../../docs/getting-started.md');
+const SCRIPT = path.resolve(import.meta.dirname, '../../examples/getting-started.ts');
 const run = promisify(execFile);
 
 interface Demo {
@@ -123,10 +125,7 @@ async function typescriptRun(demo: Demo) {
     bodies[i] = body;
   };
   const snippets = STEPS.map((step, i) => `${step.ts}\n__record(${i}, ${step.tsResult});`).join('\n');
-  const setup = SETUP_TS.replace(/^import .*\n/m, '').replace(
-    "'http://127.0.0.1:3000'",
-    'process.env.BASE_URL',
-  );
+  const setup = SETUP_TS.replace(/^import .*\n/m, '');
   const { code } = await transform(`async function __main() {\n${setup}\n${snippets}\n}`, { loader: 'ts' });
   const env = { BASE_URL: demo.base, KEY: demo.seed.keys.commerce, ADMIN_KEY: demo.seed.keys.admin };
   const script = new Function('createCommerceClient', 'process', '__record', `${code}\nreturn __main();`);
@@ -162,7 +161,13 @@ describe('docs/getting-started.md', () => {
       expect(shown(ts.bodies[i], ts.vars), step.title).toBe(shown(curl.runs[i]?.body, curl.vars));
     }
     const doc = renderDoc(curl.runs, curl.vars);
-    if (process.env.UPDATE_GETTING_STARTED) fs.writeFileSync(DOC, doc);
+    const script = renderScript();
+    if (process.env.UPDATE_GETTING_STARTED) {
+      fs.writeFileSync(DOC, doc);
+      fs.writeFileSync(SCRIPT, script);
+    }
     await expect(doc).toMatchFileSnapshot(DOC);
+    // The snippets together, type-checked by `tsc --noEmit -p .` with the rest of the project.
+    await expect(script).toMatchFileSnapshot(SCRIPT);
   });
 });

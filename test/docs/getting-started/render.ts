@@ -61,8 +61,9 @@ reference is at \`/docs\` on the running server; agents can use the MCP server a
 billing with the built-in engine) and saves its API keys in \`data/demo-keys.json\`. Then, in a shell
 (\`jq\` reads the keys; or paste them):`;
 
-const TS_INTRO = `The TypeScript steps make one script with this start; in the repository, save it as \`walk.ts\` and
-run \`npx tsx --conditions=commerce-agent-source walk.ts\` (the client is the workspace package):`;
+const TS_INTRO = `The TypeScript steps start like this; together they are \`examples/getting-started.ts\`
+(generated with this page, and type-checked with the project): after the exports above,
+\`npx tsx --conditions=commerce-agent-source examples/getting-started.ts\` runs them all.`;
 
 const OUTRO = `## Next
 
@@ -128,5 +129,22 @@ export function renderDoc(runs: StepRun[], vars: Record<string, string | number>
     '',
     ...steps.flatMap((s) => [s, '']),
     OUTRO,
+  ].join('\n');
+}
+
+/** Every TypeScript step as one script: examples/getting-started.ts. */
+export function renderScript(): string {
+  const steps = STEPS.map((step, i) => `// ${i + 1}. ${step.title}\n${step.ts}`);
+  return [
+    '// biome-ignore-all lint/correctness/noUnusedVariables: each answer is named, as on the page',
+    '// Generated with docs/getting-started.md by test/docs/getting-started.test.ts: the TypeScript of',
+    '// its steps, one after another. Run the server (npm start), export KEY and ADMIN_KEY as the page',
+    '// says (BASE_URL if not http://127.0.0.1:3000), then:',
+    '//   npx tsx --conditions=commerce-agent-source examples/getting-started.ts',
+    SETUP_TS,
+    '',
+    ...steps.flatMap((s) => [s, '']),
+    "console.log('getting started: every step answered');",
+    '',
   ].join('\n');
 }

@@ -52,7 +52,7 @@ export ADMIN_KEY=$(jq -r .keys.admin data/demo-keys.json)`;
 
 export const SETUP_TS = `import { createCommerceClient } from '@commerce-agent/client';
 
-const baseUrl = 'http://127.0.0.1:3000';
+const baseUrl = process.env.BASE_URL ?? 'http://127.0.0.1:3000';
 const api = createCommerceClient({ baseUrl, apiKey: process.env.KEY ?? '' });
 const admin = createCommerceClient({ baseUrl, apiKey: process.env.ADMIN_KEY ?? '' });
 
@@ -112,7 +112,8 @@ export const STEPS: Step[] = [
     method: 'GET',
     path: '/catalog/search?q=workshop',
     ts: `const found = await ok(api.GET('/api/v1/catalog/search', { params: { query: { q: 'workshop' } } }));
-const workshop = found.data[0];`,
+const workshop = found.data[0];
+if (!workshop) throw new Error('no product matches "workshop"');`,
     tsResult: 'found',
     status: 200,
     sets: { WORKSHOP: 'data.0.productId' },
@@ -130,9 +131,11 @@ const workshop = found.data[0];`,
     method: 'POST',
     path: '/admin/billing/accounts',
     body: '{ "name": "Initech", "currency": "USD" }',
-    ts: `const billing = await ok(admin.POST('/api/v1/admin/billing/accounts', {
-  body: { name: 'Initech', currency: 'USD' },
-}));`,
+    ts: `const billing = await ok(
+  admin.POST('/api/v1/admin/billing/accounts', {
+    body: { name: 'Initech', currency: 'USD' },
+  }),
+);`,
     tsResult: 'billing',
     status: 201,
     sets: { BILLING: 'data.id' },
@@ -147,9 +150,11 @@ const workshop = found.data[0];`,
     method: 'POST',
     path: '/accounts',
     body: '{ "name": "Initech", "externalId": "$BILLING" }',
-    ts: `const account = await ok(api.POST('/api/v1/accounts', {
-  body: { name: 'Initech', externalId: billing.data.id },
-}));`,
+    ts: `const account = await ok(
+  api.POST('/api/v1/accounts', {
+    body: { name: 'Initech', externalId: billing.data.id },
+  }),
+);`,
     tsResult: 'account',
     status: 201,
     sets: { ACCOUNT: 'data.id' },
@@ -169,13 +174,15 @@ const workshop = found.data[0];`,
     body:
       '{ "currency": "USD", "organizationId": "$ACCOUNT",\n' +
       '  "items": [{ "productId": "$WORKSHOP", "quantity": 1 }] }',
-    ts: `const cart = await ok(api.POST('/api/v1/carts', {
-  body: {
-    currency: 'USD',
-    organizationId: account.data.id,
-    items: [{ productId: workshop.productId, quantity: 1 }],
-  },
-}));`,
+    ts: `const cart = await ok(
+  api.POST('/api/v1/carts', {
+    body: {
+      currency: 'USD',
+      organizationId: account.data.id,
+      items: [{ productId: workshop.productId, quantity: 1 }],
+    },
+  }),
+);`,
     tsResult: 'cart',
     status: 201,
     sets: { CART: 'data.id' },
@@ -197,10 +204,12 @@ const workshop = found.data[0];`,
     method: 'POST',
     path: '/carts/$CART/items',
     body: '{ "productId": "0190a000-0000-7000-8000-000000000006", "quantity": 2 }',
-    ts: `const filled = await ok(api.POST('/api/v1/carts/{id}/items', {
-  params: { path: { id: cart.data.id } },
-  body: { productId: '0190a000-0000-7000-8000-000000000006', quantity: 2 },
-}));`,
+    ts: `const filled = await ok(
+  api.POST('/api/v1/carts/{id}/items', {
+    params: { path: { id: cart.data.id } },
+    body: { productId: '0190a000-0000-7000-8000-000000000006', quantity: 2 },
+  }),
+);`,
     tsResult: 'filled',
     status: 201,
     show: (b) => ({
@@ -238,10 +247,12 @@ const workshop = found.data[0];`,
     method: 'POST',
     path: '/invoices/$INVOICE/pay',
     body: '{ "accountId": "$BILLING", "amountCents": $TOTAL, "currency": "USD" }',
-    ts: `const session = await ok(api.POST('/api/v1/invoices/{id}/pay', {
-  params: { path: { id: order.data.invoiceId ?? '' } },
-  body: { accountId: billing.data.id, amountCents: order.data.totalCents, currency: 'USD' },
-}));`,
+    ts: `const session = await ok(
+  api.POST('/api/v1/invoices/{id}/pay', {
+    params: { path: { id: order.data.invoiceId ?? '' } },
+    body: { accountId: billing.data.id, amountCents: order.data.totalCents, currency: 'USD' },
+  }),
+);`,
     tsResult: 'session',
     status: 201,
     sets: { SESSION: 'data.id' },
@@ -259,10 +270,12 @@ const workshop = found.data[0];`,
     method: 'POST',
     path: '/payments/$SESSION/complete',
     body: '{ "proof": "sandbox" }',
-    ts: `const paid = await ok(api.POST('/api/v1/payments/{id}/complete', {
-  params: { path: { id: session.data.id } },
-  body: { proof: 'sandbox' },
-}));`,
+    ts: `const paid = await ok(
+  api.POST('/api/v1/payments/{id}/complete', {
+    params: { path: { id: session.data.id } },
+    body: { proof: 'sandbox' },
+  }),
+);`,
     tsResult: 'paid',
     status: 200,
     show: (b) => ({ data: pick(b.data, ['id', 'status', 'amountCents']) }),
@@ -287,9 +300,11 @@ const workshop = found.data[0];`,
     key: 'KEY',
     method: 'GET',
     path: '/accounts/$ACCOUNT/invoices',
-    ts: `const invoices = await ok(api.GET('/api/v1/accounts/{id}/invoices', {
-  params: { path: { id: account.data.id } },
-}));`,
+    ts: `const invoices = await ok(
+  api.GET('/api/v1/accounts/{id}/invoices', {
+    params: { path: { id: account.data.id } },
+  }),
+);`,
     tsResult: 'invoices',
     status: 200,
     show: (b) => ({
@@ -305,9 +320,11 @@ const workshop = found.data[0];`,
     method: 'POST',
     path: '/subscriptions',
     body: '{ "productId": "0190a000-0000-7000-8000-000000000002", "quantity": 5, "organizationId": "$ACCOUNT" }',
-    ts: `const subscription = await ok(api.POST('/api/v1/subscriptions', {
-  body: { productId: '0190a000-0000-7000-8000-000000000002', quantity: 5, organizationId: account.data.id },
-}));`,
+    ts: `const subscription = await ok(
+  api.POST('/api/v1/subscriptions', {
+    body: { productId: '0190a000-0000-7000-8000-000000000002', quantity: 5, organizationId: account.data.id },
+  }),
+);`,
     tsResult: 'subscription',
     status: 201,
     show: (b) => ({
@@ -321,10 +338,12 @@ const workshop = found.data[0];`,
     method: 'POST',
     path: '/payments/$SESSION/refunds',
     body: '{ "amountCents": 1000, "reason": "requested_by_customer" }',
-    ts: `const refund = await ok(api.POST('/api/v1/payments/{id}/refunds', {
-  params: { path: { id: session.data.id } },
-  body: { amountCents: 1000, reason: 'requested_by_customer' },
-}));`,
+    ts: `const refund = await ok(
+  api.POST('/api/v1/payments/{id}/refunds', {
+    params: { path: { id: session.data.id } },
+    body: { amountCents: 1000, reason: 'requested_by_customer' },
+  }),
+);`,
     tsResult: 'refund',
     status: 201,
     show: (b) => ({ data: pick(b.data, ['id', 'status', 'amountCents', 'reason', 'paymentSessionId']) }),
@@ -332,15 +351,18 @@ const workshop = found.data[0];`,
   {
     title: 'Register a webhook',
     prose:
-      'Events are POSTed, signed, to an `https` URL that resolves to public addresses. Keep `secret`: ' +
-      'it is shown once, and verifies each delivery (`examples/webhook-receiver.ts`).',
+      'Events are POSTed, signed, to an `https` URL that resolves to public addresses (offline, or for a ' +
+      'receiver on your machine, start the server with `WEBHOOK_ALLOW_PRIVATE_TARGETS=true`). Keep ' +
+      '`secret`: it is shown once, and verifies each delivery (`examples/webhook-receiver.ts`).',
     key: 'KEY',
     method: 'POST',
     path: '/webhooks',
     body: '{ "url": "https://example.com/webhooks", "events": ["order.created", "payment.succeeded"] }',
-    ts: `const webhook = await ok(api.POST('/api/v1/webhooks', {
-  body: { url: 'https://example.com/webhooks', events: ['order.created', 'payment.succeeded'] },
-}));`,
+    ts: `const webhook = await ok(
+  api.POST('/api/v1/webhooks', {
+    body: { url: 'https://example.com/webhooks', events: ['order.created', 'payment.succeeded'] },
+  }),
+);`,
     tsResult: 'webhook',
     status: 201,
     show: (b) => ({ data: pick(b.data, ['id', 'url', 'events', 'secret', 'active']) }),
