@@ -173,7 +173,8 @@ const lineFrom = (r: Json, productType: string) => ({
   requiresQuote: r.requiresQuote,
 });
 // An empty cart offers no checkout: an order of nothing is not a next step.
-const actions = (id: string, allowed: boolean, withPromo = false, withItems = true) => [
+/** A cart's actions; `createAccount` while it has no buyer (every cart here but one). */
+const actions = (id: string, allowed: boolean, withPromo = false, withItems = true, ownerless = true) => [
   { rel: 'self', method: 'GET', href: `/api/v1/carts/${id}`, requiredScope: 'read', allowed: true },
   { rel: 'addItem', method: 'POST', href: `/api/v1/carts/${id}/items`, requiredScope: 'commerce', allowed },
   {
@@ -193,6 +194,9 @@ const actions = (id: string, allowed: boolean, withPromo = false, withItems = tr
           allowed,
         },
       ]
+    : []),
+  ...(ownerless
+    ? [{ rel: 'createAccount', method: 'POST', href: '/api/v1/accounts', requiredScope: 'commerce', allowed }]
     : []),
   ...(withItems
     ? [
@@ -254,6 +258,11 @@ describe('carts: create', () => {
     const cart = await newCart(body);
     expect(cart).toMatchObject({ ...body, status: 'active', items: [], totalCents: 0, promo: null });
     expect(await read(cart.id)).toEqual(cart);
+    // A cart with a buyer does not ask for an account.
+    const owned = await call('GET', `/carts/${cart.id}`, tenant.keys.commerce);
+    expect(owned.json().nextActions).toEqual(
+      actions(cart.id, true, false, false, false).map((a) => expect.objectContaining(a)),
+    );
     const nulls = await newCart({
       contactId: null,
       organizationId: null,

@@ -214,12 +214,19 @@ describe('GET /catalog/search', () => {
     expect(errorBody(foreign).details?.[0]).toMatchObject({ field: 'query.cursor', rule: 'tenant' });
   });
 
-  it('gives addCartItem actions for a named cart', async () => {
-    const cartId = '0190b000-0000-7000-8000-0000000000c1';
+  it('gives addCartItem actions for a named cart, createCart for a cart that is not the tenant’s', async () => {
+    const cart = await api(t, shop.keys.commerce).post('/carts', { currency: 'USD' });
+    const cartId = cart.json().data.id;
     const body = await search(`q=mug&cartId=${cartId}`, shop.keys.commerce);
     expect(body.nextActions.find((a) => a.rel === 'addCartItem')).toMatchObject({
       href: `/api/v1/carts/${cartId}/items`,
       arguments: { productId: ids.mug, quantity: 1 },
+    });
+    expect(body.nextActions.map((a) => a.rel)).not.toContain('createOrder');
+    const unknown = await search('q=mug&cartId=0190b000-0000-7000-8000-0000000000c1', shop.keys.commerce);
+    expect(unknown.nextActions.map((a) => a.rel)).not.toContain('addCartItem');
+    expect(unknown.nextActions.find((a) => a.rel === 'createCart')).toMatchObject({
+      arguments: { currency: 'USD', items: [{ productId: ids.mug, quantity: 1 }] },
     });
   });
 

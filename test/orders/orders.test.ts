@@ -105,7 +105,13 @@ describe('orders: create', () => {
       { field: 'items.0.priceCents', submitted: 1, resolved: data.items[0].priceCents },
       { field: 'totalCents', submitted: 5, resolved: expected },
     ]);
-    expect(nextActions.map((a: { rel: string }) => a.rel)).toEqual(['self', 'update', 'createSubscription']);
+    // No buyer: the order cannot be paid, and says how to get one.
+    expect(nextActions.map((a: { rel: string }) => a.rel)).toEqual([
+      'self',
+      'update',
+      'createSubscription',
+      'createAccount',
+    ]);
     const read = (await get(`/orders/${data.id}`)).json().data;
     const { rulesApplied: _r, ...withoutRules } = data;
     expect(read).toEqual(withoutRules);

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { OperationContext } from '../../core/context.js';
-import { validationFailed } from '../../core/errors.js';
+import { AppError, validationFailed } from '../../core/errors.js';
 import { type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
 import { resolveAccount } from '../accounts/index.js';
 import { addItem, applyPromo, removeItem, removePromo } from './changes.js';
@@ -34,7 +34,29 @@ export async function createCart(
   key: OperationKey<CartApi>,
 ): Promise<CartApi> {
   await checkOrganization(deps, ctx.tenantId, input.organizationId);
-  return runUnitOfWork(deps, ctx, key, (u) => insertCart(u.tx, ctx.tenantId, input, u.now));
+  const { items = [], ...fields } = input;
+  return runUnitOfWork(deps, ctx, key, async (u) => {
+    let cart = await insertCart(u.tx, ctx.tenantId, fields, u.now);
+    for (const [i, item] of items.entries()) {
+      const line = { productId: item.productId, quantity: item.quantity ?? 1 };
+      cart = await inLine(i, () => addItem(u.tx, ctx.tenantId, cart.id, line, u.now));
+    }
+    return cart;
+  });
+}
+
+/** Runs a line's change, naming the line in a 400 (`items.2.productId`) as the request has it. */
+async function inLine<T>(index: number, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'validation_failed') throw err;
+    const details = err.details?.map((d) => ({
+      ...d,
+      ...(d.field ? { field: `items.${index}.${d.field}` } : {}),
+    }));
+    throw new AppError(err.code, `items.${index}.${err.message}`, details, err.retryAfter, err.recovery);
+  }
 }
 
 export const addCartItem = (

@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import { StringEnum } from '../../core/schema.js';
 
 export const MAX_LINE_QUANTITY = 100_000;
+/** Lines a cart can be created with in one call (catalog actions send one). */
+export const MAX_CREATE_ITEMS = 50;
 
 const Timestamp = Type.String({ format: 'date-time' });
 const Uuid = Type.String({ format: 'uuid' });
@@ -30,6 +32,36 @@ const CustomerContextInput = Type.Object(
   },
 );
 
+export const CartItemAdd = Type.Object(
+  {
+    productId: Type.String({
+      format: 'uuid',
+      description: 'An active product priced in the cart’s currency.',
+    }),
+    quantity: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_LINE_QUANTITY,
+        default: 1,
+        description: 'Units to add.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ productId: '0190b000-0000-7000-8000-000000000003', quantity: 2 }],
+  },
+);
+
+/** A line of a new cart: addCartItem's body, described there (MCP tools/list stays small). */
+const CartLine = Type.Object(
+  {
+    productId: Type.String({ format: 'uuid' }),
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY })),
+  },
+  { additionalProperties: false },
+);
+
 export const CartCreate = Type.Object(
   {
     sessionId: Type.Optional(
@@ -52,6 +84,12 @@ export const CartCreate = Type.Object(
     organizationId: Type.Optional(
       NullableUuid('The buying account: one of this tenant’s accounts, else 400.'),
     ),
+    items: Type.Optional(
+      Type.Array(CartLine, {
+        maxItems: MAX_CREATE_ITEMS,
+        description: 'Lines to start with.',
+      }),
+    ),
   },
   { additionalProperties: false, examples: [{ currency: 'USD', sessionId: 'conversation-42' }] },
 );
@@ -64,27 +102,6 @@ export const CartItemParams = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Cart id.' }),
   itemId: Type.String({ format: 'uuid', description: 'Line id, from the cart’s `items`.' }),
 });
-
-export const CartItemAdd = Type.Object(
-  {
-    productId: Type.String({
-      format: 'uuid',
-      description: 'An active product priced in the cart’s currency.',
-    }),
-    quantity: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_LINE_QUANTITY,
-        default: 1,
-        description: 'Units to add.',
-      }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    examples: [{ productId: '0190b000-0000-7000-8000-000000000003', quantity: 2 }],
-  },
-);
 
 export const CartPromoApply = Type.Object(
   {

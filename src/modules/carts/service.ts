@@ -104,6 +104,16 @@ export async function getCart(db: Queryable, tenantId: string, cartId: string): 
   return presentCart(cart, items, await storedPromo(db, cart, items));
 }
 
+/** What a catalog answer needs of a cart the caller names; undefined when it is not the tenant's. */
+export async function cartHeader(
+  db: Queryable,
+  tenantId: string,
+  cartId: string,
+): Promise<{ id: string; currency: string; active: boolean } | undefined> {
+  const cart = await repo.get(db, tenantId, cartId);
+  return cart && { id: cart.id, currency: cart.currency, active: cart.status === 'active' };
+}
+
 /** Inserts a new, empty cart; its row. */
 export async function insertCartRow(
   tx: Queryable,

@@ -1,3 +1,4 @@
+export { buyActions, type NamedCart } from './buy-actions.js';
 export { catalogCrudSpecs, productCrud } from './crud.js';
 export { planChangeRulesOf, planLinksBetween } from './plans.js';
 export * from './price-engine/index.js';

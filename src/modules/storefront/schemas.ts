@@ -47,7 +47,7 @@ export const CatalogSearchQuery = Type.Object(
     cartId: Type.Optional(
       Type.String({
         format: 'uuid',
-        description: 'Your cart: each result gets an `addCartItem` action for it.',
+        description: 'Your cart: `addCartItem` actions.',
       }),
     ),
     limit: Type.Optional(

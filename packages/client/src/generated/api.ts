@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * Product catalog
-         * @description The active, published products of this tenant (drafts are left out) with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         * @description The active, published products of this tenant with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["getCatalog"];
         put?: never;
@@ -509,7 +509,7 @@ export interface paths {
         };
         /**
          * Search the catalog
-         * @description Find products to offer a buyer: relevance over titles, descriptions, brands, categories and attributes in the reader’s language (typos in titles tolerated), filters, facets, each result with its price for one unit and availability. Drafts and inactive products never appear. Pass `cartId` to get `addCartItem` actions.
+         * @description Find products to offer a buyer: relevance over titles, descriptions, brands, categories and attributes in the reader’s language (typos in titles tolerated), filters, facets, each result with its price for one unit and availability.
          */
         get: operations["searchCatalog"];
         put?: never;
@@ -659,7 +659,7 @@ export interface paths {
         put?: never;
         /**
          * Create a cart
-         * @description Starts an empty `active` cart; every field is optional. Next: its `addItem` action, then `checkout` (POST /orders with `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.
+         * @description Starts an `active` cart; every field is optional. Next: its `addItem` action, then `checkout` (POST /orders with `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.
          */
         post: operations["createCart"];
         delete?: never;
@@ -8388,7 +8388,33 @@ export interface operations {
                      *           "href": "/api/v1/carts",
                      *           "requiredScope": "commerce",
                      *           "allowed": true,
-                     *           "operationId": "createCart",
+                     *           "arguments": {
+                     *             "currency": "USD",
+                     *             "items": [
+                     *               {
+                     *                 "productId": "0190b000-0000-7000-8000-000000000003",
+                     *                 "quantity": 1
+                     *               }
+                     *             ]
+                     *           },
+                     *           "operationId": "createCart"
+                     *         },
+                     *         {
+                     *           "rel": "createAccount",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/accounts",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true,
+                     *           "operationId": "createAccount",
+                     *           "arguments": {}
+                     *         },
+                     *         {
+                     *           "rel": "searchCatalog",
+                     *           "method": "GET",
+                     *           "href": "/api/v1/catalog/search",
+                     *           "requiredScope": "read",
+                     *           "allowed": true,
+                     *           "operationId": "searchCatalog",
                      *           "arguments": {}
                      *         }
                      *       ]
@@ -8525,7 +8551,7 @@ export interface operations {
                 availability?: "in_stock" | "out_of_stock" | "preorder" | "backorder";
                 /** @description Results’ language (else Accept-Language, else the default). */
                 locale?: string;
-                /** @description Your cart: each result gets an `addCartItem` action for it. */
+                /** @description Your cart: `addCartItem` actions. */
                 cartId?: string;
                 /** @description Default 20. */
                 limit?: number;
@@ -8579,7 +8605,15 @@ export interface operations {
                      *           "requiredScope": "commerce",
                      *           "allowed": true,
                      *           "operationId": "createCart",
-                     *           "arguments": {}
+                     *           "arguments": {
+                     *             "currency": "USD",
+                     *             "items": [
+                     *               {
+                     *                 "productId": "0190b000-0000-7000-8000-000000000003",
+                     *                 "quantity": 1
+                     *               }
+                     *             ]
+                     *           }
                      *         },
                      *         {
                      *           "rel": "createOrder",
@@ -10893,6 +10927,12 @@ export interface operations {
                      * @description The buying account: one of this tenant’s accounts, else 400.
                      */
                     organizationId?: string | null;
+                    /** @description Lines to start with. */
+                    items?: {
+                        /** Format: uuid */
+                        productId: string;
+                        quantity?: number;
+                    }[];
                 };
             };
         };
@@ -10960,6 +11000,15 @@ export interface operations {
                      *           "arguments": {
                      *             "id": "0190b000-0000-7000-8000-000000000006"
                      *           }
+                     *         },
+                     *         {
+                     *           "rel": "createAccount",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/accounts",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true,
+                     *           "operationId": "createAccount",
+                     *           "arguments": {}
                      *         },
                      *         {
                      *           "rel": "checkout",
@@ -11260,6 +11309,15 @@ export interface operations {
                      *           }
                      *         },
                      *         {
+                     *           "rel": "createAccount",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/accounts",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true,
+                     *           "operationId": "createAccount",
+                     *           "arguments": {}
+                     *         },
+                     *         {
                      *           "rel": "checkout",
                      *           "method": "POST",
                      *           "href": "/api/v1/orders",
@@ -11553,6 +11611,15 @@ export interface operations {
                      *           "arguments": {
                      *             "id": "0190b000-0000-7000-8000-000000000006"
                      *           }
+                     *         },
+                     *         {
+                     *           "rel": "createAccount",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/accounts",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true,
+                     *           "operationId": "createAccount",
+                     *           "arguments": {}
                      *         },
                      *         {
                      *           "rel": "checkout",
@@ -11862,6 +11929,15 @@ export interface operations {
                      *           "arguments": {
                      *             "id": "0190b000-0000-7000-8000-000000000006"
                      *           }
+                     *         },
+                     *         {
+                     *           "rel": "createAccount",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/accounts",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true,
+                     *           "operationId": "createAccount",
+                     *           "arguments": {}
                      *         },
                      *         {
                      *           "rel": "checkout",
@@ -12439,6 +12515,15 @@ export interface operations {
                      *           "arguments": {
                      *             "id": "0190b000-0000-7000-8000-000000000006"
                      *           }
+                     *         },
+                     *         {
+                     *           "rel": "createAccount",
+                     *           "method": "POST",
+                     *           "href": "/api/v1/accounts",
+                     *           "requiredScope": "commerce",
+                     *           "allowed": true,
+                     *           "operationId": "createAccount",
+                     *           "arguments": {}
                      *         },
                      *         {
                      *           "rel": "checkout",

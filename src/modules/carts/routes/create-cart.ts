@@ -29,6 +29,13 @@ export const cartActionsExample = [
     allowed: true,
   },
   {
+    rel: 'createAccount',
+    method: 'POST',
+    href: '/api/v1/accounts',
+    requiredScope: 'commerce',
+    allowed: true,
+  },
+  {
     rel: 'checkout',
     method: 'POST',
     href: '/api/v1/orders',
@@ -69,7 +76,7 @@ export const createCartRoute = defineRoute({
   operationId: 'createCart',
   summary: 'Create a cart',
   description:
-    'Starts an empty `active` cart; every field is optional. Next: its `addItem` action, then `checkout` ' +
+    'Starts an `active` cart; every field is optional. Next: its `addItem` action, then `checkout` ' +
     '(POST /orders with `{ "cartId": "<cart id>" }`). Carts are not audited and emit no events.',
   tags: TAGS,
   scope: 'commerce',

@@ -9,15 +9,21 @@ export const TAGS = ['Carts'];
 export const PRICING = CART_PRICING.text;
 export const CHECKED_OUT = CART_CHECKED_OUT.text;
 
-/** What a cart links to: only `self` once it is checked out, `checkout` once it holds items. */
+/**
+ * What a cart links to: only `self` once it is checked out, `checkout` once it holds items, and
+ * `createAccount` while it has no buyer: an order without one is a draft that takes no payment, so
+ * the agent learns here that checkout wants an `organizationId`.
+ */
 export function cartActions(cart: CartApi): ActionSpec[] {
   const self = next('self', 'getCart', { id: cart.id });
   if (cart.status !== 'active') return [self, next('createCart', 'createCart')];
+  const ownerless = cart.organizationId === null && cart.contactId === null;
   return [
     self,
     next('addItem', 'addCartItem', { id: cart.id }),
     next('applyPromo', 'applyCartPromo', { id: cart.id }),
     ...(cart.promo ? [next('removePromo', 'removeCartPromo', { id: cart.id })] : []),
+    ...(ownerless ? [next('createAccount', 'createAccount')] : []),
     ...(cart.items.length > 0 ? [next('checkout', 'createOrder', { cartId: cart.id })] : []),
   ];
 }

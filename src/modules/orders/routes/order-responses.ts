@@ -58,10 +58,14 @@ export function orderActions(
     : hasSubscription
       ? [next('createSubscription', 'createSubscription')]
       : paymentActions(order, invoice);
+  // A draft with something to pay has no buyer: it takes no payment, and an account is the way on
+  // (a cart for it, then an order with its organizationId).
+  const ownerless = !order.organizationId && !order.contactId && order.totalCents > 0;
   return [
     next('self', 'getOrder', { id: order.id }),
     next('update', 'updateOrder', { id: order.id }),
     ...then,
+    ...(ownerless ? [next('createAccount', 'createAccount')] : []),
   ];
 }
 

@@ -4,6 +4,7 @@ import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { Envelope, envelope, next } from '../../../http/envelope.js';
 import { errorResponses } from '../../../http/errors.js';
+import { buyActions, productCrud } from '../../catalog/index.js';
 import { LocalizedContentSchema, ProductParams, ReadContentHeaders, ReadContentQuery } from '../schemas.js';
 import { acceptedLocales, contentForReader } from '../service.js';
 import { TAGS } from './shared.js';
@@ -33,6 +34,13 @@ export const getProductContentRoute = defineRoute({
     const content = await contentForReader(deps.db, ctx.tenantId, request.params.id, wanted, drafts);
     if (!content) throw notFound('Product content');
     reply.header('content-language', content.locale);
-    return envelope(ctx, content, [next('self', 'getProductContent', { id: content.productId })]);
+    // An active product is offered to buy: a new cart holding it (with a cart, search with `cartId`).
+    const product = await productCrud.service.get(deps.db, ctx.tenantId, content.productId);
+    return envelope(ctx, content, [
+      next('self', 'getProductContent', { id: content.productId }),
+      ...(product?.active
+        ? [next('resolvePrice', 'resolvePrice', { productId: product.id }), ...buyActions(product)]
+        : []),
+    ]);
   },
 });

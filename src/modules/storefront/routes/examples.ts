@@ -31,7 +31,15 @@ export const catalogSearchExample = {
       requiredScope: 'commerce',
       allowed: true,
       operationId: 'createCart',
-      arguments: {},
+      arguments: {
+        currency: 'USD',
+        items: [
+          {
+            productId: '0190b000-0000-7000-8000-000000000003',
+            quantity: 1,
+          },
+        ],
+      },
     },
     {
       rel: 'createOrder',

@@ -4,7 +4,7 @@ import { cacheablePerKey } from '../../../http/cache.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { next } from '../../../http/envelope.js';
 import { inMemoryList, ListEnvelope, PageQuery } from '../../../http/paging.js';
-import { activeProducts, ProductSchema, presentProduct } from '../../catalog/index.js';
+import { activeProducts, buyActions, ProductSchema, presentProduct } from '../../catalog/index.js';
 import { unpublishedProductIds } from '../../product-content/index.js';
 
 /** Recorded from the real route (ids replaced by fixed ones). */
@@ -55,6 +55,24 @@ export const catalogExample = {
       href: '/api/v1/carts',
       requiredScope: 'commerce',
       allowed: true,
+      arguments: {
+        currency: 'USD',
+        items: [{ productId: '0190b000-0000-7000-8000-000000000003', quantity: 1 }],
+      },
+    },
+    {
+      rel: 'createAccount',
+      method: 'POST',
+      href: '/api/v1/accounts',
+      requiredScope: 'commerce',
+      allowed: true,
+    },
+    {
+      rel: 'searchCatalog',
+      method: 'GET',
+      href: '/api/v1/catalog/search',
+      requiredScope: 'read',
+      allowed: true,
     },
   ],
 };
@@ -65,7 +83,7 @@ export const getCatalogRoute = defineRoute({
   operationId: 'getCatalog',
   summary: 'Product catalog',
   description:
-    'The active, published products of this tenant (drafts are left out) with their charges (price models, tiers) and entitlements, at list ' +
+    'The active, published products of this tenant with their charges (price models, tiers) and entitlements, at list ' +
     'prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. ' +
     `Cacheable 60 s. ${LIST_PAGING.text}`,
   tags: ['Catalog'],
@@ -84,10 +102,11 @@ export const getCatalogRoute = defineRoute({
     );
     const items = active.filter((p) => !drafts.has(p.id)).map(presentProduct);
     cacheablePerKey(reply);
+    // Each product with the way to buy it; with a cart already, searchCatalog takes `cartId`.
     return inMemoryList(deps.keyRing, ctx, request, 'catalog', items, (shown) => [
-      ...shown.map((p) => next('resolvePrice', 'resolvePrice', { productId: p.id })),
+      ...shown.flatMap((p) => [next('resolvePrice', 'resolvePrice', { productId: p.id }), ...buyActions(p)]),
+      ...(shown.length === 0 ? [next('createCart', 'createCart')] : []),
       next('createAccount', 'createAccount'),
-      next('createCart', 'createCart'),
       next('searchCatalog', 'searchCatalog'),
     ]);
   },

@@ -4,6 +4,8 @@ import { defineRoute } from '../../../http/declared-route.js';
 import { Envelope, next } from '../../../http/envelope.js';
 import { errorResponses } from '../../../http/errors.js';
 import { listEnvelope } from '../../../http/paging.js';
+import { cartHeader } from '../../carts/index.js';
+import { buyActions, type NamedCart } from '../../catalog/index.js';
 import {
   CatalogFacetsSchema,
   CatalogResultSchema,
@@ -26,17 +28,21 @@ const SearchResponse = Type.Object(
   },
 );
 
-/** Each result: add it to the caller's cart when one is named, else order it (one unit). */
-const resultActions = (page: CatalogSearchPage, cartId: string | undefined) => [
-  ...(cartId ? [] : [next('createCart', 'createCart')]),
-  ...page.results.map((r) =>
-    cartId
-      ? next('addCartItem', 'addCartItem', { id: cartId, productId: r.productId, quantity: 1 })
-      : next('createOrder', 'createOrder', {
+/**
+ * Each result: add it to the caller's cart when one is named (and takes it), else start a cart with
+ * it or order it at once (one unit); then its content.
+ */
+const resultActions = (page: CatalogSearchPage, cart: NamedCart | undefined) => [
+  ...(cart?.active || page.results.length > 0 ? [] : [next('createCart', 'createCart')]),
+  ...page.results.flatMap((r) => buyActions({ id: r.productId, currency: r.currency }, cart)),
+  ...(cart?.active
+    ? []
+    : page.results.map((r) =>
+        next('createOrder', 'createOrder', {
           items: [{ productId: r.productId, quantity: 1 }],
           currency: r.currency,
         }),
-  ),
+      )),
   ...page.results.map((r) => next('productContent', 'getProductContent', { id: r.productId })),
 ];
 
@@ -48,7 +54,7 @@ export const searchCatalogRoute = defineRoute({
   description:
     'Find products to offer a buyer: relevance over titles, descriptions, brands, categories and attributes in ' +
     'the reader’s language (typos in titles tolerated), filters, facets, each result with its price for one unit ' +
-    'and availability. Drafts and inactive products never appear. Pass `cartId` to get `addCartItem` actions.',
+    'and availability.',
   tags: ['Catalog'],
   scope: 'read',
   query: CatalogSearchQuery,
@@ -59,7 +65,9 @@ export const searchCatalogRoute = defineRoute({
     const input = { ...request.query, acceptLanguage: request.headers['accept-language'] };
     const page = await searchPublishedCatalog(deps.db, ctx.tenantId, deps.keyRing, input, deps.clock.now());
     const list = { items: page.results, limit: page.limit, nextCursor: page.nextCursor };
-    const body = listEnvelope(ctx, request, list, resultActions(page, request.query.cartId));
+    const { cartId } = request.query;
+    const cart = cartId ? await cartHeader(deps.db, ctx.tenantId, cartId) : undefined;
+    const body = listEnvelope(ctx, request, list, resultActions(page, cart));
     return {
       ...body,
       facets: page.facets,
