@@ -11,7 +11,8 @@ import type { TypedApp } from './types.js';
  * `GET /docs`: the interactive API reference (Scalar), rendered in the browser from the served
  * OpenAPI document, with "Test Request" (try-it) against this server. Scalar's standalone browser
  * bundle comes from the `@scalar/api-reference` package and is served here, so the page needs no
- * CDN; its web fonts, telemetry and agent chat (which would call scalar.com) are turned off.
+ * CDN; its web fonts, telemetry, agent chat and "Open API Client" button (which would reach
+ * scalar.com) are turned off.
  *
  * The page and its files are static: they are outside the rate limit (a page load is not an API
  * call), served compressed from copies made once, and cached: the files' names carry a hash of
@@ -31,7 +32,7 @@ const INIT_SCRIPT = `Scalar.createApiReference('#reference', {
   telemetry: false,
   agent: { disabled: true },
   showDeveloperTools: 'never',
-  hideClientButton: false,
+  hideClientButton: true,
   persistAuth: false,
   authentication: { preferredSecurityScheme: 'apiKey' },
   documentDownloadType: 'json',
