@@ -3,8 +3,9 @@
  * curl with the method, the path, the headers it needs (the key when it has a scope, JSON and an
  * `Idempotency-Key` on writes) and the request body's example; and the same call through our
  * typed client, `@commerce-agent/client` (openapi-fetch path calls). The reference page shows
- * them beside each operation. Path parameters are shell variables named after them (`$ID`,
- * `$ITEM_ID`) in curl, and the same names as placeholders in TypeScript.
+ * them beside each operation. Path parameters and required query parameters without an example
+ * are shell variables named after them (`$ID`, `$ITEM_ID`) in curl, and the same names as
+ * placeholder strings in TypeScript.
  */
 
 type Json = Record<string, unknown>;
@@ -32,18 +33,18 @@ function bodyExample(operation: Operation, components: Json): unknown {
   return (schema?.examples as unknown[] | undefined)?.[0];
 }
 
-/** Required query parameters, with their example or a placeholder. */
+/** Required query parameters: their example, or none (the caller names a placeholder). */
 function requiredQuery(operation: Operation) {
   return (operation.parameters ?? [])
     .filter((p) => p.in === 'query' && p.required && p.name)
     .map((p) => {
       const example = p.example ?? (p.schema?.examples as unknown[] | undefined)?.[0] ?? p.schema?.default;
-      return [
-        p.name as string,
-        example === undefined ? upperSnake(p.name as string) : String(example),
-      ] as const;
+      return { name: p.name as string, example: example === undefined ? undefined : String(example) };
     });
 }
+
+/** A TypeScript string literal in single quotes. */
+const tsString = (text: string) => `'${text.replace(/['\\]/g, '\\$&')}'`;
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
@@ -52,7 +53,9 @@ function curlSample(baseUrl: string, method: string, path: string, operation: Op
   const url =
     baseUrl +
     path.replace(/\{(\w+)\}/g, (_m, name: string) => `$${upperSnake(name)}`) +
-    (query.length ? `?${query.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}` : '');
+    (query.length
+      ? `?${query.map(({ name, example }) => `${name}=${example === undefined ? `$${upperSnake(name)}` : encodeURIComponent(example)}`).join('&')}`
+      : '');
   const lines = [`curl -X ${method.toUpperCase()} "${url}"`];
   if (operation['x-required-scope']) lines.push('-H "Authorization: Bearer $API_KEY"');
   if (WRITE_METHODS.has(method)) {
@@ -82,7 +85,9 @@ function typescriptSample(
   if (pathParams.length)
     params.push(`path: { ${pathParams.map((p) => `${p}: '${upperSnake(p)}'`).join(', ')} }`);
   if (query.length)
-    params.push(`query: { ${query.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')} }`);
+    params.push(
+      `query: { ${query.map(({ name, example }) => `${name}: ${tsString(example ?? upperSnake(name))}`).join(', ')} }`,
+    );
   const options: string[] = [];
   if (params.length) options.push(`  params: { ${params.join(', ')} },`);
   if (body !== undefined) options.push(`  body: ${asSource(body, '  ')},`);

@@ -232,6 +232,16 @@ describe('OpenAPI document for the reference page', () => {
     const cart = byId('addCartItem');
     expect(cart.op['x-codeSamples'][0]?.source).toMatch(/\/carts\/\$ID\/items"/);
     expect(cart.op['x-codeSamples'][1]?.source).toContain("params: { path: { id: 'ID' } }");
+    expect(cart.op['x-codeSamples'][1]?.source).toContain(
+      'productId: "0190b000-0000-7000-8000-000000000003"',
+    );
+    const check = byId('checkEntitlement');
+    expect(check.op['x-codeSamples'][0]?.source).toContain(
+      '/entitlements/check?accountId=$ACCOUNT_ID&feature=$FEATURE"',
+    );
+    expect(check.op['x-codeSamples'][1]?.source).toContain(
+      "query: { accountId: 'ACCOUNT_ID', feature: 'FEATURE' }",
+    );
   });
 
   it('the curl samples run as printed against the server (createAccount, createCart)', async () => {
