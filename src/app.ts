@@ -6,6 +6,7 @@ import { AppError } from './core/errors.js';
 import type { Deps } from './deps.js';
 import { registerActionOperations } from './http/action-operations.js';
 import { registerApiReference } from './http/api-reference.js';
+import { registerCompression } from './http/compression.js';
 import { registerRoutes } from './http/declared-route.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerRequestGate } from './http/gate.js';
@@ -124,6 +125,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
 
   const registry = new RouteRegistry();
   registerRouteRegistry(app, registry);
+  await registerCompression(app);
   registerErrorHandling(app);
   registerActionOperations(app, () => registry.publicOperations);
   app.addHook('onRequest', async (request, reply) => {

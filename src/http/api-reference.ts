@@ -1,84 +1,121 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../core/errors.js';
 import { SERVICE_NAME } from './openapi.js';
 import type { TypedApp } from './types.js';
 
 /**
- * `GET /docs`: the interactive API reference (Swagger UI), rendered in the browser from the
- * served OpenAPI document. The renderer's files come from the `swagger-ui-dist` package and are
- * served here, so the page needs no CDN. No authentication; an internal route (not in OpenAPI).
+ * `GET /docs`: the interactive API reference (Scalar), rendered in the browser from the served
+ * OpenAPI document, with "Test Request" (try-it) against this server. Scalar's standalone browser
+ * bundle comes from the `@scalar/api-reference` package and is served here, so the page needs no
+ * CDN; its web fonts, telemetry, agent chat and "Open API Client" button (which would reach
+ * scalar.com) are turned off.
+ *
+ * The page and its files are static: they are outside the rate limit (a page load is not an API
+ * call), served compressed from copies made once, and cached: the files' names carry a hash of
+ * their content (`immutable` for a year), the page revalidates with its ETag. No authentication;
+ * internal routes (not in OpenAPI).
  */
 
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+const JS = 'application/javascript; charset=utf-8';
 
 // The page's own script is a file, not inline, so a strict Content-Security-Policy can allow it.
-const INIT_SCRIPT = `window.addEventListener('load', function () {
-  window.ui = SwaggerUIBundle({
-    url: '/api/v1/openapi.json',
-    dom_id: '#reference',
-    deepLinking: true,
-    docExpansion: 'list',
-    defaultModelsExpandDepth: 0,
-    displayOperationId: true,
-    displayRequestDuration: true,
-    filter: true,
-    persistAuthorization: false,
-    tryItOutEnabled: false,
-    presets: [SwaggerUIBundle.presets.apis],
-  });
+// Try-it calls the server that serves the page (the document's `servers` entry is the configured
+// public URL, which a local run on another port or host does not answer).
+const INIT_SCRIPT = `Scalar.createApiReference('#reference', {
+  url: '/api/v1/openapi.json',
+  servers: [{ url: window.location.origin, description: 'This server' }],
+  withDefaultFonts: false,
+  telemetry: false,
+  agent: { disabled: true },
+  showDeveloperTools: 'never',
+  hideClientButton: true,
+  persistAuth: false,
+  authentication: { preferredSecurityScheme: 'apiKey' },
+  documentDownloadType: 'json',
+  defaultOpenAllTags: false,
+  hiddenClients: true,
+  defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
 });
 `;
 
-const PAGE = `<!doctype html>
+interface Asset {
+  type: string;
+  etag: string;
+  /** The body as stored and its compressed copies, by Content-Encoding. */
+  bodies: { identity: Buffer; br: Buffer; gzip: Buffer };
+}
+
+const etagOf = (body: Buffer) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+
+function asset(type: string, body: Buffer): Asset {
+  return {
+    type,
+    etag: etagOf(body),
+    bodies: {
+      identity: body,
+      br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }),
+      gzip: gzipSync(body, { level: 9 }),
+    },
+  };
+}
+
+/** The files under `/docs/assets/`, by hashed name, and the page that names them. */
+function buildReference() {
+  const bundlePath = createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js');
+  const files = new Map<string, Asset>();
+  const add = (name: string, ext: string, file: Asset) => {
+    const hashed = `${name}.${file.etag.slice(1, 13)}.${ext}`;
+    files.set(hashed, file);
+    return `/docs/assets/${hashed}`;
+  };
+  const bundle = add('scalar', 'js', asset(JS, readFileSync(bundlePath)));
+  const init = add('init', 'js', asset(JS, Buffer.from(INIT_SCRIPT)));
+  const html = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>${SERVICE_NAME} — API reference</title>
-  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
-  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
-  <style>body { margin: 0; } .intro { font-family: sans-serif; padding: 12px 20px 0; color: #3b4151; }</style>
+  <title>${SERVICE_NAME}: API reference</title>
+  <link rel="icon" href="data:,">
 </head>
 <body>
-  <p class="intro">Machine-readable contract: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>
-  (also <a href="/.well-known/agent-tools.json">/.well-known/agent-tools.json</a>). MCP endpoint: <code>/mcp</code>.</p>
   <div id="reference"></div>
-  <script src="/docs/assets/swagger-ui-bundle.js"></script>
-  <script src="/docs/assets/init.js"></script>
+  <script src="${bundle}"></script>
+  <script src="${init}"></script>
 </body>
 </html>
 `;
+  return { files, page: asset('text/html; charset=utf-8', Buffer.from(html)) };
+}
 
-function loadAssets(): Map<string, { type: string; body: Buffer }> {
-  const root = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  const files = new Map<string, { type: string; body: Buffer }>();
-  for (const [name, type] of Object.entries(ASSETS)) {
-    files.set(name, { type, body: readFileSync(join(root, name)) });
-  }
-  files.set('init.js', { type: 'application/javascript; charset=utf-8', body: Buffer.from(INIT_SCRIPT) });
-  return files;
+/** Sends a file, compressed when the client takes it, or 304 when the client has this version. */
+function sendAsset(request: FastifyRequest, reply: FastifyReply, file: Asset, cacheControl: string) {
+  reply.header('Cache-Control', cacheControl).header('ETag', file.etag).header('Vary', 'Accept-Encoding');
+  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  const accepted = String(request.headers['accept-encoding'] ?? '');
+  const encoding = /\bbr\b/.test(accepted) ? 'br' : /\bgzip\b/.test(accepted) ? 'gzip' : 'identity';
+  if (encoding !== 'identity') reply.header('Content-Encoding', encoding);
+  return reply.type(file.type).send(file.bodies[encoding]);
 }
 
 export function registerApiReference(app: TypedApp) {
-  let assets: Map<string, { type: string; body: Buffer }> | undefined;
-  const config = { public: false, scope: null } as const;
+  let reference: ReturnType<typeof buildReference> | undefined;
+  // Static files: no key, no rate limit; compressed here once rather than by @fastify/compress.
+  const options = { config: { public: false, scope: null, rateLimit: false }, compress: false } as const;
 
-  app.get('/docs', { config }, async (_request, reply) => {
-    reply.header('Cache-Control', 'public, max-age=300');
-    return reply.type('text/html; charset=utf-8').send(PAGE);
+  app.get('/docs', options, async (request, reply) => {
+    reference ??= buildReference();
+    return sendAsset(request, reply, reference.page, 'no-cache');
   });
 
-  app.get<{ Params: { file: string } }>('/docs/assets/:file', { config }, async (request, reply) => {
-    assets ??= loadAssets();
-    const asset = assets.get(request.params.file);
-    if (!asset) throw notFound(`Asset ${request.params.file}`);
-    reply.header('Cache-Control', 'public, max-age=86400');
-    return reply.type(asset.type).send(asset.body);
+  app.get<{ Params: { file: string } }>('/docs/assets/:file', options, async (request, reply) => {
+    reference ??= buildReference();
+    const file = reference.files.get(request.params.file);
+    if (!file) throw notFound(`Asset ${request.params.file}`);
+    return sendAsset(request, reply, file, 'public, max-age=31536000, immutable');
   });
 }

@@ -63,7 +63,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Missing, malformed, unknown, revoked or other-environment API key.',
   403: 'The key lacks the required scope, or a policy blocks the operation.',
   404: 'Not found in this tenant.',
-  409: 'Conflicts with the current state of the resource.',
+  409: 'Conflicts with the current state of the resource, or a request with the same Idempotency-Key is still running.',
   413: 'Request body larger than the limit.',
   415: 'Content-Type is not application/json.',
   422: 'Idempotency-Key reused with a different request body.',
@@ -71,7 +71,7 @@ const STATUS_TEXT: Record<number, string> = {
   500: 'Unexpected server error.',
   501: 'The tenant’s billing system lacks a capability the operation needs (`capability_unavailable` names it).',
   502: 'An upstream billing system failed.',
-  503: 'Database unreachable; retry after Retry-After seconds.',
+  503: 'Database unreachable, or every database connection busy; retry after Retry-After seconds.',
 };
 
 /** Response schemas for the given error statuses, for a route's `response` map. */

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { Config } from '../config.js';
 import { scopeSummaries, TYPICAL_FLOW, TYPICAL_FLOW_DESCRIPTION } from '../core/agent-guide.js';
+import { addCodeSamples } from './code-samples.js';
 import { NextActionSchema } from './envelope.js';
 import { ErrorBodySchema, ErrorDetailSchema } from './errors.js';
 import {
@@ -10,6 +11,8 @@ import {
   RATE_LIMIT_WINDOW_SECONDS,
 } from './limits.js';
 import { addCreateLinks, CREATED_AT_EXTENSION } from './openapi-links.js';
+import { addResponseHeadersAndErrorExamples } from './openapi-responses.js';
+import { addTagGroups } from './openapi-tags.js';
 import { addSampledResponseExamples } from './sampled-examples.js';
 import type { TypedApp } from './types.js';
 
@@ -23,7 +26,24 @@ Authenticate with \`Authorization: Bearer <api key>\`; the key names the tenant 
 Resource responses are \`{ data, nextActions }\`: follow \`nextActions\` (each says whether your key
 is \`allowed\`) rather than building URLs. Errors are \`{ error, code, details?, requestId }\` with a
 stable \`code\`. Writes accept an \`Idempotency-Key\` header. Every response carries
-\`X-Request-Id\` and \`X-RateLimit-*\` headers.`;
+\`X-Request-Id\` and \`X-RateLimit-*\` headers.
+
+## Getting started
+
+The walkthrough, \`docs/getting-started.md\` in the repository, runs the typical flow step by step
+in curl and in the TypeScript client (\`@commerce-agent/client\`), each step with its real response.
+In short, with the key the server printed at start (\`npm run dev\`):
+
+1. \`GET /api/v1/manifest\`: what the key may do.
+2. \`GET /api/v1/catalog\`: the products and their prices.
+3. \`POST /api/v1/accounts\`: the customer.
+4. \`POST /api/v1/carts\`, then \`POST /api/v1/carts/{id}/items\`: the purchase.
+5. \`POST /api/v1/orders\` with the \`cartId\`: the order and its invoice.
+6. \`POST /api/v1/invoices/{id}/pay\`, then \`POST /api/v1/payments/{id}/complete\`: paid.
+
+Each response's \`nextActions\` names the next call. Every operation below shows it in curl and in
+TypeScript; "Test Request" sends it from this page with your key. Agents can use the same
+operations as MCP tools at \`/mcp\`.`;
 
 /** Shared schemas, registered once and referenced by `$ref` from routes and the document. */
 export const SHARED_SCHEMAS = [ErrorDetailSchema, ErrorBodySchema, NextActionSchema];
@@ -91,6 +111,17 @@ function withScopeSummaries<T extends { paths?: unknown }>(document: T): T {
   return document;
 }
 
+/**
+ * What the route schemas cannot say, added to the generated document: response examples, create
+ * links, scope summaries, response headers and error examples, tags in flow order with their
+ * groups, and curl and TypeScript samples (the last, as they read the request examples).
+ */
+function finishDocument<T extends object>(document: T, app: TypedApp): T {
+  const withExamples = addSampledResponseExamples(document, app.completeActions);
+  const finished = addTagGroups(addResponseHeadersAndErrorExamples(addCreateLinks(withExamples)));
+  return addCodeSamples(withScopeSummaries(finished));
+}
+
 /** Generates the OpenAPI 3.1 document from the route schemas; internal routes are hidden. */
 export async function registerOpenApi(app: TypedApp, config: Config) {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
@@ -112,11 +143,7 @@ export async function registerOpenApi(app: TypedApp, config: Config) {
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
     transformObject: (document) =>
-      'openapiObject' in document
-        ? withScopeSummaries(
-            addCreateLinks(addSampledResponseExamples(document.openapiObject, app.completeActions)),
-          )
-        : document.swaggerObject,
+      'openapiObject' in document ? finishDocument(document.openapiObject, app) : document.swaggerObject,
     transform: ({ schema, url, route }) => {
       const config = route.config ?? {};
       if (!config.public) return { schema: { ...schema, hide: true }, url };

@@ -15,7 +15,8 @@ declare module 'fastify' {
     /** Scope the caller's key needs; absent or null means no authentication. */
     scope?: Scope | null;
     /**
-     * `false` exempts the route from rate limiting (health probes only). For a route without a
+     * `false` exempts the route from rate limiting (health probes, and the reference page and its
+     * static files, which are no API call). For a route without a
      * key, a bucket of its own per client IP with its own limit instead of the standard tier
      * shared with the other routes without a key (the payment provider's callback).
      */

@@ -17,9 +17,14 @@ type Doc = {
 
 const pointer = (...parts: string[]) =>
   parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+type Named = { value?: unknown; $ref?: string };
+// Error responses name shared examples (`components.examples`) by reference.
+let sharedExamples: Record<string, { value: unknown }> = {};
 const examplesOf = (media: Media | undefined) => [
   ...(media && 'example' in media ? [media.example] : []),
-  ...Object.values(media?.examples ?? {}).map((e) => e.value),
+  ...Object.values((media?.examples ?? {}) as Record<string, Named>).map((e) =>
+    e.$ref ? sharedExamples[e.$ref.replace('#/components/examples/', '')]?.value : e.value,
+  ),
 ];
 
 describe('OpenAPI examples', () => {
@@ -30,6 +35,7 @@ describe('OpenAPI examples', () => {
   beforeAll(async () => {
     t = await startApp();
     doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    sharedExamples = (doc.components as { examples?: typeof sharedExamples }).examples ?? {};
     ajv = new Ajv2020.default({ strict: false, allErrors: true });
     addFormats.default(ajv);
     ajv.addSchema(structuredClone(doc), 'openapi');

@@ -127,9 +127,15 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas).toHaveProperty('NextAction');
     const create = doc.paths['/api/v1/admin/api-keys']?.post;
     expect(create?.['x-required-scope']).toBe('admin');
-    expect(create?.responses['400']).toEqual({
+    expect(create?.responses['400']).toMatchObject({
       description: 'Validation failed: the error names the field and the rule.',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/Error' },
+          examples: { validation_failed: { $ref: '#/components/examples/validation_failed' } },
+        },
+      },
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
     });
   });
 
