@@ -16,8 +16,9 @@
 //   npm run bench -- --cpu-profile     # CPU per POST /orders and its top costs (bench/cpu-profile.ts)
 //   npm run bench -- --cpu-profile=get # the same for GET /orders/{id}; =cart, =acp, =ucp for a flow
 //
-// The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets three
-// databases of the bench's own, cak_bench_api, cak_bench_webhooks and cak_bench_feed, dropped and created afresh
+// The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets four
+// databases of the bench's own, cak_bench_api, cak_bench_webhooks, cak_bench_feed and
+// cak_bench_observability, dropped and created afresh
 // on every run; the database DATABASE_URL names is not touched. On a Citus coordinator
 // (DATABASE_URL naming its database with the extension) they are made on every node, so the
 // schema is distributed by tenant. REDIS_URL defaults to
@@ -175,7 +176,7 @@ if (!only || only === 'observability') {
   // Two servers over one database, alike but for metrics and tracing; their rows alternate.
   const sink = await startTraceSink();
   const env = {
-    DATABASE_URL: await freshDatabase('cak_bench_api'),
+    DATABASE_URL: await freshDatabase('cak_bench_observability'),
     REDIS_URL: redisUrl,
     ...SMALL_SEEDS,
     BENCH_SEARCH_PRODUCTS: '1000',
