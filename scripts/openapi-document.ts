@@ -1,6 +1,6 @@
 /**
  * Writes the served OpenAPI document to a file, and (with --client) regenerates the typed
- * client's types from it. The document comes from a real app (in-memory PGlite, fixed config),
+ * client's types and resource methods from it (scripts/client-resources.ts). The document comes from a real app (in-memory PGlite, fixed config),
  * exactly as `GET /api/v1/openapi.json` serves it.
  *
  *   npx tsx scripts/openapi-document.ts [out.json] [--client]
@@ -9,7 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -17,6 +17,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openPglite } from '../src/db/client.js';
 import { createDeps } from '../src/deps.js';
+import { type OpenApiDocument, resourcesModule } from './client-resources.js';
 
 const args = process.argv.slice(2);
 const client = args.includes('--client');
@@ -51,4 +52,7 @@ if (client) {
   // openapi-typescript 7 needs TypeScript 5's compiler API: the client workspace has both.
   const bin = path.join(clientDir, 'node_modules/.bin/openapi-typescript');
   execFileSync(bin, [out, '-o', path.join(clientDir, 'src/generated/api.ts')], { stdio: 'inherit' });
+  const document = JSON.parse(readFileSync(out, 'utf8')) as OpenApiDocument;
+  writeFileSync(path.join(clientDir, 'src/generated/resources.ts'), resourcesModule(document));
+  console.log('wrote packages/client/src/generated/resources.ts');
 }

@@ -1,9 +1,11 @@
+import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics } from 'prom-client';
 import { buildApp } from './app.js';
 import { startBackgroundWork } from './background.js';
 import type { BillingAdapter } from './billing/adapter.js';
-import type { Config } from './config.js';
+import { writeServerFile } from './cli/server-file.js';
+import { type Config, ConfigError } from './config.js';
 import { loadKeyRing } from './core/key-ring.js';
 import { resealSecrets } from './db/sealing.js';
 import { createDeps, createLogger, type Deps, openConfiguredDatabase } from './deps.js';
@@ -11,7 +13,7 @@ import { startIdempotencyPurge } from './http/idempotency/purge.js';
 import { SERVICE_VERSION } from './http/openapi.js';
 import { startTracingFromEnv } from './observability/otel-sdk.js';
 import { TABLE_LAYOUT } from './schema.js';
-import { formatDemoBanner, seedDemoIfEmpty } from './seed/demo.js';
+import { type DemoSeed, formatDemoBanner, formatStartLinks, seedDemoIfEmpty } from './seed/demo.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -29,7 +31,9 @@ export async function startServer(
   config: Config,
   options: { wrapBilling?: (adapter: BillingAdapter) => BillingAdapter } = {},
 ): Promise<RunningServer> {
-  // The keys first: without one every instance shares, refuse to start (a one-line ConfigError).
+  // The port before anything is opened, seeded or printed: a taken PORT is a one-line error.
+  await assertPortFree(config.port, config.host);
+  // The keys next: without one every instance shares, refuse to start (a one-line ConfigError).
   const keyRing = loadKeyRing(config);
   if (keyRing.created)
     process.stdout.write(
@@ -39,7 +43,12 @@ export async function startServer(
   // Before the database opens: its connections are traced from the first.
   const tracing = startTracingFromEnv(config.tracesExporter, SERVICE_VERSION);
   const database = await openConfiguredDatabase(config, logger);
-  await database.migrate(TABLE_LAYOUT);
+  try {
+    await database.migrate(TABLE_LAYOUT);
+  } catch (err) {
+    await database.close().catch(() => {});
+    throw databaseError(err, config);
+  }
   const deps = createDeps(config, database, logger, {
     keyRing,
     ...(options.wrapBilling ? { wrapBilling: options.wrapBilling } : {}),
@@ -49,14 +58,22 @@ export async function startServer(
   await sealSecretsKeptInClear(deps);
   await deps.rateLimiter.ready(2_000);
 
-  if (config.seedDemo) {
-    const seed = await seedDemoIfEmpty(deps.db, config.appEnv, config.dataDir);
-    if (seed) process.stdout.write(`${formatDemoBanner(seed, config.publicBaseUrl)}\n`);
-  }
+  const seed: DemoSeed | undefined = config.seedDemo
+    ? await seedDemoIfEmpty(deps.db, config.appEnv, config.dataDir)
+    : undefined;
 
   const app = await buildApp(deps);
   const stopPurge = startIdempotencyPurge(deps);
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    stopPurge();
+    await Promise.all([database.close(), deps.rateLimiter.close(), deps.apiKeys.close?.()]);
+    throw listenError(err, config.port, config.host);
+  }
+  const baseUrl = listeningUrl(app, config);
+  process.stdout.write(`${seed ? formatDemoBanner(seed, baseUrl) : formatStartLinks(baseUrl)}\n`);
+  const removeServerFile = database.kind === 'pglite' ? writeServerFile(config.dataDir, baseUrl) : () => {};
   const stopBackground = config.webhookWorker ? startBackgroundWork(deps) : async () => {};
   logger.info(
     {
@@ -74,6 +91,7 @@ export async function startServer(
     app,
     deps,
     async stop() {
+      removeServerFile();
       stopPurge();
       await app.close(); // stops accepting, waits for in-flight requests
       await stopBackground(); // finishes and records deliveries in flight
@@ -81,6 +99,73 @@ export async function startServer(
       await tracing?.shutdown(); // sends the spans still buffered
     },
   };
+}
+
+/** The base URL, with the port really listened on when PORT=0 let the system pick one. */
+function listeningUrl(app: FastifyInstance, config: Config): string {
+  const address = app.server.address();
+  const url = new URL(config.publicBaseUrl);
+  if (url.port !== '0' || typeof address !== 'object' || address === null) return config.publicBaseUrl;
+  url.port = String(address.port);
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** Refuses a taken PORT (or a HOST not of this machine) before the database is opened. PORT 0: any. */
+async function assertPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err) => reject(listenError(err, port, host)));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+/** A listen failure as a one-line error naming the variable to change. */
+function listenError(err: unknown, port: number, host: string): unknown {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'EADDRINUSE')
+    return new ConfigError(
+      'PORT',
+      `${port} is already in use on ${host}: stop the process listening there, or set PORT to a free port`,
+    );
+  if (code === 'EACCES')
+    return new ConfigError('PORT', `${port} on ${host} needs privileges: set PORT to 1024 or above`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new ConfigError(
+      'HOST',
+      `${host} is not an address of this machine: set HOST, e.g. 127.0.0.1 or 0.0.0.0`,
+    );
+  return err;
+}
+
+/** PostgreSQL error codes and socket errors that mean DATABASE_URL does not lead to a usable database. */
+const CONNECTION_FAILURES: Record<string, string> = {
+  '28P01': 'password authentication failed',
+  '28000': 'the server refused this user',
+  '3D000': 'the database does not exist',
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  ECONNRESET: 'connection reset',
+};
+
+/** A failure to reach the configured PostgreSQL as a one-line error naming DATABASE_URL. */
+function databaseError(err: unknown, config: Config): unknown {
+  if (!config.databaseUrl) return err;
+  const e = err as { code?: string; errors?: { code?: string }[]; message?: string };
+  const code = e?.code ?? e?.errors?.[0]?.code;
+  const timedOut = /timeout exceeded when trying to connect/i.test(e?.message ?? '');
+  const why = timedOut ? `no connection within ${config.dbPoolWaitMs} ms` : code && CONNECTION_FAILURES[code];
+  if (!why) return err;
+  const shown = new URL(config.databaseUrl);
+  if (shown.password) shown.password = '***';
+  return new ConfigError(
+    'DATABASE_URL',
+    `(${shown}) does not lead to a usable database: ${why}. Check that PostgreSQL runs there and the URL's host, port, user, password and database`,
+  );
 }
 
 /** Seals what an earlier release stored in clear (a provider secret, stored responses). */

@@ -1,9 +1,5 @@
 import { originValidation } from '@modelcontextprotocol/fastify';
-import {
-  type CallToolResult,
-  Server,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import { type CallToolResult, Server } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { renderAgentGuide, scopeSummaries } from '../core/agent-guide.js';
 import { hasScope } from '../core/scopes.js';
@@ -13,6 +9,7 @@ import { SERVICE_NAME, SERVICE_VERSION } from '../http/openapi.js';
 import type { TypedApp } from '../http/types.js';
 import { compileArgumentValidator, validationDetails } from '../http/validation.js';
 import { ACP_TOOLS, acpToolNamed, callAcpTool } from './acp-tools.js';
+import { serveResources } from './resources.js';
 import {
   IDEMPOTENCY_KEY_ARGUMENT,
   misroutingArgument,
@@ -21,31 +18,14 @@ import {
   toolsFromOpenApi,
   toolUrl,
 } from './tools.js';
+import { mcpRequestHandler } from './transport.js';
 
 export const MCP_PATH = '/mcp';
-
-export const MCP_RESOURCES = [
-  {
-    uri: 'commerce://catalog',
-    name: 'catalog',
-    title: 'Product catalog',
-    description: 'The active products of the key’s tenant, as GET /api/v1/catalog returns them (read scope).',
-    mimeType: 'application/json',
-    path: '/api/v1/catalog',
-  },
-  {
-    uri: 'commerce://openapi.json',
-    name: 'openapi',
-    title: 'OpenAPI document',
-    description: 'The OpenAPI 3.1 document every tool is generated from (GET /api/v1/openapi.json).',
-    mimeType: 'application/json',
-    path: '/api/v1/openapi.json',
-  },
-] as const;
+const LISTING_TTL_MS = 300_000;
 
 const PREAMBLE = `Tools are the REST operations of the Commerce Agent API, one per operationId; you see only those your API key's scopes allow.
 Arguments are flat: path, query and body fields side by side at the top level (a body field named like a path or query parameter is body_<name>). Unknown or misplaced arguments are refused before anything runs.
-Results are the REST envelope { data, nextActions } (both always present; meta too when a list was paged). Each next action names the tool (operationId) and the arguments the server already knows: call it with those, adding only what you decide. An action with allowed: false says why in reason.
+Results are the REST envelope { data, nextActions } (both always present; meta too when a list was paged). A tool's outputSchema gives the top level of data; the whole schema, every field, is the resource commerce://tools/{name}/output-schema. Each next action names the tool (operationId) and the arguments the server already knows: call it with those, adding only what you decide. An action with allowed: false says why in reason.
 Errors come back with isError and the REST error body { error, code, details, requestId }; details[].argument names the argument at fault, and nextActions (when present) say how to recover.
 The ACP checkout tools (snake_case: create_checkout_session and the like) follow the ACP MCP binding instead: arguments { meta: { api_version }, id, payload }, results the ACP CheckoutSession, errors JSON-RPC -32000 with the ACP error in data.`;
 
@@ -166,6 +146,15 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
       {
         capabilities: { tools: {}, resources: {} },
         instructions: serverInstructions(),
+        // 2026-07-28 results say how long they may be kept. What changes only with a deployment
+        // is kept five minutes: the tool listing for this key alone (it depends on its scopes),
+        // the rest by anyone. Resource contents (the catalog) are read fresh.
+        cacheHints: {
+          'tools/list': { ttlMs: LISTING_TTL_MS, cacheScope: 'private' },
+          'resources/list': { ttlMs: LISTING_TTL_MS, cacheScope: 'public' },
+          'resources/templates/list': { ttlMs: LISTING_TTL_MS, cacheScope: 'public' },
+          'server/discover': { ttlMs: LISTING_TTL_MS, cacheScope: 'public' },
+        },
       },
     );
     server.setRequestHandler('tools/list', async () => ({
@@ -193,42 +182,15 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
     server.setRequestHandler('tools/call', async (req) =>
       callTool(request, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>),
     );
-    server.setRequestHandler('resources/list', async () => ({
-      resources: MCP_RESOURCES.map(({ path: _path, ...r }) => r),
-    }));
-    server.setRequestHandler('resources/read', async (req) => {
-      const resource = MCP_RESOURCES.find((r) => r.uri === req.params.uri);
-      if (!resource) throw new Error(`Unknown resource ${req.params.uri}`);
-      const res = await inject(request, 'GET', resource.path);
-      return {
-        contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: JSON.stringify(res.body) }],
-      };
-    });
+    serveResources(
+      server,
+      () => allTools().filter((t) => hasScope(ctx.scopes, t.scope)),
+      async (path) => (await inject(request, 'GET', path)).body,
+    );
     return server;
   };
 
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
-    const server = mcpServerFor(request);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    try {
-      const response = await transport.handleRequest(webRequestOf(request), {
-        ...(request.method === 'POST' ? { parsedBody: request.body } : {}),
-      });
-      reply.code(response.status);
-      response.headers.forEach((value, name) => {
-        reply.header(name, value);
-      });
-      const text = await response.text();
-      return reply.send(text);
-    } finally {
-      await transport.close();
-      await server.close();
-    }
-  };
+  const handle = mcpRequestHandler(mcpServerFor, app.log);
 
   // Browsers send Origin: only pages of this deployment's own host (or localhost) may call /mcp.
   // Clients that are not browsers send no Origin and pass.
@@ -317,18 +279,4 @@ function errorResult(body: unknown): CallToolResult {
     content: [{ type: 'text', text: JSON.stringify(structured) }],
     structuredContent: structured,
   };
-}
-
-/** The Fastify request as a web-standard Request (its body already parsed, sent again as JSON). */
-function webRequestOf(request: FastifyRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) headers.set(name, value.join(', '));
-  }
-  return new Request(`http://${request.host}${request.url}`, {
-    method: request.method,
-    headers,
-    ...(request.method === 'POST' ? { body: JSON.stringify(request.body ?? null) } : {}),
-  });
 }

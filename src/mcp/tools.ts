@@ -1,5 +1,6 @@
 import { ruleReference, SHARED_RULES } from '../core/agent-guide.js';
 import type { Scope } from '../core/scopes.js';
+import { listedOutputSchema, type OpenApiResponses, wholeOutputSchema } from './output-schemas.js';
 
 /**
  * Turns the OpenAPI document into MCP tool definitions: one tool per operation, so a new public
@@ -22,7 +23,7 @@ interface OpenApiOperation {
   description?: string;
   parameters?: OpenApiParameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
-  responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
+  responses?: OpenApiResponses;
   'x-required-scope'?: Scope | null;
 }
 
@@ -48,7 +49,10 @@ export interface ToolDefinition {
   title?: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
+  /** The top level of the result (tools/list): the envelope and the shape of `data`. */
   outputSchema: JsonSchema & { type: 'object' };
+  /** The whole schema of the result, the route's response (the tool's output schema resource). */
+  wholeOutputSchema: JsonSchema & { type: 'object' };
   annotations: ToolAnnotations;
   /** Where the tool call goes. */
   method: string;
@@ -89,9 +93,9 @@ function isDestructive(method: string, operationId: string): boolean {
   );
 }
 
-/** Repeating the same call has no further effect: reads, previews, PUT and DELETE. */
-function isIdempotent(method: string, operationId: string): boolean {
-  return isReadOnly(method, operationId) || method === 'PUT' || method === 'DELETE';
+/** Repeating the same write has no further effect: PUT and DELETE. */
+function isIdempotent(method: string): boolean {
+  return method === 'PUT' || method === 'DELETE';
 }
 
 function annotationsOf(method: string, operationId: string): ToolAnnotations {
@@ -99,7 +103,8 @@ function annotationsOf(method: string, operationId: string): ToolAnnotations {
   return {
     // Destructive is the protocol's default for a tool that writes, and means nothing for a read.
     ...(readOnly ? { readOnlyHint: true } : { destructiveHint: isDestructive(method, operationId) }),
-    ...(isIdempotent(method, operationId) ? { idempotentHint: true } : {}),
+    // The protocol reads idempotentHint only for a tool that writes (a read is idempotent anyway).
+    ...(!readOnly && isIdempotent(method) ? { idempotentHint: true } : {}),
     openWorldHint: false,
   };
 }
@@ -204,37 +209,9 @@ function toolArguments(op: OpenApiOperation, doc: OpenApiDocumentLike, write: bo
   };
 }
 
-/**
- * The shape of a result, outlined: the envelope's members and their types (which are present is
- * the envelope rule, stated once in the instructions). The fields of `data` are described in the
- * OpenAPI document; naming them here would make the listing of every tool longer than an agent's
- * budget for it (tools/list stays under 61 KB for the commerce key).
- */
-function outline(schema: JsonSchema, depth: number): JsonSchema {
-  if (Array.isArray(schema.anyOf))
-    return { anyOf: (schema.anyOf as JsonSchema[]).map((b) => outline(b, depth)) };
-  const { type, properties } = schema;
-  if (type !== 'object' || depth <= 0 || !properties) return type === undefined ? {} : { type };
-  return {
-    type,
-    properties: Object.fromEntries(
-      Object.entries(properties as Record<string, JsonSchema>).map(([k, v]) => [k, outline(v, depth - 1)]),
-    ),
-  };
-}
-
-const NO_CONTENT_OUTPUT = { type: 'object' as const, properties: { data: { type: 'null' } } };
-
-/** The output schema: the first 2xx JSON response, outlined; `{ data: null }` for a 204. */
-function toolOutput(op: OpenApiOperation, doc: OpenApiDocumentLike): JsonSchema & { type: 'object' } {
-  const success = Object.entries(op.responses ?? {})
-    .filter(([status]) => /^2\d\d$/.test(status))
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([, response]) => response.content?.['application/json']?.schema)
-    .find((schema) => schema !== undefined);
-  if (!success) return NO_CONTENT_OUTPUT;
-  const shape = outline(inlineRefs(success, doc) as JsonSchema, 1);
-  return shape.type === 'object' ? (shape as JsonSchema & { type: 'object' }) : NO_CONTENT_OUTPUT;
+function outputSchemas(op: OpenApiOperation, doc: OpenApiDocumentLike) {
+  const whole = wholeOutputSchema(op.responses, doc);
+  return { outputSchema: listedOutputSchema(whole), wholeOutputSchema: whole };
 }
 
 export function toolsFromOpenApi(doc: OpenApiDocumentLike): ToolDefinition[] {
@@ -249,7 +226,7 @@ export function toolsFromOpenApi(doc: OpenApiDocumentLike): ToolDefinition[] {
         name: op.operationId,
         description: withSharedRulesNamed(op.description ?? op.summary ?? op.operationId),
         ...toolArguments(op, doc, write && !isReadOnly(method, op.operationId)),
-        outputSchema: toolOutput(op, doc),
+        ...outputSchemas(op, doc),
         annotations: annotationsOf(method, op.operationId),
         method,
         path,

@@ -77,7 +77,20 @@ export function formatDemoBanner(seed: DemoSeed, baseUrl: string): string {
     `       curl -H "Authorization: Bearer ${seed.keys.read}" ${baseUrl}/api/v1/accounts/${seed.accountId}/invoices`,
     `  Demo catalog (products, price rules, offers, promo code WELCOME10, a policy, shipping):`,
     `  ${path.relative(process.cwd(), DEMO_CATALOG) || DEMO_CATALOG}`,
-    `  API document: ${baseUrl}/api/v1/openapi.json`,
+    formatStartLinks(baseUrl),
+  ].join('\n');
+}
+
+/** Where a newcomer goes next: printed at every start (after the demo keys on the first). */
+export function formatStartLinks(baseUrl: string): string {
+  return [
+    '',
+    `  Commerce Agent API on ${baseUrl}`,
+    `    API reference      ${baseUrl}/docs   (OpenAPI: ${baseUrl}/api/v1/openapi.json)`,
+    `    MCP server         ${baseUrl}/mcp   (Streamable HTTP, Bearer API key)`,
+    `    Manifest           ${baseUrl}/api/v1/manifest   (what your key can do)`,
+    '    Walkthrough        docs/getting-started.md',
+    '    Local webhooks     npm run cli -- webhooks listen --forward-to http://localhost:3001/hook',
     '',
   ].join('\n');
 }

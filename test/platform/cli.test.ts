@@ -7,6 +7,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Database, openPglite } from '../../src/db/client.js';
 import { bearer, errorBody, startApp, type TestApp } from '../harness.js';
 import { nodeArgs } from '../support/built-src.js';
+import {
+  childEnv,
+  cleanUpProcesses,
+  tempDir as processTempDir,
+  runCli,
+  startServerProcess,
+} from '../support/service-processes.js';
 
 // The real CLI (src/cli/main.ts) as child processes on an embedded PGlite data dir, then the keys it
 // issued proven over HTTP by an in-process app on the same data dir.
@@ -147,8 +154,7 @@ describe('commerce-agent CLI', { timeout: 240_000 }, () => {
   }, 45_000);
 
   it('exits 2 with usage on stderr for an unknown command or a missing --tenant', async () => {
-    // Sequential on the already-migrated data dir: the CLI opens the database before it validates
-    // the command, and opening an existing one is much faster than initialising a fresh one.
+    // The command line is checked before anything is loaded or opened.
     const unknown = await cli(dataDir, ['frobnicate', '--json']);
     const missingTenant = await cli(dataDir, ['keys', 'list', '--json']);
     expect(unknown.code).toBe(2);
@@ -192,4 +198,88 @@ describe('commerce-agent CLI', { timeout: 240_000 }, () => {
     expect(errorBody(revoked).code).toBe('unauthorized');
     expect(errorBody(revoked).error).toMatch(/revoked/);
   }, 240_000);
+});
+
+describe('commerce-agent CLI: quick answers, one-line errors, beside the server', {
+  timeout: 180_000,
+}, () => {
+  afterAll(cleanUpProcesses);
+  // A database that cannot be reached: the commands below answer without opening one.
+  const offline = () => childEnv(processTempDir(), { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+  const version = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string;
+
+  it('answers --help and --version without loading the service or opening a database', async () => {
+    const help = await runCli(['--help'], offline());
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout.startsWith('Usage: commerce-agent <command> [options]')).toBe(true);
+    expect(help.stdout).toContain('webhooks listen [--forward-to <url>]');
+    expect(await runCli(['--version'], offline())).toEqual({
+      code: 0,
+      stdout: `commerce-agent ${version}\n`,
+      stderr: '',
+    });
+    const unknown = await runCli(['frobnicate'], offline());
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.startsWith('Error: unknown command: frobnicate\n\nUsage: commerce-agent')).toBe(
+      true,
+    );
+  });
+
+  it('a missing seed file is one line naming the fix, not a stack', async () => {
+    const missing = await runCli(
+      ['seed', 'examples/no-such-catalog.yaml', '--tenant', '0190a000-0000-7000-8000-000000000001'],
+      offline(),
+    );
+    expect(missing).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        `Error: Seed file examples/no-such-catalog.yaml not found (from ${ROOT.replace(/\/$/, '')}); give the path ` +
+        'of a YAML or JSON seed file, e.g. examples/demo-catalog.yaml\n',
+    });
+  });
+
+  it('beside the running embedded server: database commands say what to do, keys go through its API', async () => {
+    const server = await startServerProcess();
+    const env = childEnv(server.dataDir);
+    const demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo-keys.json'), 'utf8')) as {
+      tenantId: string;
+    };
+    const list = await runCli(['tenants', 'list'], env);
+    expect(list.code).toBe(1);
+    expect(list.stderr.split('\n')).toEqual([
+      `Error: The embedded database in ${server.dataDir} is in use by the server at ${server.url} ` +
+        `(pid ${server.proc.child.pid}), and only one process can open it: stop the server and run this ` +
+        'again, or run on PostgreSQL (DATABASE_URL). While it runs, the keys and feeds commands go through ' +
+        'its API (see --help).',
+      '',
+    ]);
+
+    const keys = await runCli(['keys', 'list', '--tenant', demo.tenantId, '--json'], env);
+    expect(keys.stderr).toBe('');
+    const listed = JSON.parse(keys.stdout) as { name: string; status: string }[];
+    expect(listed.map((k) => k.name).sort()).toEqual([
+      'demo admin key',
+      'demo commerce key',
+      'demo read key',
+    ]);
+
+    const issued = await runCli(
+      ['keys', 'issue', '--tenant', demo.tenantId, '--scopes', 'read', '--json'],
+      env,
+    );
+    expect(issued.code).toBe(0);
+    const key = (JSON.parse(issued.stdout) as { key: string; environment: string }).key;
+    const manifest = await fetch(`${server.url}/api/v1/manifest`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(manifest.status).toBe(200);
+
+    const other = await runCli(['keys', 'list', '--tenant', '0190a000-0000-7000-8000-000000000001'], env);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toBe(
+      `Error: The API key belongs to tenant ${demo.tenantId}, not --tenant 0190a000-0000-7000-8000-000000000001: ` +
+        "give that tenant's admin key with --api-key (or COMMERCE_API_KEY)\n",
+    );
+  });
 });

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 /** A verified delivery body (SPEC.md section 6). */
 export interface WebhookEvent<T = unknown> {
@@ -10,12 +10,26 @@ export interface WebhookEvent<T = unknown> {
   data: T;
 }
 
+/** The Standard Webhooks library's own bound on a delivery's age and clock skew, in seconds. */
+const LIBRARY_TOLERANCE_SECONDS = 5 * 60;
+
 export interface VerifyWebhookOptions {
   /** The tenant the receiver belongs to: a delivery for any other tenant is refused. */
   tenantId: string;
+  /**
+   * How far the signed `webhook-timestamp` (the attempt's time) may be from now, in seconds
+   * (default and most 300, the Standard Webhooks library's own bound). An older delivery is
+   * refused as a replay.
+   */
+  toleranceSeconds?: number;
 }
 
-export type WebhookFailure = 'missing_signature' | 'bad_signature' | 'bad_body' | 'wrong_tenant';
+export type WebhookFailure =
+  | 'missing_signature'
+  | 'stale_timestamp'
+  | 'bad_signature'
+  | 'bad_body'
+  | 'wrong_tenant';
 
 export class WebhookVerificationError extends Error {
   constructor(
@@ -34,19 +48,47 @@ function header(headers: HeaderBag, name: string): string | undefined {
   const bag = headers as Record<string, string | string[] | undefined>;
   const key = Object.keys(bag).find((k) => k.toLowerCase() === name);
   const value = key === undefined ? undefined : bag[key];
-  return Array.isArray(value) ? value.join(',') : value;
+  return Array.isArray(value) ? value.join(' ') : value;
 }
 
 /**
- * Verifies a webhook delivery (SPEC.md section 6) and returns its parsed body.
+ * The Standard Webhooks key of a secret: its base64 part after `whsec_`, decoded as the server
+ * signs with it (src/events/signing.ts). Node's decoder also reads the base64url of older secrets.
+ */
+function keyOf(secret: string): Buffer {
+  return Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+}
+
+/** Throws unless the signed timestamp is within the tolerance of now. */
+function checkTimestamp(timestamp: string, options: VerifyWebhookOptions): void {
+  const tolerance = options.toleranceSeconds ?? LIBRARY_TOLERANCE_SECONDS;
+  if (!(tolerance >= 0 && tolerance <= LIBRARY_TOLERANCE_SECONDS)) {
+    throw new RangeError(`toleranceSeconds must be between 0 and ${LIBRARY_TOLERANCE_SECONDS}`);
+  }
+  const seconds = Number(timestamp);
+  const now = Date.now() / 1000;
+  if (!Number.isInteger(seconds) || Math.abs(now - seconds) > tolerance) {
+    throw new WebhookVerificationError(
+      'stale_timestamp',
+      `webhook-timestamp ${timestamp} is more than ${tolerance} s from now: refused as a replay`,
+    );
+  }
+}
+
+/**
+ * Verifies a webhook delivery and returns its parsed body, through the Standard Webhooks library
+ * (`standardwebhooks`): the delivery's `webhook-signature` must be a `v1` HMAC-SHA256 of
+ * `webhook-id.webhook-timestamp.body` under one of `secrets`, and `webhook-timestamp` (the time of
+ * this attempt, inside the signature) within `toleranceSeconds` of now, so a captured delivery
+ * sent again later is refused.
  *
  * - `rawBody` is the body exactly as received (verify BEFORE parsing: re-serialised JSON differs).
- * - `X-Webhook-Signature` holds one or more comma-separated `sha256=<hex HMAC-SHA256(secret, rawBody)>`;
- *   during a secret rotation there are two. The delivery is accepted when any of them matches any of
- *   `secrets` (pass the current and the previous secret while rotating). Comparisons are constant-time.
+ * - During a secret rotation pass the current and the previous secret: the service signs with both.
  * - The body's `tenantId` must be `options.tenantId`.
  *
- * Throws `WebhookVerificationError` (with a `reason`) otherwise.
+ * Our own `X-Webhook-Signature` (SPEC.md section 6) signs the body alone, with no timestamp, so it
+ * cannot tell a replay: it is there for receivers without a Standard Webhooks library, and is not
+ * what this function checks. Throws `WebhookVerificationError` (with a `reason`) otherwise.
  */
 export function verifyWebhook<T = unknown>(
   rawBody: string | Uint8Array,
@@ -55,25 +97,31 @@ export function verifyWebhook<T = unknown>(
   options: VerifyWebhookOptions,
 ): WebhookEvent<T> {
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody);
-  const signatureHeader = header(headers, 'x-webhook-signature');
-  if (!signatureHeader)
-    throw new WebhookVerificationError('missing_signature', 'No X-Webhook-Signature header');
-  const received = signatureHeader
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.startsWith('sha256='))
-    .map((s) => Buffer.from(s.slice('sha256='.length), 'hex'));
-  const expected = secrets
-    .filter((s) => s.length > 0)
-    .map((s) => createHmac('sha256', s).update(body).digest());
-  let matched = false;
-  // Every pair is compared (no early exit), each in constant time.
-  for (const signature of received) {
-    for (const digest of expected) {
-      if (signature.length === digest.length && timingSafeEqual(signature, digest)) matched = true;
+  const signed = {
+    'webhook-id': header(headers, 'webhook-id') ?? '',
+    'webhook-timestamp': header(headers, 'webhook-timestamp') ?? '',
+    'webhook-signature': header(headers, 'webhook-signature') ?? '',
+  };
+  if (!signed['webhook-id'] || !signed['webhook-timestamp'] || !signed['webhook-signature']) {
+    throw new WebhookVerificationError(
+      'missing_signature',
+      'No webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks)',
+    );
+  }
+  checkTimestamp(signed['webhook-timestamp'], options);
+  let verified = false;
+  for (const secret of secrets) {
+    const key = keyOf(secret);
+    if (key.length === 0) continue;
+    try {
+      new Webhook(key, { format: 'raw' }).verify(body, signed, { jsonParse: false });
+      verified = true;
+      break;
+    } catch {
+      // Not this secret (or the library's own clock check): try the next one.
     }
   }
-  if (!matched) {
+  if (!verified) {
     throw new WebhookVerificationError('bad_signature', 'No signature matches any of the given secrets');
   }
   let event: WebhookEvent<T>;

@@ -15,7 +15,18 @@ export interface Tenant {
   autoApplyCredits: boolean;
   /** The locale product content falls back to. */
   defaultLocale: string;
+  /** Webhooks may target loopback `http://` URLs (honoured in the sandbox environment only). */
+  allowLoopbackWebhooks: boolean;
   createdAt: Date;
+}
+
+/** The settings PATCH /admin/settings changes. */
+export interface TenantSettingsPatch {
+  name?: string;
+  usageMetering?: boolean;
+  autoApplyCredits?: boolean;
+  defaultLocale?: string;
+  allowLoopbackWebhooks?: boolean;
 }
 
 export async function createTenant(db: Queryable, name: string): Promise<Tenant> {
@@ -41,7 +52,7 @@ export async function hasAnyTenant(db: Queryable): Promise<boolean> {
 export async function updateTenantSettings(
   db: Queryable,
   id: string,
-  patch: { name?: string; usageMetering?: boolean; autoApplyCredits?: boolean; defaultLocale?: string },
+  patch: TenantSettingsPatch,
 ): Promise<Tenant | undefined> {
   const [row] = await db.update(tenants).set(patch).where(eq(tenants.id, id)).returning();
   return row;

@@ -12,6 +12,8 @@ export const tenants = referenceTable(
     autoApplyCredits: boolean('auto_apply_credits').notNull().default(true),
     /** The locale product content falls back to (a BCP 47 tag). */
     defaultLocale: text('default_locale').notNull().default('en'),
+    /** Sandbox only: webhooks may target loopback `http://` URLs (local development, `webhooks listen`). */
+    allowLoopbackWebhooks: boolean('allow_loopback_webhooks').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   }),
 );

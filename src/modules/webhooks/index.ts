@@ -1,5 +1,11 @@
 export { ACP_SOURCE_EVENTS, type AcpOrderFacts, acpOrder } from './acp-events.js';
-export { createSender, DeliveryWorker, type Sender, startDeliveryWorker } from './delivery/index.js';
+export {
+  createSender,
+  DeliveryWorker,
+  loopbackSetting,
+  type Sender,
+  startDeliveryWorker,
+} from './delivery/index.js';
 export { merchantSignature } from './delivery/prepare.js';
 export {
   type AttemptResult,

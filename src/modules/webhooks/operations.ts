@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import type { OperationContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
 import { diffChanges, type OperationKey, runUnitOfWork, type ServiceDeps } from '../../unit-of-work/index.js';
+import { getTenant } from '../tenants/index.js';
 import { type DeliveryApi, enqueueTestDelivery, replayDelivery } from './delivery/log.js';
 import type { CreateWebhookBody, UpdateWebhookBody } from './schemas.js';
 import {
@@ -12,7 +13,7 @@ import {
   type WebhookApi,
   webhookExists,
 } from './service.js';
-import { assertWebhookUrl } from './url-safety.js';
+import { assertWebhookUrl, isLoopbackUrl, type LoopbackPolicy } from './url-safety.js';
 
 // The webhook subscription operations. Secrets are encrypted at rest (secrets.ts); a new one is
 // in the operation's result only, and never in an audit entry.
@@ -22,6 +23,20 @@ export interface CreatedWebhook {
   secret: string;
 }
 
+/** The tenant's loopback policy (its setting, in the sandbox), read only for a loopback URL. */
+async function loopbackPolicy(
+  deps: ServiceDeps,
+  ctx: OperationContext,
+  url: string,
+): Promise<LoopbackPolicy> {
+  if (deps.config.appEnv !== 'sandbox') return 'production';
+  if (!isLoopbackUrl(url)) return 'off';
+  return (await getTenant(deps.db, ctx.tenantId))?.allowLoopbackWebhooks ? 'allowed' : 'off';
+}
+
+const assertTarget = async (deps: ServiceDeps, ctx: OperationContext, url: string) =>
+  assertWebhookUrl(url, deps.config.webhookAllowPrivateTargets, await loopbackPolicy(deps, ctx, url));
+
 /** POST /webhooks: HTTPS to a public address (checked before anything is written), known event types. */
 export async function createWebhook(
   deps: ServiceDeps,
@@ -29,7 +44,7 @@ export async function createWebhook(
   input: Static<typeof CreateWebhookBody>,
   key: OperationKey<CreatedWebhook>,
 ): Promise<CreatedWebhook> {
-  await assertWebhookUrl(input.url, deps.config.webhookAllowPrivateTargets);
+  await assertTarget(deps, ctx, input.url);
   return runUnitOfWork(deps, ctx, key, async (u) => {
     const created = await insertWebhook(u.tx, ctx.tenantId, input, deps.keyRing, u.now);
     await u.audit({
@@ -50,7 +65,7 @@ export async function updateWebhook(
   key: OperationKey<WebhookApi>,
 ): Promise<WebhookApi> {
   const changes = input.changes;
-  if (changes.url !== undefined) await assertWebhookUrl(changes.url, deps.config.webhookAllowPrivateTargets);
+  if (changes.url !== undefined) await assertTarget(deps, ctx, changes.url);
   return runUnitOfWork(deps, ctx, key, async (u) => {
     const result = await updateWebhookRow(u.tx, ctx.tenantId, input.webhookId, changes, u.now);
     if (!result) throw notFound('Webhook');

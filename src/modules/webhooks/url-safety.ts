@@ -32,7 +32,7 @@ const problem = (rule: string, message: string, field = 'url'): ErrorDetail => (
 function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  return isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback';
+  return isLoopbackAddress(host);
 }
 
 /**
@@ -76,16 +76,72 @@ async function resolveAll(hostname: string): Promise<string[]> {
 }
 
 /**
+ * Whether this tenant's webhooks may target loopback `http://` URLs: `allowed` (the tenant turned
+ * `allowLoopbackWebhooks` on, in the sandbox), `off` (sandbox, not turned on) or `production`
+ * (never). Only changes what a refusal says unless `allowed`.
+ */
+export type LoopbackPolicy = 'allowed' | 'off' | 'production';
+
+const LOOPBACK_HINT: Record<Exclude<LoopbackPolicy, 'allowed'>, string> = {
+  off:
+    '; for local development turn on loopback targets in this sandbox: PATCH /api/v1/admin/settings ' +
+    '{"allowLoopbackWebhooks": true} (or run `commerce-agent webhooks listen --forward-to <url>`)',
+  production: '; loopback http targets (allowLoopbackWebhooks) exist only in the sandbox environment',
+};
+
+/** A loopback target while the policy allows one: http or https, and every address loopback. */
+async function loopbackProblem(raw: string): Promise<ErrorDetail | undefined> {
+  const host = new URL(raw).hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : await resolveAll(host);
+  } catch {
+    return problem('resolvable', `url host ${host} does not resolve`);
+  }
+  const other = addresses.find((a) => !isLoopbackAddress(a));
+  if (addresses.length === 0 || other !== undefined)
+    return problem('public_target', `url ${host} must resolve to loopback addresses only (got ${other})`);
+  return undefined;
+}
+
+/**
  * Every problem with `raw` as a webhook target: the syntax, then (unless private targets are
  * allowed) every address its host resolves to must be public (rule `public_target`; `resolvable`
- * when the name does not resolve). Checked at creation and on URL change; the delivery worker
- * checks again before each attempt, since DNS answers change.
+ * when the name does not resolve). With `loopback` `allowed`, a URL whose host is loopback passes
+ * over http too when all its addresses are loopback; otherwise a refused loopback URL's message
+ * says how to develop locally. Checked at creation and on URL change; the delivery worker checks
+ * again before each attempt, since DNS answers change (and the setting may be turned off).
  */
 export async function webhookUrlProblem(
   raw: string,
   allowPrivateTargets: boolean,
+  /** The subscribing tenant's policy; absent (not a subscription, e.g. a profile URL): no hint. */
+  loopback?: LoopbackPolicy,
 ): Promise<ErrorDetail | undefined> {
-  return urlSyntaxProblem(raw) ?? (allowPrivateTargets ? undefined : await addressProblem(raw, 'url'));
+  const local = loopback === 'allowed' && isLoopbackUrl(raw);
+  if (local && !allowPrivateTargets)
+    return urlSyntaxProblem(raw, { http: 'loopback' }) ?? (await loopbackProblem(raw));
+  const found =
+    urlSyntaxProblem(raw, { http: local ? 'loopback' : undefined }) ??
+    (allowPrivateTargets ? undefined : await addressProblem(raw, 'url'));
+  if (!found || loopback === undefined || loopback === 'allowed' || !isLoopbackUrl(raw)) return found;
+  if (found.rule !== 'https' && found.rule !== 'public_target') return found;
+  return { ...found, message: `${found.message}${LOOPBACK_HINT[loopback]}` };
+}
+
+/** Whether `raw` is an http(s) URL to a loopback host (`localhost`, 127.0.0.0/8, ::1). */
+export function isLoopbackUrl(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether an IP address is loopback (IPv4-mapped forms judged as their IPv4 address). */
+export function isLoopbackAddress(address: string): boolean {
+  return isIP(address) !== 0 && ipaddr.process(address).range() === 'loopback';
 }
 
 /** Unless every address the URL's host resolves to is public: rule `public_target` (or `resolvable`). */
@@ -126,7 +182,11 @@ export async function platformUrlProblem(
 }
 
 /** Throws 400 validation_failed naming `url` when the target is not acceptable. */
-export async function assertWebhookUrl(raw: string, allowPrivateTargets: boolean): Promise<void> {
-  const detail = await webhookUrlProblem(raw, allowPrivateTargets);
+export async function assertWebhookUrl(
+  raw: string,
+  allowPrivateTargets: boolean,
+  loopback: LoopbackPolicy,
+): Promise<void> {
+  const detail = await webhookUrlProblem(raw, allowPrivateTargets, loopback);
   if (detail) throw new AppError('validation_failed', detail.message, [detail]);
 }

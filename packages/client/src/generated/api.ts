@@ -1283,7 +1283,7 @@ export interface paths {
         head?: never;
         /**
          * Update tenant settings
-         * @description Renames the tenant, turns usage metering or applying credit on issue on or off, and/or sets the default locale of product content.
+         * @description Renames the tenant, turns usage metering, applying credit on issue or (sandbox only) loopback webhook targets on or off, and/or sets the default locale of product content.
          */
         patch: operations["updateTenantSettings"];
         trace?: never;
@@ -18768,7 +18768,8 @@ export interface operations {
                      *         "name": "string",
                      *         "usageMetering": true,
                      *         "autoApplyCredits": true,
-                     *         "defaultLocale": "en"
+                     *         "defaultLocale": "en",
+                     *         "allowLoopbackWebhooks": true
                      *       },
                      *       "nextActions": []
                      *     }
@@ -18787,6 +18788,8 @@ export interface operations {
                              * @example en
                              */
                             defaultLocale: string;
+                            /** @description Sandbox only: webhooks may target loopback `http://` URLs (local development). */
+                            allowLoopbackWebhooks: boolean;
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -18852,11 +18855,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "usageMetering": true
-                 *     }
-                 */
                 "application/json": {
                     /** @description The tenant’s display name. */
                     name?: string;
@@ -18869,6 +18867,8 @@ export interface operations {
                      * @example en
                      */
                     defaultLocale?: string;
+                    /** @description Let webhooks target loopback `http://` URLs. Sandbox only. */
+                    allowLoopbackWebhooks?: boolean;
                 };
             };
         };
@@ -18886,7 +18886,8 @@ export interface operations {
                      *         "name": "string",
                      *         "usageMetering": true,
                      *         "autoApplyCredits": true,
-                     *         "defaultLocale": "en"
+                     *         "defaultLocale": "en",
+                     *         "allowLoopbackWebhooks": true
                      *       },
                      *       "nextActions": []
                      *     }
@@ -18905,6 +18906,8 @@ export interface operations {
                              * @example en
                              */
                             defaultLocale: string;
+                            /** @description Sandbox only: webhooks may target loopback `http://` URLs (local development). */
+                            allowLoopbackWebhooks: boolean;
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];

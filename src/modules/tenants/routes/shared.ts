@@ -22,6 +22,9 @@ export const SettingsSchema = Type.Object({
     description: 'Apply an account’s credit to each invoice issued for it (on by default).',
   }),
   defaultLocale,
+  allowLoopbackWebhooks: Type.Boolean({
+    description: 'Sandbox only: webhooks may target loopback `http://` URLs (local development).',
+  }),
 });
 
 export const PatchSettings = Type.Object(
@@ -34,8 +37,15 @@ export const PatchSettings = Type.Object(
       Type.Boolean({ description: 'Apply account credit to invoices as they are issued.' }),
     ),
     defaultLocale: Type.Optional(defaultLocale),
+    allowLoopbackWebhooks: Type.Optional(
+      Type.Boolean({ description: 'Let webhooks target loopback `http://` URLs. Sandbox only.' }),
+    ),
   },
-  { additionalProperties: false, examples: [{ usageMetering: true }], minProperties: 1 },
+  {
+    additionalProperties: false,
+    examples: [{ usageMetering: true }, { allowLoopbackWebhooks: true }],
+    minProperties: 1,
+  },
 );
 
 export const actions = [next('self', 'getTenantSettings'), next('update', 'updateTenantSettings')];
@@ -50,6 +60,7 @@ export const settingsResponse = (tenant: Tenant, ctx: RequestContext): Presented
       usageMetering: tenant.usageMetering,
       autoApplyCredits: tenant.autoApplyCredits,
       defaultLocale: tenant.defaultLocale,
+      allowLoopbackWebhooks: tenant.allowLoopbackWebhooks,
     },
     actions,
   ),

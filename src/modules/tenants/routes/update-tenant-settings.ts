@@ -10,8 +10,8 @@ export const updateTenantSettingsRoute = defineRoute({
   operationId: 'updateTenantSettings',
   summary: 'Update tenant settings',
   description:
-    'Renames the tenant, turns usage metering or applying credit on issue on or off, and/or sets the ' +
-    'default locale of product content.',
+    'Renames the tenant, turns usage metering, applying credit on issue or (sandbox only) loopback webhook ' +
+    'targets on or off, and/or sets the default locale of product content.',
   tags: ['Tenant admin'],
   scope: 'admin',
   body: PatchSettings,

@@ -1,11 +1,27 @@
+import type { Queryable } from '../../../db/client.js';
 import { listenForDeliveries } from '../../../events/delivery-listener.js';
 import type { ServiceDeps } from '../../../unit-of-work/index.js';
+import { getTenant } from '../../tenants/index.js';
 import { observedSender } from './observed-sender.js';
 import { createSender } from './sender.js';
-import { DeliveryWorker } from './worker.js';
+import { DeliveryWorker, type DeliveryWorkerDeps } from './worker.js';
 
 export { createSender, type Sender } from './sender.js';
 export { DeliveryWorker } from './worker.js';
+
+/**
+ * The sandbox honours a tenant's `allowLoopbackWebhooks` as it is at each attempt (turned off:
+ * refused); production never sends to loopback targets.
+ */
+export function loopbackSetting(
+  config: Pick<ServiceDeps['config'], 'appEnv'>,
+  db: Queryable,
+): Pick<DeliveryWorkerDeps, 'loopbackAllowed'> {
+  if (config.appEnv !== 'sandbox') return {};
+  return {
+    loopbackAllowed: async (tenantId) => (await getTenant(db, tenantId))?.allowLoopbackWebhooks === true,
+  };
+}
 
 /** One for claims, one for writing results: each runs one statement at a time. */
 const WORKER_CONNECTIONS = 2;
@@ -38,6 +54,7 @@ export function startDeliveryWorker(deps: ServiceDeps): () => Promise<void> {
       // are for its claims and results.
       reads: deps.db,
       acp: { lookups: deps.lookups, publicBaseUrl: config.publicBaseUrl },
+      ...loopbackSetting(config, deps.db),
     },
     {
       concurrency: config.webhookConcurrency,

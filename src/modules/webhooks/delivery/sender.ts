@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
-import { isNonPublicAddress } from '../url-safety.js';
+import { isLoopbackAddress, isLoopbackUrl, isNonPublicAddress } from '../url-safety.js';
 import { ATTEMPT_TEXT_LIMIT, storableText } from './storable-text.js';
 
 /** SPEC.md section 8: an attempt succeeds on a 2xx within 10 seconds. */
@@ -31,6 +31,8 @@ export interface Sender {
     body: string,
     headers: Record<string, string>,
     cancel?: AbortSignal,
+    /** `loopback`: the tenant allows loopback targets (sandbox): a loopback URL is sent to, over http too. */
+    target?: { loopback: boolean },
   ): Promise<SendOutcome>;
   close(): Promise<void>;
 }
@@ -50,11 +52,15 @@ class BlockedTargetError extends Error {}
  * so a name that resolved to a public address at creation and to a private one now (DNS
  * rebinding) is refused at send time.
  */
-function guardedLookup(allowPrivateTargets: boolean): LookupFunction {
+function guardedLookup(allowed: 'any' | 'public' | 'loopback'): LookupFunction {
+  const refused = (address: string) =>
+    allowed === 'public'
+      ? isNonPublicAddress(address)
+      : allowed === 'loopback' && !isLoopbackAddress(address);
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
-      const blocked = allowPrivateTargets ? undefined : addresses.find((a) => isNonPublicAddress(a.address));
+      const blocked = addresses.find((a) => refused(a.address));
       if (blocked) {
         const error = new BlockedTargetError(`${hostname} resolves to non-public address ${blocked.address}`);
         return callback(error as NodeJS.ErrnoException, '', 0);
@@ -126,27 +132,34 @@ const errorText = (err: unknown, timeoutMs: number): string => {
 export function createSender(options: SenderOptions): Sender {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const ca = options.caFile ? [...rootCertificates, readFileSync(options.caFile, 'utf8')] : undefined;
-  const agent = new Agent({
-    connect: { lookup: guardedLookup(options.allowPrivateTargets), ...(ca ? { ca } : {}) },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    keepAliveTimeout: 30_000,
-    connections: 16,
-  });
+  const agentFor = (allowed: 'any' | 'public' | 'loopback') =>
+    new Agent({
+      connect: { lookup: guardedLookup(allowed), ...(ca ? { ca } : {}) },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      keepAliveTimeout: 30_000,
+      connections: 16,
+    });
+  const agent = agentFor(options.allowPrivateTargets ? 'any' : 'public');
+  // Loopback targets a sandbox tenant allowed: connections only to loopback addresses.
+  let loopbackAgent: Agent | undefined;
   return {
-    async send(url, body, headers, cancel) {
+    async send(url, body, headers, cancel, target) {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
       const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
-      if (!options.allowPrivateTargets && isIP(host) && isNonPublicAddress(host)) {
-        return failed(`blocked target: ${host} is a non-public address`, elapsed());
+      const local = !options.allowPrivateTargets && target?.loopback === true && isLoopbackUrl(url);
+      if (!options.allowPrivateTargets && !local && isIP(host) && isNonPublicAddress(host)) {
+        const hint = isLoopbackAddress(host) ? ' (the tenant has not turned on allowLoopbackWebhooks)' : '';
+        return failed(`blocked target: ${host} is a non-public address${hint}`, elapsed());
       }
+      if (local) loopbackAgent ??= agentFor('loopback');
       try {
         const response = await request(url, {
           method: 'POST',
           headers,
           body,
-          dispatcher: agent,
+          dispatcher: local ? (loopbackAgent as Agent) : agent,
           signal: cancel
             ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cancel])
             : AbortSignal.timeout(timeoutMs),
@@ -167,7 +180,9 @@ export function createSender(options: SenderOptions): Sender {
         return failed(errorText(err, timeoutMs), elapsed(), isTimeout(err));
       }
     },
-    close: () => agent.close(),
+    close: async () => {
+      await Promise.all([agent.close(), loopbackAgent?.close()]);
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../../clock.js';
 import type { KeyRing } from '../../../core/key-ring.js';
 import type { Db, Queryable } from '../../../db/client.js';
+import { isLoopbackUrl } from '../url-safety.js';
 import { FAIR_SHARE_DEFAULTS, FairShare, type FairShareOptions, type UsedUp, usedUp } from './fair-share.js';
 import { type PrepareDeps, prepareDelivery } from './prepare.js';
 import { activeSubscriptions, type ClaimedDelivery, claimDueDeliveries } from './queue.js';
@@ -23,6 +24,11 @@ export interface DeliveryWorkerDeps {
    */
   acp?: PrepareDeps['acp'];
   reads?: Queryable;
+  /**
+   * Whether a tenant allows loopback targets now (its `allowLoopbackWebhooks`, sandbox only),
+   * asked before each attempt to a loopback URL; absent: never (production).
+   */
+  loopbackAllowed?: (tenantId: string) => Promise<boolean>;
 }
 
 export interface DeliveryWorkerOptions {
@@ -359,7 +365,12 @@ export class DeliveryWorker {
     try {
       const { keyRing, clock, acp, reads, db } = this.deps;
       const prepared = await prepareDelivery({ keyRing, clock, acp, db: reads ?? db }, delivery, attemptedAt);
-      return await this.deps.sender.send(delivery.url, prepared.body, prepared.headers, cancel);
+      const { loopbackAllowed } = this.deps;
+      const loopback =
+        loopbackAllowed !== undefined &&
+        isLoopbackUrl(delivery.url) &&
+        (await loopbackAllowed(delivery.tenantId));
+      return await this.deps.sender.send(delivery.url, prepared.body, prepared.headers, cancel, { loopback });
     } catch (err) {
       // Only the unexpected lands here (a secret that no longer decrypts, an ACP order that is
       // gone): recorded as a failed attempt.

@@ -1,0 +1,1 @@
+ALTER TABLE "tenants" ADD COLUMN "allow_loopback_webhooks" boolean DEFAULT false NOT NULL;
