@@ -1,6 +1,7 @@
 // The dependency rules of src/ (docs/architecture.md, "Layers"), checked in CI by `npm run lint:deps`.
 // Layers, bottom up; nothing imports a layer above its own:
 //   1 config.ts, clock.ts, core/      settings, time, errors and formats every layer shares
+//     observability/                   metrics and tracing every layer records into
 //   2 db/                              connections, schema, tenant scoping
 //   3 billing/                         the billing-adapter boundary and the built-in engine
 //   4 events/, unit-of-work/           the outbox, audit log, runUnitOfWork, intents, reconciler
@@ -33,7 +34,7 @@ module.exports = {
     },
     layer(
       'shared-below-db',
-      '^src/(config|clock)\\.ts$|^src/core/',
+      '^src/(config|clock)\\.ts$|^src/(core|observability)/',
       null,
       `^src/(db|billing|events|unit-of-work|modules|http|mcp)/|${TOP}`,
     ),

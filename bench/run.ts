@@ -9,14 +9,16 @@
 //   npm run bench -- --only=checkouts  # the cart flow and the ACP and UCP checkouts, in rounds
 //   npm run bench -- --only=catalog    # catalog search (100,000 products) and stock-tracked orders
 //   npm run bench -- --only=feed       # the ACP product feed of 100,000 products, streamed three times
+//   npm run bench -- --only=observability  # POST /orders with metrics and tracing on vs off, in rounds
 //   npm run bench -- --vs=befc46f [--rounds=4] [--only=orders,cart,get]
 //                                      # POST /orders, the cart flow, GET /orders/{id}: this tree
 //                                      # vs another commit's, alternating rounds (bench/compare.ts)
 //   npm run bench -- --cpu-profile     # CPU per POST /orders and its top costs (bench/cpu-profile.ts)
 //   npm run bench -- --cpu-profile=get # the same for GET /orders/{id}; =cart, =acp, =ucp for a flow
 //
-// The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets three
-// databases of the bench's own, cak_bench_api, cak_bench_webhooks and cak_bench_feed, dropped and created afresh
+// The server of DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) gets four
+// databases of the bench's own, cak_bench_api, cak_bench_webhooks, cak_bench_feed and
+// cak_bench_observability, dropped and created afresh
 // on every run; the database DATABASE_URL names is not touched. On a Citus coordinator
 // (DATABASE_URL naming its database with the extension) they are made on every node, so the
 // schema is distributed by tenant. REDIS_URL defaults to
@@ -41,6 +43,13 @@ import {
 import { catalogScenarios, SEARCH_ROW, TRACKED_ORDER_ROW } from './scenarios/catalog.js';
 import { entitlementScenarios } from './scenarios/entitlements.js';
 import { type FeedResult, feedExport } from './scenarios/feed.js';
+import {
+  OBSERVED_ROW,
+  observabilityScenario,
+  observedEnv,
+  startTraceSink,
+  unobservedEnv,
+} from './scenarios/observability.js';
 import { type WebhookResult, webhookDelivery } from './scenarios/webhook-delivery.js';
 
 const args = process.argv.slice(2);
@@ -161,6 +170,31 @@ if (only === 'entitlements' || only === 'catalog') {
       only === 'catalog' ? await catalogScenarios(server, opts) : await entitlementScenarios(server, opts);
   } finally {
     await server.stop();
+  }
+}
+if (!only || only === 'observability') {
+  // Two servers over one database, alike but for metrics and tracing; their rows alternate.
+  const sink = await startTraceSink();
+  const env = {
+    DATABASE_URL: await freshDatabase('cak_bench_observability'),
+    REDIS_URL: redisUrl,
+    ...SMALL_SEEDS,
+    BENCH_SEARCH_PRODUCTS: '1000',
+  };
+  const off = await startBenchServer({ ...env, ...unobservedEnv });
+  const on = await startBenchServer({ ...env, ...observedEnv(sink.url) }).catch(async (err) => {
+    await off.stop();
+    throw err;
+  });
+  try {
+    rows.push(...(await observabilityScenario(off, on, opts)));
+    const { requests, bytes } = sink.received();
+    console.log(
+      `observability: the sink received ${requests} OTLP exports, ${(bytes / 2 ** 20).toFixed(1)} MB`,
+    );
+  } finally {
+    await Promise.all([off.stop(), on.stop()]);
+    await sink.close();
   }
 }
 let feed: FeedResult | undefined;
@@ -304,6 +338,16 @@ if (trackedOrders) {
     target: 'POST /orders with stock tracking within 10% of the same order without',
     measured: `${n(trackedOrders.requestsPerSecond)} req/s, p99 ${trackedOrders.p99Ms} ms: ${pct(ratio)} of the untracked order's req/s`,
     met: ratio >= 0.9,
+  });
+}
+const observed = find(OBSERVED_ROW);
+if (observed) {
+  const ratio = ratioOf(observed) ?? 0;
+  targets.push({
+    issue: 'Developer and operator experience',
+    target: 'POST /orders with metrics and tracing on: at most 5% slower than with both off',
+    measured: `${n(observed.requestsPerSecond)} req/s, p99 ${observed.p99Ms} ms: ${pct(ratio)} of off's req/s (its p99: ${find(BASELINES['observability-off'])?.p99Ms} ms)`,
+    met: ratio >= 0.95,
   });
 }
 for (const [row, label] of configurations('POST /orders')) {

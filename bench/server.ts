@@ -29,6 +29,7 @@ import { loadConfig } from '../src/config.js';
 import { encodeCursor } from '../src/core/paging.js';
 import { openPostgres } from '../src/db/client.js';
 import { createDeps } from '../src/deps.js';
+import { SERVICE_VERSION } from '../src/http/openapi.js';
 import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
 import { issueApiKey } from '../src/modules/api-keys/index.js';
@@ -38,6 +39,7 @@ import { orders } from '../src/modules/orders/tables.js';
 import { EntitlementReader } from '../src/modules/subscriptions/index.js';
 import { createTenant } from '../src/modules/tenants/index.js';
 import { insertWebhook } from '../src/modules/webhooks/index.js';
+import { startTracingFromEnv } from '../src/observability/otel-sdk.js';
 import { TABLE_LAYOUT } from '../src/schema.js';
 import { catalogFixtures, rawSearchRoute } from './catalog-seed.js';
 import type { Fixture } from './harness.js';
@@ -105,9 +107,14 @@ const config = {
     APP_ENV: 'sandbox',
     LOG_LEVEL: 'warn',
     APP_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('hex')}`,
+    // Metrics and tracing as the runner says (the observability row runs a server with, one without).
+    METRICS_TOKEN: process.env.METRICS_TOKEN,
+    OTEL_TRACES_EXPORTER: process.env.OTEL_TRACES_EXPORTER,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
   }),
   redisUrl: process.env.REDIS_URL || undefined,
 };
+startTracingFromEnv(config.tracesExporter, SERVICE_VERSION);
 const database = openPostgres({ url, poolSize: 10, logger });
 await database.migrate(TABLE_LAYOUT);
 const rateLimiter = config.redisUrl

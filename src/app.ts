@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { AppError } from './core/errors.js';
 import type { Deps } from './deps.js';
 import { registerActionOperations } from './http/action-operations.js';
@@ -16,6 +16,7 @@ import { registerProtectedResource } from './http/protected-resource.js';
 import { requestIdFor } from './http/request-id.js';
 import { RouteRegistry, registerRouteRegistry } from './http/route-registry.js';
 import { registerTagRoutes } from './http/tag-routes.js';
+import { registerMetricsEndpoint, registerRequestTelemetry } from './http/telemetry.js';
 import { registerTextGuard } from './http/text-guard.js';
 import type { TypedApp } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
@@ -91,6 +92,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: requestIdFor,
     requestIdHeader: false,
+    // One line per request, with the tenant, key, operation and error code (http/telemetry.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     exposeHeadRoutes: false,
     // While shutting down, requests already on open connections are served, not refused.
     return503OnClosing: false,
@@ -108,6 +111,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     trustProxy: deps.config.trustProxy as boolean,
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // First: the request's span wraps every hook after it.
+  registerRequestTelemetry(app, deps.metrics);
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted: anything else is 415, not a string handed to a handler.
   app.removeContentTypeParser('text/plain');
@@ -184,6 +189,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
   registerProtectedResource(app, { publicBaseUrl: deps.config.publicBaseUrl, name: SERVICE_NAME });
   registerApiReference(app);
+  registerMetricsEndpoint(app, {
+    metrics: deps.metrics,
+    token: deps.config.metricsToken,
+    apiKeys: deps.apiKeys,
+  });
   options.extraRoutes?.(app);
 
   await app.ready();

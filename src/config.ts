@@ -74,7 +74,19 @@ export interface Config {
   intentLeaseMs: number;
   /** How often the reconciler looks for intents left pending past their lease. */
   reconcilerIntervalMs: number;
+  /**
+   * The operator's bearer token for GET /metrics (every tenant's figures, so no tenant key reads
+   * them). Unset: metrics are off, nothing is recorded and /metrics answers 404.
+   */
+  metricsToken: string | undefined;
+  /**
+   * Where trace spans go (OpenTelemetry): `none` (default) unless OTEL_TRACES_EXPORTER says `otlp`
+   * or `console`, or an OTLP endpoint is set (src/observability/otel-sdk.ts reads the rest).
+   */
+  tracesExporter: TracesExporter;
 }
+
+export type TracesExporter = 'none' | 'otlp' | 'console';
 
 export class ConfigError extends Error {
   constructor(
@@ -141,6 +153,37 @@ function hexKeyVar(env: Env, name: string, bytes: number): string | undefined {
   return raw.toLowerCase();
 }
 
+function metricsTokenVar(env: Env): string | undefined {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[\x21-\x7e]{32,256}$/.test(raw))
+    throw new ConfigError('METRICS_TOKEN', 'must be 32 to 256 printable characters without spaces');
+  return raw;
+}
+
+/**
+ * OpenTelemetry's own variables: OTEL_SDK_DISABLED turns tracing off; OTEL_TRACES_EXPORTER picks
+ * the exporter; without it, an OTLP endpoint (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT) turns OTLP on.
+ * Off otherwise: a deployment that set nothing sends nothing anywhere.
+ */
+function tracesExporterVar(env: Env): TracesExporter {
+  if (boolVar(env, 'OTEL_SDK_DISABLED', false)) return 'none';
+  const named = enumVar<TracesExporter>(env, 'OTEL_TRACES_EXPORTER', ['none', 'otlp', 'console'], 'none');
+  const endpoint =
+    urlVar(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']) ??
+    urlVar(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  const exporter = env.OTEL_TRACES_EXPORTER ? named : endpoint ? 'otlp' : 'none';
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL;
+  if (exporter === 'otlp' && protocol && protocol !== 'http/json')
+    throw new ConfigError(
+      env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+        ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+        : 'OTEL_EXPORTER_OTLP_PROTOCOL',
+      `must be "http/json" (the exporter this service ships), got "${protocol}"`,
+    );
+  return exporter;
+}
+
 /** A listen address as it appears in a URL: wildcards become localhost, IPv6 gets brackets. */
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return 'localhost';
@@ -197,5 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookCaFile: env.WEBHOOK_CA_FILE ? path.resolve(env.WEBHOOK_CA_FILE) : undefined,
     intentLeaseMs: intVar(env, 'INTENT_LEASE_MS', 30_000, 100, 3_600_000),
     reconcilerIntervalMs: intVar(env, 'RECONCILER_INTERVAL_MS', 15_000, 100, 3_600_000),
+    metricsToken: metricsTokenVar(env),
+    tracesExporter: tracesExporterVar(env),
   };
 }

@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import type { BillingAdapter } from './billing/adapter.js';
 import { builtinFactory } from './billing/builtin/index.js';
+import { instrumentAdapter } from './billing/instrumented.js';
 import { BillingRegistry } from './billing/registry.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
@@ -15,7 +16,7 @@ import { MemoryRateLimiter } from './http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from './http/rate-limit/redis-limiter.js';
 import { ApiKeyResolver, redisRevocationBus } from './modules/api-keys/index.js';
 import { operatorOperation } from './modules/billing-admin/index.js';
-import { queueOrderUpdated } from './modules/checkout-sessions/index.js';
+import { queueOrderUpdated, sessionCountsByStatus } from './modules/checkout-sessions/index.js';
 import { applyOperation } from './modules/credits/index.js';
 import {
   getOrder,
@@ -38,8 +39,9 @@ import {
   endOperation,
   renewOperation,
 } from './modules/subscriptions/index.js';
-import { fanOutFromEvents } from './modules/webhooks/index.js';
-import { type OrderChanged, operationRegistry } from './unit-of-work/index.js';
+import { deliveryQueueStats, fanOutFromEvents } from './modules/webhooks/index.js';
+import { Metrics } from './observability/metrics.js';
+import { type OrderChanged, operationRegistry, pendingIntentStats } from './unit-of-work/index.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
@@ -83,6 +85,25 @@ function keyResolver(config: Config, database: Database, clock: Clock, logger: L
   return resolver;
 }
 
+/**
+ * The deployment's metrics: on with METRICS_TOKEN (the operator's key to GET /metrics), their
+ * gauges read on scrape from the database, every tenant's.
+ */
+function deploymentMetrics(config: Config, database: Database, clock: Clock): Metrics {
+  const metrics = new Metrics(config.metricsToken !== undefined);
+  if (!metrics.enabled) return metrics;
+  metrics.observeState(
+    {
+      webhookQueue: () => deliveryQueueStats(database.db, clock.now()),
+      openIntents: () => pendingIntentStats(database.db, clock.now()),
+      checkoutSessions: () => sessionCountsByStatus(database.db, clock.now()),
+      pool: () => database.poolStats?.(),
+    },
+    () => clock.now().getTime(),
+  );
+  return metrics;
+}
+
 export function createDeps(
   config: Config,
   database: Database,
@@ -93,6 +114,8 @@ export function createDeps(
   } = {},
 ): Deps {
   const clock = overrides.clock ?? systemClock;
+  const metrics = deploymentMetrics(config, database, clock);
+  const wrapBilling = overrides.wrapBilling;
   // A placed order's later changes reach the platform whose checkout placed it (UCP's order
   // webhook), in the unit of work that changed it; `deps` is bound once it exists.
   const orderChanged: OrderChanged = (u, order) => queueOrderUpdated(deps)(u, order);
@@ -106,7 +129,10 @@ export function createDeps(
     rateLimiter:
       overrides.rateLimiter ??
       (config.redisUrl ? new RedisRateLimiter(config.redisUrl, logger) : new MemoryRateLimiter()),
-    billing: new BillingRegistry([builtinFactory({ db: database.db, clock })], overrides.wrapBilling),
+    // Counted and traced outside a test's fault wrapper: the faults it injects are counted too.
+    billing: new BillingRegistry([builtinFactory({ db: database.db, clock })], (adapter) =>
+      instrumentAdapter(wrapBilling ? wrapBilling(adapter) : adapter, metrics),
+    ),
     deliveries: deliverySignalFor(database),
     fanOut: fanOutFromEvents,
     usage: overrides.usage ?? {
@@ -129,6 +155,7 @@ export function createDeps(
     },
     intentHandlers: OPERATIONS,
     keyRing: overrides.keyRing ?? loadKeyRing(config),
+    metrics,
   };
   return deps;
 }

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics } from 'prom-client';
 import { buildApp } from './app.js';
 import { startBackgroundWork } from './background.js';
 import type { BillingAdapter } from './billing/adapter.js';
@@ -9,6 +10,8 @@ import { loadKeyRing } from './core/key-ring.js';
 import { resealSecrets } from './db/sealing.js';
 import { createDeps, createLogger, type Deps, openConfiguredDatabase } from './deps.js';
 import { startIdempotencyPurge } from './http/idempotency/purge.js';
+import { SERVICE_VERSION } from './http/openapi.js';
+import { startTracingFromEnv } from './observability/otel-sdk.js';
 import { TABLE_LAYOUT } from './schema.js';
 import { type DemoSeed, formatDemoBanner, formatStartLinks, seedDemoIfEmpty } from './seed/demo.js';
 
@@ -37,6 +40,8 @@ export async function startServer(
       `Generated the encryption key file ${keyRing.source} (mode 0600). Back it up: the stored secrets cannot be read without it. APP_ENCRYPTION_KEY_FILE keeps it outside the data directory.\n`,
     );
   const logger = createLogger(config);
+  // Before the database opens: its connections are traced from the first.
+  const tracing = startTracingFromEnv(config.tracesExporter, SERVICE_VERSION);
   const database = await openConfiguredDatabase(config, logger);
   try {
     await database.migrate(TABLE_LAYOUT);
@@ -48,6 +53,8 @@ export async function startServer(
     keyRing,
     ...(options.wrapBilling ? { wrapBilling: options.wrapBilling } : {}),
   });
+  // The process's own figures (CPU, memory, event loop lag) beside the service's.
+  if (deps.metrics.enabled) collectDefaultMetrics({ register: deps.metrics.registry });
   await sealSecretsKeptInClear(deps);
   await deps.rateLimiter.ready(2_000);
 
@@ -75,6 +82,8 @@ export async function startServer(
       dataDir: database.kind === 'pglite' ? config.dataDir : undefined,
       webhookWorker: config.webhookWorker,
       encryptionKeys: keyRing.source,
+      metrics: deps.metrics.enabled,
+      tracing: config.tracesExporter,
     },
     'Commerce Agent API ready',
   );
@@ -87,6 +96,7 @@ export async function startServer(
       await app.close(); // stops accepting, waits for in-flight requests
       await stopBackground(); // finishes and records deliveries in flight
       await Promise.all([database.close(), deps.rateLimiter.close(), deps.apiKeys.close?.()]);
+      await tracing?.shutdown(); // sends the spans still buffered
     },
   };
 }

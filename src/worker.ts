@@ -2,6 +2,8 @@ import { startBackgroundWork } from './background.js';
 import { ConfigError, loadConfig } from './config.js';
 import { loadKeyRing } from './core/key-ring.js';
 import { createDeps, createLogger, openConfiguredDatabase } from './deps.js';
+import { SERVICE_VERSION } from './http/openapi.js';
+import { startTracingFromEnv } from './observability/otel-sdk.js';
 import { TABLE_LAYOUT } from './schema.js';
 
 /**
@@ -19,6 +21,7 @@ async function main() {
   }
   const keyRing = loadKeyRing(config);
   const logger = createLogger(config);
+  const tracing = startTracingFromEnv(config.tracesExporter, SERVICE_VERSION);
   const database = await openConfiguredDatabase(config, logger);
   await database.migrate(TABLE_LAYOUT);
   const deps = createDeps(config, database, logger, { keyRing });
@@ -34,6 +37,7 @@ async function main() {
     force.unref();
     await stop();
     await Promise.all([database.close(), deps.rateLimiter.close(), deps.apiKeys.close?.()]);
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -19,6 +19,7 @@ export const BASELINES = {
     'baseline: bare Fastify + the same entitlements read through the route’s warm EntitlementReader (1 read)',
   'raw-search': 'baseline: bare Fastify + raw pg of the statement GET /catalog/search runs',
   'orders-untracked': 'order create (POST /orders), products without stock tracking',
+  'observability-off': 'observability off: POST /orders, metrics and tracing off',
 } as const;
 export type Baseline = keyof typeof BASELINES;
 

@@ -14,6 +14,7 @@ import { distributeForCitus, type RunSql } from './citus.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { prepareStatementsOn } from './prepared-statements.js';
 import { keepPrivate } from './private-files.js';
+import { traceQueriesOnPglite, traceQueriesOnPool } from './query-spans.js';
 import type { TableLayout } from './table-traits.js';
 import { guardRootHandle } from './transaction-guard.js';
 
@@ -38,6 +39,8 @@ export interface Database {
    * Absent on PGlite: it has one connection.
    */
   separatePool?(size: number): Database;
+  /** The pool's connections now (PostgreSQL; PGlite has one connection and no pool). */
+  poolStats?(): { size: number; inUse: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -79,6 +82,7 @@ export function openPostgres({ url, poolSize = 10, waitMs = 5_000, logger }: Pos
   });
   pool.on('error', (err) => logger?.warn({ err }, 'idle PostgreSQL connection failed'));
   prepareStatementsOn(pool);
+  traceQueriesOnPool(pool);
   const db = guardRootHandle(drizzlePg({ client: pool }) as unknown as Db);
   return {
     db,
@@ -98,6 +102,12 @@ export function openPostgres({ url, poolSize = 10, waitMs = 5_000, logger }: Pos
         client.release();
       }
     },
+    poolStats: () => ({
+      size: poolSize,
+      inUse: pool.totalCount - pool.idleCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
     separatePool: (size) => openPostgres({ url, poolSize: size, waitMs, ...(logger ? { logger } : {}) }),
     async close() {
       await pool.end();
@@ -126,6 +136,7 @@ export async function openPglite(
       ...(dataDir ? { dataDir: path.join(dataDir, 'pgdata') } : {}),
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     });
+    traceQueriesOnPglite(client);
     const db = guardRootHandle(drizzlePglite({ client }) as unknown as Db);
     return {
       db,

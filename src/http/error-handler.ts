@@ -7,6 +7,13 @@ import { protocolOf } from './protocol-edge.js';
 import type { TypedApp } from './types.js';
 import { type AjvLikeError, validationDetails } from './validation.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The code of the error the request was answered with (logs and metrics read it), else null. */
+    errorCode: ErrorCode | null;
+  }
+}
+
 const DB_RETRY_AFTER_SECONDS = 5;
 const OVERLOADED_RETRY_AFTER_SECONDS = 1;
 
@@ -43,6 +50,7 @@ function fromFastifyError(err: FastifyError): AppError | undefined {
 }
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: AppError) {
+  request.errorCode = error.code;
   // Also on errors the router raises before any hook runs.
   reply.header('X-Request-Id', request.id);
   if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
@@ -94,6 +102,7 @@ export function errorBody(error: AppError, request: FastifyRequest) {
 
 /** The one error handler: every failure leaves as the documented error body. */
 export function registerErrorHandling(app: TypedApp) {
+  app.decorateRequest('errorCode', null);
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let error: AppError | undefined = err instanceof AppError ? err : fromFastifyError(err);
     if (!error && (err as unknown) instanceof BillingUnavailableError) {

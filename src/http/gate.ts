@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { AppEnv } from '../config.js';
@@ -7,6 +8,7 @@ import { authenticate, type KeyResolver } from './auth.js';
 import type { RequestContext } from './context.js';
 import { RATE_LIMIT_TIERS, RATE_LIMIT_WINDOW_SECONDS } from './limits.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
+import { requestLogFields } from './telemetry.js';
 import type { TypedApp } from './types.js';
 
 declare module 'fastify' {
@@ -42,11 +44,26 @@ async function limit(deps: GateDeps, reply: FastifyReply, bucket: string, max: n
 
 const byIp = (request: FastifyRequest) => `ip:${request.ip}`;
 
+/** Set while a request runs routes on behalf of one the gate already counted (an MCP tool call). */
+const countedAlready = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `forward`, the requests an MCP call makes to the routes for its caller, without counting
+ * them against the key's rate limit again: the /mcp request was counted, and a tool call is one
+ * request. Authentication and scopes still apply to each. Only code in this process can enter it.
+ */
+export function forwardedWithinLimit<T>(forward: () => PromiseLike<T>): Promise<T> {
+  // `then` is called inside the scope: `app.inject` answers a lazy thenable that dispatches the
+  // request only when it is, and an `await` outside would dispatch it outside.
+  return countedAlready.run(true, () => new Promise<T>((resolve, reject) => forward().then(resolve, reject)));
+}
+
 /**
  * Runs before body parsing on every request: authenticates routes that need a scope, applies the
  * rolling-window rate limit (per key; per client IP for unauthenticated requests, including
  * failed authentication; a route may give its callers a bucket of their own), then checks the
- * scope. Health probes opt out with `rateLimit: false`.
+ * scope. Health probes opt out with `rateLimit: false`; what an MCP call forwards is counted once
+ * (`forwardedWithinLimit`).
  */
 export function registerRequestGate(app: TypedApp, deps: GateDeps) {
   app.decorateRequest('ctx', null);
@@ -55,6 +72,7 @@ export function registerRequestGate(app: TypedApp, deps: GateDeps) {
     if (config.rateLimit === false) return;
     const required = config.scope;
     if (!required) {
+      if (countedAlready.getStore()) return;
       const own = config.rateLimit;
       return own
         ? limit(deps, reply, `${byIp(request)}:${own.bucket}`, own.max)
@@ -68,7 +86,9 @@ export function registerRequestGate(app: TypedApp, deps: GateDeps) {
       throw err;
     }
     request.ctx = ctx;
-    await limit(deps, reply, `key:${ctx.keyId}`, RATE_LIMIT_TIERS[ctx.rateTier]);
+    request.log = request.log.child(requestLogFields(request));
+    if (!countedAlready.getStore())
+      await limit(deps, reply, `key:${ctx.keyId}`, RATE_LIMIT_TIERS[ctx.rateTier]);
     if (!hasScope(ctx.scopes, required)) {
       throw new AppError(
         'forbidden',

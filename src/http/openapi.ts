@@ -85,7 +85,7 @@ export function agentInfo(config: Pick<Config, 'publicBaseUrl'>) {
       description:
         'Requests per rolling window, per key (per client IP without a valid key). Every response carries ' +
         '`X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; over the limit the answer is 429 ' +
-        '`rate_limited` with `Retry-After` (seconds). An MCP tool call is one request to /mcp plus one to the operation.',
+        '`rate_limited` with `Retry-After` (seconds). An MCP tool call counts once: its request to /mcp.',
     },
     idempotency: {
       header: 'Idempotency-Key',

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { renderAgentGuide, scopeSummaries } from '../core/agent-guide.js';
 import { hasScope } from '../core/scopes.js';
 import { requireCtx } from '../http/auth.js';
+import { forwardedWithinLimit } from '../http/gate.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../http/openapi.js';
 import type { TypedApp } from '../http/types.js';
 import { compileArgumentValidator, validationDetails } from '../http/validation.js';
@@ -43,7 +44,8 @@ interface Call {
  * The MCP endpoint (Streamable HTTP, stateless): a fresh MCP server per HTTP request, acting for
  * the request's API key. Tools are generated from the OpenAPI document once, on the first call
  * after the app is ready; a tool call runs the real route through `app.inject`, so
- * authentication, rate limits, idempotency and audit apply exactly as over REST.
+ * authentication, scopes, idempotency and audit apply exactly as over REST, and the call counts
+ * once against the key's rate limit (the /mcp request).
  */
 export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: string }) {
   let tools: ToolDefinition[] | undefined;
@@ -70,13 +72,16 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
     if (request.headers.authorization) headers.authorization = request.headers.authorization;
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     if (payload !== undefined) headers['content-type'] = 'application/json';
-    const res = await app.inject({
-      method: method as 'GET',
-      url,
-      headers,
-      remoteAddress: request.ip,
-      ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}),
-    });
+    // The /mcp request was counted against the key's rate limit: the route it runs is not again.
+    const res = await forwardedWithinLimit(() =>
+      app.inject({
+        method: method as 'GET',
+        url,
+        headers,
+        remoteAddress: request.ip,
+        ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}),
+      }),
+    );
     let body: unknown = null;
     if (res.body) {
       try {

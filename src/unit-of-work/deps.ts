@@ -7,6 +7,7 @@ import type { KeyRing } from '../core/key-ring.js';
 import type { Database, Db, Queryable } from '../db/client.js';
 import type { ScalarRead } from '../db/read-together.js';
 import type { DeliverySignal } from '../events/delivery-signal.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { Intent } from './intents.js';
 import type { OperationName } from './operation-names.js';
 import type { EventFanOut, UnitOfWork } from './unit-of-work.js';
@@ -120,4 +121,6 @@ export interface ServiceDeps {
   intentHandlers: IntentHandlers;
   /** Seals and opens the secrets kept at rest. */
   keyRing: KeyRing;
+  /** The Prometheus metrics (GET /metrics); its record calls do nothing while metrics are off. */
+  metrics: Metrics;
 }

@@ -8,5 +8,6 @@ export {
   getCheckout,
   updateCheckout,
 } from './operations.js';
+export { sessionCountsByStatus } from './service.js';
 // A placed order's later changes, told to the UCP platform that placed it (ServiceDeps.orderChanged).
 export { queueOrderUpdated } from './ucp/order-webhooks.js';

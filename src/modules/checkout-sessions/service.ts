@@ -1,6 +1,7 @@
+import { sql } from 'drizzle-orm';
 import { AppError, notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
-import type { Queryable } from '../../db/client.js';
+import { type Queryable, rowsOf } from '../../db/client.js';
 import { rowById, rowUpsert } from '../../db/row-statements.js';
 import type { SessionInputs } from './decide.js';
 import type { CheckoutSession, CheckoutStatus } from './model.js';
@@ -85,4 +86,19 @@ export async function openSession(q: Queryable, tenantId: string, id: string, no
   const status = statusAt(row, now);
   if (isClosed(status)) throw sessionClosed(status);
   return row;
+}
+
+/**
+ * Sessions of every tenant by status as they read now (an open one past its expiry counts as
+ * canceled, as `statusAt` says), for the operator's metrics.
+ */
+export async function sessionCountsByStatus(q: Queryable, now: Date): Promise<Record<string, number>> {
+  const rows = rowsOf<{ status: string; n: string | number }>(
+    await q.execute(sql`
+      select case when status not in ('completed', 'canceled') and expires_at <= ${now}
+                  then 'canceled' else status end as status,
+             count(*) as n
+      from checkout_sessions group by 1`),
+  );
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }

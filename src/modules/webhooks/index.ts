@@ -13,6 +13,7 @@ export {
   claimDueDeliveries,
   recordAttempts,
 } from './delivery/queue.js';
+export { deliveryQueueStats } from './delivery/queue-stats.js';
 export { fanOutFromEvents } from './fan-out.js';
 export {
   enqueuePlatformDelivery,

@@ -2,6 +2,7 @@ import type { Queryable } from '../../../db/client.js';
 import { listenForDeliveries } from '../../../events/delivery-listener.js';
 import type { ServiceDeps } from '../../../unit-of-work/index.js';
 import { getTenant } from '../../tenants/index.js';
+import { observedSender } from './observed-sender.js';
 import { createSender } from './sender.js';
 import { DeliveryWorker, type DeliveryWorkerDeps } from './worker.js';
 
@@ -35,10 +36,13 @@ export function startDeliveryWorker(deps: ServiceDeps): () => Promise<void> {
   // Connections of its own: under a burst of requests its claims do not queue behind them (that
   // queue once held deliveries for seconds), and a backlog of deliveries never starves them.
   const own = deps.database.separatePool?.(WORKER_CONNECTIONS);
-  const sender = createSender({
-    allowPrivateTargets: config.webhookAllowPrivateTargets,
-    caFile: config.webhookCaFile,
-  });
+  const sender = observedSender(
+    createSender({
+      allowPrivateTargets: config.webhookAllowPrivateTargets,
+      caFile: config.webhookCaFile,
+    }),
+    deps.metrics,
+  );
   const worker = new DeliveryWorker(
     {
       db: own?.db ?? deps.db,

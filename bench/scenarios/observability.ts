@@ -1,0 +1,65 @@
+// What metrics and tracing cost: POST /orders on two bench servers over the same database, one
+// with METRICS_TOKEN set and spans exported over OTLP/HTTP to a local sink (every request
+// sampled: the SDK's default), one with both off, in alternating rounds. The sink answers 200
+// to every export and counts them, so the exporter's work is real and nothing is dropped.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { BenchServer, Fixture } from '../harness.js';
+import {
+  BASELINES,
+  type Job,
+  type LoadOptions,
+  type Measured,
+  measureJobs,
+  postOrderRequest,
+} from './api.js';
+
+// Not named `POST /orders...`: the runner finds the order rows of its other targets by that prefix.
+export const OBSERVED_ROW =
+  'observability on: POST /orders, metrics and every request traced (OTLP/HTTP to a local sink)';
+
+/** The environment of the server with both on; the other gets both off explicitly. */
+export const observedEnv = (sinkUrl: string) => ({
+  METRICS_TOKEN: `bench-metrics-${'0'.repeat(32)}`,
+  OTEL_TRACES_EXPORTER: 'otlp',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${sinkUrl}/v1/traces`,
+});
+export const unobservedEnv = { METRICS_TOKEN: '', OTEL_TRACES_EXPORTER: 'none' };
+
+/** A local OTLP/HTTP receiver that accepts every export: how many requests and bytes it got. */
+export async function startTraceSink() {
+  let requests = 0;
+  let bytes = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    req.on('end', () => {
+      requests++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received: () => ({ requests, bytes }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The two rows, alternating; the observed one names the other as its baseline. */
+export async function observabilityScenario(
+  off: BenchServer,
+  on: BenchServer,
+  opts: LoadOptions,
+): Promise<Measured[]> {
+  const rotation = (server: BenchServer) => {
+    let i = 0;
+    return () => postOrderRequest(server.fixtures[i++ % server.fixtures.length] as Fixture);
+  };
+  const jobs: Job[] = [
+    { name: BASELINES['observability-off'], url: off.appUrl, next: rotation(off) },
+    { name: OBSERVED_ROW, url: on.appUrl, next: rotation(on), baseline: 'observability-off' },
+  ];
+  return measureJobs(on, opts, jobs, opts.seconds >= 3 ? 4 : 1);
+}

@@ -1,0 +1,52 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  NodeTracerProvider,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
+import type { TracesExporter } from '../config.js';
+import { setTracingOn } from './tracing.js';
+
+export interface Tracing {
+  /** Sends what is buffered and unregisters the provider: tracing is off again. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Registers a tracer provider with `processors` (W3C trace context propagation, spans followed
+ * across awaits through AsyncLocalStorage). The sampler is the SDK's, from OTEL_TRACES_SAMPLER
+ * (default: parent-based, always on); the resource says `service.name` (OTEL_SERVICE_NAME or
+ * commerce-agent-api) and OTEL_RESOURCE_ATTRIBUTES.
+ */
+export function startTracing(processors: SpanProcessor[], serviceVersion = '0.0.0'): Tracing {
+  const resource = resourceFromAttributes({
+    'service.name': 'commerce-agent-api',
+    'service.version': serviceVersion,
+  }).merge(detectResources({ detectors: [envDetector] }));
+  const provider = new NodeTracerProvider({ resource, spanProcessors: processors });
+  provider.register();
+  setTracingOn(true);
+  return {
+    async shutdown() {
+      setTracingOn(false);
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    },
+  };
+}
+
+/**
+ * Tracing as the deployment's OTEL_* variables say (config.tracesExporter): nothing when `none`;
+ * OTLP over HTTP (JSON) to OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT (the exporter reads that, its
+ * headers and timeout), or the console, through a batching processor (OTEL_BSP_*).
+ */
+export function startTracingFromEnv(exporter: TracesExporter, serviceVersion: string): Tracing | undefined {
+  if (exporter === 'none') return undefined;
+  const spans = exporter === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter();
+  return startTracing([new BatchSpanProcessor(spans)], serviceVersion);
+}

@@ -1,0 +1,78 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+
+export type { Span };
+export { SpanKind };
+
+/**
+ * Whether a tracer provider was started (otel-sdk.ts). Off, every helper here returns at once
+ * without creating a span: tracing costs nothing when it is not configured.
+ */
+let on = false;
+
+export const tracingOn = (): boolean => on;
+
+/** Set by otel-sdk.ts when it registers a provider, and cleared when it shuts it down. */
+export function setTracingOn(value: boolean): void {
+  on = value;
+}
+
+const tracer = () => trace.getTracer('commerce-agent-api');
+
+/** A span that ends when `work` settles; an error marks it failed and is rethrown. */
+export async function inSpan<T>(
+  name: string,
+  kind: SpanKind,
+  attributes: Attributes,
+  work: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (!on) return work(undefined);
+  return tracer().startActiveSpan(name, { kind, attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (err) {
+      failSpan(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+export function failSpan(span: Span, err: unknown): void {
+  if (err instanceof Error) span.recordException(err);
+  span.setStatus({ code: SpanStatusCode.ERROR, ...(err instanceof Error ? { message: err.message } : {}) });
+}
+
+/**
+ * The server span of an incoming request, a child of the caller's `traceparent` when it sent
+ * one (else of the active span: an MCP tool's inner request is a child of the /mcp request),
+ * and the context to run the rest of the request in.
+ */
+export function startServerSpan(
+  name: string,
+  headers: Record<string, unknown>,
+  attributes: Attributes,
+): { span: Span; context: Context } | undefined {
+  if (!on) return undefined;
+  const parent = propagation.extract(context.active(), headers);
+  const span = tracer().startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+  return { span, context: trace.setSpan(parent, span) };
+}
+
+/** A client span, child of the active one, that the caller ends (a statement sent to the database). */
+export function startClientSpan(name: string, attributes: Attributes): Span | undefined {
+  if (!on) return undefined;
+  return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes });
+}
+
+/** Runs `fn` in `ctx` (the request's span active), so the spans it starts are children. */
+export const runInContext = <T>(ctx: Context, fn: () => T): T => context.with(ctx, fn);

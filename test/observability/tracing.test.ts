@@ -1,0 +1,164 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeliveryWorker } from '../../src/modules/webhooks/index.js';
+import { startTracing, type Tracing } from '../../src/observability/otel-sdk.js';
+import { bearer, createTestTenant, startApp, type TestApp, type TestTenant } from '../harness.js';
+import { api } from '../support/api.js';
+import { linkedBillingAccount } from '../support/billing-fixtures.js';
+import { waitFor } from '../support/wait.js';
+import { startReceiver, TEST_CA_FILE } from '../support/webhook-receiver.js';
+import { ownDatabase } from './own-database.js';
+import { sampleValue } from './prometheus-text.js';
+
+// A real OpenTelemetry SDK (the provider the server registers from OTEL_* variables) with an
+// in-memory exporter in place of OTLP: the spans the server makes, as a collector would get them.
+
+const TOKEN = `metrics-${randomUUID()}`;
+const exporter = new InMemorySpanExporter();
+let tracing: Tracing;
+let t: TestApp;
+let tenant: TestTenant;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  tracing = startTracing([new SimpleSpanProcessor(exporter)]);
+  const own = await ownDatabase();
+  drop = own.drop;
+  t = await startApp({
+    database: own.database,
+    config: { metricsToken: TOKEN, webhookAllowPrivateTargets: true, webhookCaFile: TEST_CA_FILE },
+  });
+  tenant = await createTestTenant(t.deps);
+});
+afterAll(async () => {
+  await t.app.close();
+  await drop();
+  // Off again for the files that run after this one in the same process.
+  await tracing.shutdown();
+});
+
+const spansOf = (traceId: string) =>
+  exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+const serverSpan = (spans: ReadableSpan[], operationId: string) => {
+  const found = spans.filter((s) => s.attributes['commerce.operation_id'] === operationId);
+  expect(found).toHaveLength(1);
+  return found[0] as ReadableSpan;
+};
+
+describe('tracing: a span per request, children for the database and the billing adapter', () => {
+  it('continues the caller’s traceparent: the request span’s parent is its span, with operation, tenant and status', async () => {
+    await linkedBillingAccount(t, tenant); // the built-in engine active, for the call below
+    const traceId = randomBytes(16).toString('hex');
+    const callerSpanId = randomBytes(8).toString('hex');
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/accounts/ba_${'0'.repeat(20)}`,
+      headers: { ...bearer(tenant.keys.read), traceparent: `00-${traceId}-${callerSpanId}-01` },
+    });
+    expect(res.statusCode).toBe(404);
+    const spans = spansOf(traceId);
+    const request = serverSpan(spans, 'getAccount');
+    expect(parentOf(request)).toBe(callerSpanId);
+    expect(request.name).toBe('GET /api/v1/accounts/:id');
+    expect(request.attributes).toMatchObject({
+      'http.request.method': 'GET',
+      'http.route': '/api/v1/accounts/:id',
+      'http.response.status_code': 404,
+      'commerce.tenant_id': tenant.tenantId,
+      'error.type': 'not_found',
+    });
+
+    const billing = spans.filter((s) => s.name === 'billing builtin.getAccount');
+    expect(billing).toHaveLength(1);
+    expect(parentOf(billing[0] as ReadableSpan)).toBe(request.spanContext().spanId);
+    expect(billing[0]?.attributes['commerce.billing.outcome']).toBe('failure');
+
+    // The key lookup and the billing integration's read: statements of this request, its children.
+    const statements = spans.filter((s) => s.name.startsWith('db '));
+    expect(statements.length).toBeGreaterThan(0);
+    const ids = new Set(spans.map((s) => s.spanContext().spanId));
+    for (const s of statements) expect(ids.has(parentOf(s) as string), s.name).toBe(true);
+    expect(statements.some((s) => parentOf(s) === request.spanContext().spanId)).toBe(true);
+    expect(statements[0]?.attributes['db.query.text']).toEqual(expect.any(String));
+  });
+
+  it('starts a trace of its own for a request without traceparent', async () => {
+    const res = await api(t, tenant.keys.read).get('/orders');
+    expect(res.statusCode).toBe(200);
+    const request = exporter
+      .getFinishedSpans()
+      .filter((s) => s.attributes['commerce.operation_id'] === 'listOrders')
+      .at(-1) as ReadableSpan;
+    expect(parentOf(request)).toBeUndefined();
+    expect(request.attributes['http.response.status_code']).toBe(200);
+  });
+});
+
+describe('tracing and metrics of webhook deliveries', () => {
+  it('sends a delivery in a client span and counts it succeeded, with its latency', async () => {
+    const receiver = await startReceiver();
+    const stopWorker = startDeliveryWorker(t.deps);
+    try {
+      const scrape = async () =>
+        (await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(TOKEN) })).body;
+      const before = await scrape();
+      const hook = await api(t, tenant.keys.admin).post('/webhooks', {
+        url: receiver.url,
+        events: ['account.created'],
+      });
+      expect(hook.statusCode).toBe(201);
+      expect((await api(t, tenant.keys.commerce).post('/accounts', { name: 'Delivered' })).statusCode).toBe(
+        201,
+      );
+      await waitFor(
+        () => exporter.getFinishedSpans().some((s) => s.name === 'webhook send'),
+        'the delivery’s span',
+      );
+      const send = exporter.getFinishedSpans().find((s) => s.name === 'webhook send') as ReadableSpan;
+      expect(send.attributes).toMatchObject({
+        'server.address': 'localhost',
+        'http.response.status_code': 200,
+        'commerce.webhook.outcome': 'succeeded',
+      });
+      expect(receiver.receipts).toHaveLength(1);
+      const after = await scrape();
+      expect(sampleValue(after, 'webhook_deliveries_total', { outcome: 'succeeded' })).toBe(
+        sampleValue(before, 'webhook_deliveries_total', { outcome: 'succeeded' }) + 1,
+      );
+      expect(sampleValue(after, 'webhook_delivery_duration_seconds_count', { outcome: 'succeeded' })).toBe(
+        sampleValue(before, 'webhook_delivery_duration_seconds_count', { outcome: 'succeeded' }) + 1,
+      );
+    } finally {
+      await stopWorker();
+      await receiver.close();
+    }
+  });
+});
+
+describe('tracing an MCP tool call', () => {
+  it('makes the operation a tool call runs a child of the /mcp request', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const callerSpanId = randomBytes(8).toString('hex');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: {
+        ...bearer(tenant.keys.read),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        traceparent: `00-${traceId}-${callerSpanId}-01`,
+      },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listOrders', arguments: {} } },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().result._meta.httpStatus).toBe(200);
+    const spans = spansOf(traceId);
+    const mcp = serverSpan(spans, '/mcp');
+    expect(parentOf(mcp)).toBe(callerSpanId);
+    const tool = serverSpan(spans, 'listOrders');
+    expect(parentOf(tool)).toBe(mcp.spanContext().spanId);
+    expect(tool.attributes['http.response.status_code']).toBe(200);
+  });
+});
