@@ -98,7 +98,7 @@ describe('feeds export (CLI)', { timeout: 240_000 }, () => {
     expect(fs.readdirSync(dataDir).filter((f) => f.endsWith('.partial'))).toEqual([]);
   });
 
-  it('refuses an unknown tenant or a missing --tenant (exit 2, usage)', async () => {
+  it('refuses a missing --tenant (exit 2, usage) and an unknown tenant (exit 1, one line naming the fix)', async () => {
     const missing = await cli(dataDir, ['feeds', 'export']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--tenant is required');
@@ -109,7 +109,9 @@ describe('feeds export (CLI)', { timeout: 240_000 }, () => {
       '--tenant',
       '00000000-0000-7000-8000-000000000000',
     ]);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('not found');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(
+      'Error: Tenant 00000000-0000-7000-8000-000000000000 not found (`commerce-agent tenants list` lists them)\n',
+    );
   });
 });

@@ -207,6 +207,7 @@ describe('GET /catalog', () => {
         requiredScope: 'read',
         allowed: true,
       },
+      { rel: 'createCart', method: 'POST', href: '/api/v1/carts', requiredScope: 'commerce', allowed: false },
       {
         rel: 'createAccount',
         method: 'POST',
@@ -214,7 +215,6 @@ describe('GET /catalog', () => {
         requiredScope: 'commerce',
         allowed: false,
       },
-      { rel: 'createCart', method: 'POST', href: '/api/v1/carts', requiredScope: 'commerce', allowed: false },
       {
         rel: 'searchCatalog',
         method: 'GET',

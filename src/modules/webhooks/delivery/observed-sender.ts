@@ -11,13 +11,13 @@ const outcomeOf = (sent: SendOutcome) =>
  */
 export function observedSender(sender: Sender, metrics: Metrics): Sender {
   return {
-    send: (url, body, headers, cancel) =>
+    send: (url, body, headers, cancel, target) =>
       inSpan(
         'webhook send',
         SpanKind.CLIENT,
         { 'server.address': new URL(url).hostname, 'http.request.method': 'POST' },
         async (span) => {
-          const sent = await sender.send(url, body, headers, cancel);
+          const sent = await sender.send(url, body, headers, cancel, target);
           const outcome = outcomeOf(sent);
           metrics.deliveryAttempt(outcome, sent.durationMs / 1000);
           span?.setAttributes({
