@@ -26,6 +26,22 @@ export const observedEnv = (sinkUrl: string) => ({
 });
 export const unobservedEnv = { METRICS_TOKEN: '', OTEL_TRACES_EXPORTER: 'none' };
 
+// Where the cost lies, and what a deployment that samples pays: metrics alone, and metrics with
+// one trace in ten kept (the standard OTEL_TRACES_SAMPLER variables; a caller's sampled
+// traceparent is still followed).
+export const METRICS_ONLY_ROW = 'observability, metrics only: POST /orders, tracing off';
+export const SAMPLED_ROW =
+  'observability on, 1 trace in 10: POST /orders, metrics and OTEL_TRACES_SAMPLER=parentbased_traceidratio 0.1';
+export const metricsOnlyEnv = {
+  METRICS_TOKEN: `bench-metrics-${'0'.repeat(32)}`,
+  OTEL_TRACES_EXPORTER: 'none',
+};
+export const sampledEnv = (sinkUrl: string) => ({
+  ...observedEnv(sinkUrl),
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: '0.1',
+});
+
 /** A local OTLP/HTTP receiver that accepts every export: how many requests and bytes it got. */
 export async function startTraceSink() {
   let requests = 0;
@@ -47,19 +63,35 @@ export async function startTraceSink() {
   };
 }
 
-/** The two rows, alternating; the observed one names the other as its baseline. */
+export interface ObservedServers {
+  off: BenchServer;
+  /** Metrics and every request traced. */
+  on: BenchServer;
+  metricsOnly: BenchServer;
+  sampled: BenchServer;
+}
+
+/** The rows, alternating; each observed one names the server with both off as its baseline. */
 export async function observabilityScenario(
-  off: BenchServer,
-  on: BenchServer,
+  servers: ObservedServers,
   opts: LoadOptions,
 ): Promise<Measured[]> {
   const rotation = (server: BenchServer) => {
     let i = 0;
     return () => postOrderRequest(server.fixtures[i++ % server.fixtures.length] as Fixture);
   };
+  const observed = (name: string, server: BenchServer): Job => ({
+    name,
+    url: server.appUrl,
+    next: rotation(server),
+    baseline: 'observability-off',
+  });
+  const { off, on } = servers;
   const jobs: Job[] = [
     { name: BASELINES['observability-off'], url: off.appUrl, next: rotation(off) },
-    { name: OBSERVED_ROW, url: on.appUrl, next: rotation(on), baseline: 'observability-off' },
+    observed(OBSERVED_ROW, on),
+    observed(METRICS_ONLY_ROW, servers.metricsOnly),
+    observed(SAMPLED_ROW, servers.sampled),
   ];
   return measureJobs(on, opts, jobs, opts.seconds >= 3 ? 4 : 1);
 }
