@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { isAlive } from '../db/data-dir-lock.js';
 
 /**
  * `<DATA_DIR>/server.json`: where the embedded server that holds the data directory listens. The
@@ -31,15 +32,6 @@ export function readServerFile(dataDir: string): ServerFile | undefined {
     return typeof parsed.url === 'string' && Number.isInteger(parsed.pid) ? parsed : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -17,7 +17,8 @@ export interface DataDirLock {
 
 const LOCK_FILE = 'server.lock';
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` exists (EPERM: it does, as someone else's). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

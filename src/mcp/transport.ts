@@ -81,7 +81,7 @@ async function serveLegacy(server: Server, request: Request, parsedBody: unknown
 }
 
 /** The Fastify request as a web-standard Request (its body already parsed, sent again as JSON). */
-function webRequestOf(request: FastifyRequest, signal: AbortSignal): Request {
+export function webRequestOf(request: FastifyRequest, signal?: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (typeof value === 'string') headers.set(name, value);
@@ -90,7 +90,7 @@ function webRequestOf(request: FastifyRequest, signal: AbortSignal): Request {
   return new Request(`http://${request.host}${request.url}`, {
     method: request.method,
     headers,
-    signal,
+    ...(signal ? { signal } : {}),
     ...(request.method === 'POST' ? { body: JSON.stringify(request.body ?? null) } : {}),
   });
 }

@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { serializeDictionary } from 'structured-headers';
 import { SERVICE_NAME, SERVICE_VERSION } from '../http/openapi.js';
 import { compileArgumentValidator, validationDetails } from '../http/validation.js';
+import { webRequestOf } from './transport.js';
 
 // UCP's MCP binding (checkout-mcp.md, order-mcp.md): JSON-RPC tools `create_checkout`,
 // `get_checkout`, `update_checkout`, `complete_checkout`, `cancel_checkout` and `get_order`, whose
@@ -162,20 +163,6 @@ function serverFor(request: FastifyRequest, tools: readonly UcpTool[], instructi
     return callTool(request, tool, (req.params.arguments ?? {}) as Record<string, unknown>);
   });
   return server;
-}
-
-/** The Fastify request as a web-standard Request (its body already parsed, sent again as JSON). */
-function webRequestOf(request: FastifyRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) headers.set(name, value.join(', '));
-  }
-  return new Request(`http://${request.host}${request.url}`, {
-    method: request.method,
-    headers,
-    body: JSON.stringify(request.body ?? null),
-  });
 }
 
 /**
