@@ -21,16 +21,18 @@ export function normalise(value: unknown, vars: Record<string, string | number>)
     .filter(([, v]) => typeof v === 'string' && v.length >= 6 && !DEMO_ID.test(v))
     .sort(([, a], [, b]) => String(b).length - String(a).length);
   for (const [name, v] of named) text = text.replaceAll(String(v), `$${name}`);
-  return text
-    .replace(UUID, (id) => (DEMO_ID.test(id) ? id : '<uuid>'))
-    .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g, '<timestamp>')
-    .replace(/\b\d{4}-\d{2}-\d{2}\b/g, '<date>')
-    // Order numbers come from one sequence, whose values a Citus cluster hands out in ranges per node.
-    .replace(/\bORD-\d+\b/g, 'ORD-<number>')
-    .replace(/[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{20,}/g, '<cursor>')
-    .replace(/\bwhsec_[A-Za-z0-9+/=_-]+/g, 'whsec_<secret>')
-    .replace(/\bcak_(test|live)_[A-Za-z0-9_]+/g, 'cak_$1_<key>')
-    .replace(/\b([a-z]{2,4})_[A-Za-z0-9]{12,}\b/g, '$1_<id>');
+  return (
+    text
+      .replace(UUID, (id) => (DEMO_ID.test(id) ? id : '<uuid>'))
+      .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g, '<timestamp>')
+      .replace(/\b\d{4}-\d{2}-\d{2}\b/g, '<date>')
+      // Order numbers come from one sequence, whose values a Citus cluster hands out in ranges per node.
+      .replace(/\bORD-\d+\b/g, 'ORD-<number>')
+      .replace(/[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{20,}/g, '<cursor>')
+      .replace(/\bwhsec_[A-Za-z0-9+/=_-]+/g, 'whsec_<secret>')
+      .replace(/\bcak_(test|live)_[A-Za-z0-9_]+/g, 'cak_$1_<key>')
+      .replace(/\b([a-z]{2,4})_[A-Za-z0-9]{12,}\b/g, '$1_<id>')
+  );
 }
 
 export interface StepRun {
