@@ -1,21 +1,20 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/modules/api-keys/index.js';
 import { createTenant } from '../../src/modules/tenants/index.js';
 import { createScratchDatabase, usingPostgres } from '../harness.js';
-import { nodeArgs } from '../support/built-src.js';
+import { childEnv, freePort, spawnScript } from '../support/service-processes.js';
 import { waitFor } from '../support/wait.js';
 import { type Receiver, startReceiver, TEST_CA_FILE } from '../support/webhook-receiver.js';
 
 // The real server (src/main.ts) as a child process, exercised over real HTTP.
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const _ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEY = /cak_test_[0-9A-Za-z]{32}/g;
 const READY_TIMEOUT_MS = 60_000;
 
@@ -30,19 +29,6 @@ interface Server {
 const children = new Set<ChildProcess>();
 const tempDirs: string[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 async function startServer(
   dataDir: string,
   env: Record<string, string> = {},
@@ -50,44 +36,10 @@ async function startServer(
   script = 'src/main.ts',
 ): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, nodeArgs(inject('builtRoot'), script), {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      APP_ENCRYPTION_KEYS: '',
-      APP_ENCRYPTION_KEY_FILE: '',
-      WEBHOOK_SECRET_KEY: '',
-      // Pin what would otherwise leak in from the caller's environment.
-      APP_ENV: 'sandbox',
-      SEED_DEMO: '',
-      PUBLIC_BASE_URL: '',
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-  });
-  // 'close' (not 'exit') so stdout/stderr are fully read when it resolves.
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    });
-  });
-  return { child, port, stdout: () => out, stderr: () => err, exited };
+  const proc = spawnScript(script, [], childEnv(dataDir, { PORT: String(port), LOG_LEVEL: 'info', ...env }));
+  children.add(proc.child);
+  void proc.exited.then(() => children.delete(proc.child));
+  return { ...proc, port };
 }
 
 const url = (server: Server, p: string) => `http://127.0.0.1:${server.port}${p}`;
