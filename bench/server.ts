@@ -29,6 +29,7 @@ import { loadConfig } from '../src/config.js';
 import { encodeCursor } from '../src/core/paging.js';
 import { openPostgres } from '../src/db/client.js';
 import { createDeps } from '../src/deps.js';
+import { tuneHeap } from '../src/heap-tuning.js';
 import { SERVICE_VERSION } from '../src/http/openapi.js';
 import { MemoryRateLimiter } from '../src/http/rate-limit/memory-limiter.js';
 import { RedisRateLimiter } from '../src/http/rate-limit/redis-limiter.js';
@@ -111,9 +112,13 @@ const config = {
     METRICS_TOKEN: process.env.METRICS_TOKEN,
     OTEL_TRACES_EXPORTER: process.env.OTEL_TRACES_EXPORTER,
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    // As `npm start` would run it, unless the runner says otherwise.
+    HEAP_GROWING_PERCENT: process.env.HEAP_GROWING_PERCENT,
   }),
   redisUrl: process.env.REDIS_URL || undefined,
 };
+// The heap as a started server tunes it (src/server.ts).
+tuneHeap(config);
 startTracingFromEnv(config.tracesExporter, SERVICE_VERSION);
 const database = openPostgres({ url, poolSize: 10, logger });
 await database.migrate(TABLE_LAYOUT);

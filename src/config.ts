@@ -84,6 +84,12 @@ export interface Config {
    * or `console`, or an OTLP endpoint is set (src/observability/otel-sdk.ts reads the rest).
    */
   tracesExporter: TracesExporter;
+  /**
+   * How far V8 lets the old generation grow past the live heap before its next full collection, in
+   * percent (`--heap-growing-percent`); 0 leaves V8's own factor (up to 4x the live heap). See
+   * src/heap-tuning.ts.
+   */
+  heapGrowingPercent: number;
 }
 
 export type TracesExporter = 'none' | 'otlp' | 'console';
@@ -242,5 +248,6 @@ export function loadConfig(env: Env = process.env): Config {
     reconcilerIntervalMs: intVar(env, 'RECONCILER_INTERVAL_MS', 15_000, 100, 3_600_000),
     metricsToken: metricsTokenVar(env),
     tracesExporter: tracesExporterVar(env),
+    heapGrowingPercent: intVar(env, 'HEAP_GROWING_PERCENT', 20, 0, 300),
   };
 }

@@ -9,6 +9,7 @@ import { type Config, ConfigError } from './config.js';
 import { loadKeyRing } from './core/key-ring.js';
 import { resealSecrets } from './db/sealing.js';
 import { createDeps, createLogger, type Deps, openConfiguredDatabase } from './deps.js';
+import { tuneHeap } from './heap-tuning.js';
 import { startIdempotencyPurge } from './http/idempotency/purge.js';
 import { SERVICE_VERSION } from './http/openapi.js';
 import { startTracingFromEnv } from './observability/otel-sdk.js';
@@ -31,6 +32,7 @@ export async function startServer(
   config: Config,
   options: { wrapBilling?: (adapter: BillingAdapter) => BillingAdapter } = {},
 ): Promise<RunningServer> {
+  tuneHeap(config);
   // The port before anything is opened, seeded or printed: a taken PORT is a one-line error.
   await assertPortFree(config.port, config.host);
   // The keys next: without one every instance shares, refuse to start (a one-line ConfigError).

@@ -2,6 +2,7 @@ import { startBackgroundWork } from './background.js';
 import { ConfigError, loadConfig } from './config.js';
 import { loadKeyRing } from './core/key-ring.js';
 import { createDeps, createLogger, openConfiguredDatabase } from './deps.js';
+import { tuneHeap } from './heap-tuning.js';
 import { SERVICE_VERSION } from './http/openapi.js';
 import { startTracingFromEnv } from './observability/otel-sdk.js';
 import { TABLE_LAYOUT } from './schema.js';
@@ -13,6 +14,7 @@ import { TABLE_LAYOUT } from './schema.js';
  */
 async function main() {
   const config = loadConfig();
+  tuneHeap(config);
   if (!config.databaseUrl) {
     throw new ConfigError(
       'DATABASE_URL',

@@ -32,6 +32,17 @@ describe('configuration', () => {
     );
   });
 
+  it('bounds the heap growth at 20% by default; 0 leaves V8 its own factor; the rest is refused by name', () => {
+    expect(loadConfig({}).heapGrowingPercent).toBe(20);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
+    expect(() => loadConfig({ HEAP_GROWING_PERCENT: 'lots' })).toThrow(
+      'Invalid configuration: HEAP_GROWING_PERCENT must be an integer, got "lots"',
+    );
+    expect(() => loadConfig({ HEAP_GROWING_PERCENT: '301' })).toThrow(
+      'Invalid configuration: HEAP_GROWING_PERCENT must be between 0 and 300, got 301',
+    );
+  });
+
   it('runs the webhook worker in-process by default', () => {
     expect(loadConfig({})).toMatchObject({
       webhookWorker: true,
