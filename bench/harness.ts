@@ -45,6 +45,8 @@ export interface BenchServer {
   catalog: CatalogFixtures;
   /** The server process's RSS now, in bytes. */
   rss(): Promise<number>;
+  /** The server process's CPU time so far (user + system, all threads), in microseconds. */
+  cpuMicros(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,10 @@ export async function startBenchServer(
     ...ready,
     rss: async () =>
       ((await (await fetch(`http://127.0.0.1:${barePort}/rss`)).json()) as { rss: number }).rss,
+    cpuMicros: async () => {
+      const used = (await (await fetch(`http://127.0.0.1:${barePort}/cpu`)).json()) as NodeJS.CpuUsage;
+      return used.user + used.system;
+    },
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());

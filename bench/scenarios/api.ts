@@ -31,6 +31,8 @@ export interface Measured extends LoadResult {
   flowsPerSecond?: number;
   /** Alternating rounds the row is the median of. */
   rounds?: number;
+  /** The server process's CPU time per request (median of the rounds), when the job asked. */
+  cpuMicrosPerRequest?: number;
 }
 
 export interface LoadOptions {
@@ -116,6 +118,11 @@ export interface Job {
   next: Parameters<typeof runLoad>[2];
   baseline?: Baseline;
   connections?: number;
+  /**
+   * The process serving `url`, when it is not the `server` given to measureJobs: its RSS is
+   * sampled, and its CPU time per request measured (a server of its own takes no other load).
+   */
+  server?: BenchServer;
 }
 
 export interface StreamResult {
@@ -165,7 +172,7 @@ export async function measureJobs(
   jobs: Job[],
   rounds = 1,
 ): Promise<Measured[]> {
-  const results = jobs.map(() => [] as (LoadResult & { rssBytes: number })[]);
+  const results = jobs.map(() => [] as (LoadResult & { rssBytes: number; cpuMicros?: number })[]);
   for (const job of jobs) {
     await runLoad('warmup', job.url, job.next, {
       connections: job.connections ?? opts.connections,
@@ -176,14 +183,20 @@ export async function measureJobs(
     for (const [k, job] of jobs.entries()) {
       const connections = job.connections ?? opts.connections;
       const seconds = rounds > 1 ? Math.max(3, Math.round(opts.seconds / 2)) : opts.seconds;
-      const [result, rssBytes] = await withPeakRss(server, () =>
+      const serving = job.server ?? server;
+      const cpuBefore = job.server ? await serving.cpuMicros() : 0;
+      const [result, rssBytes] = await withPeakRss(serving, () =>
         runLoad(job.name, job.url, job.next, { connections, seconds }),
       );
-      results[k]?.push({ ...result, rssBytes });
+      const cpuMicros = job.server ? (await serving.cpuMicros()) - cpuBefore : undefined;
+      results[k]?.push({ ...result, rssBytes, ...(cpuMicros === undefined ? {} : { cpuMicros }) });
     }
   }
   return jobs.map((job, k) => {
     const runs = results[k] ?? [];
+    const cpuPerRequest = runs.flatMap((r) =>
+      r.cpuMicros === undefined || r.requests === 0 ? [] : [r.cpuMicros / r.requests],
+    );
     return {
       name: job.name,
       requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
@@ -193,6 +206,7 @@ export async function measureJobs(
       non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
       errors: runs.reduce((sum, r) => sum + r.errors, 0),
       rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
+      ...(cpuPerRequest.length ? { cpuMicrosPerRequest: Math.round(median(cpuPerRequest)) } : {}),
       ...(job.baseline ? { baseline: job.baseline } : {}),
       ...(rounds > 1 ? { rounds } : {}),
     };

@@ -63,8 +63,14 @@ export async function startTraceSink() {
   };
 }
 
+// The measure's own resolution: a second server with both off, measured as the observed ones are.
+export const CONTROL_ROW =
+  'observability off again (A/A control): POST /orders, a second server with both off';
+
 export interface ObservedServers {
   off: BenchServer;
+  /** Alike to `off`: what the rounds make of two identical servers. */
+  offAgain: BenchServer;
   /** Metrics and every request traced. */
   on: BenchServer;
   metricsOnly: BenchServer;
@@ -80,18 +86,22 @@ export async function observabilityScenario(
     let i = 0;
     return () => postOrderRequest(server.fixtures[i++ % server.fixtures.length] as Fixture);
   };
+  // Each server is a process of its own taking only its row's load: its CPU time per request is
+  // the row's cost, less sensitive than req/s to what else runs on the machine.
   const observed = (name: string, server: BenchServer): Job => ({
     name,
     url: server.appUrl,
     next: rotation(server),
     baseline: 'observability-off',
+    server,
   });
   const { off, on } = servers;
   const jobs: Job[] = [
-    { name: BASELINES['observability-off'], url: off.appUrl, next: rotation(off) },
+    { name: BASELINES['observability-off'], url: off.appUrl, next: rotation(off), server: off },
+    observed(CONTROL_ROW, servers.offAgain),
     observed(OBSERVED_ROW, on),
     observed(METRICS_ONLY_ROW, servers.metricsOnly),
     observed(SAMPLED_ROW, servers.sampled),
   ];
-  return measureJobs(on, opts, jobs, opts.seconds >= 3 ? 4 : 1);
+  return measureJobs(on, opts, jobs, opts.seconds >= 3 ? 6 : 1);
 }
