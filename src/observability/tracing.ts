@@ -6,6 +6,7 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  type Tracer,
   trace,
 } from '@opentelemetry/api';
 
@@ -23,9 +24,19 @@ export const tracingOn = (): boolean => on;
 /** Set by otel-sdk.ts when it registers a provider, and cleared when it shuts it down. */
 export function setTracingOn(value: boolean): void {
   on = value;
+  current = undefined;
 }
 
-const tracer = () => trace.getTracer('commerce-agent-api');
+/**
+ * The registered provider's tracer, looked up once per provider: `trace.getTracer` goes through
+ * the global registry and the provider's map on each call, about 1.4% of a traced request's CPU
+ * when done for every span (bench/RESULTS.md, "Metrics and tracing on vs off").
+ */
+let current: Tracer | undefined;
+const tracer = (): Tracer => {
+  current ??= trace.getTracer('commerce-agent-api');
+  return current;
+};
 
 /** A span that ends when `work` settles; an error marks it failed and is rethrown. */
 export async function inSpan<T>(
