@@ -39,6 +39,7 @@ import {
   endOperation,
   renewOperation,
 } from './modules/subscriptions/index.js';
+import { ConsoleSessionResolver } from './modules/team/index.js';
 import { deliveryQueueStats, fanOutFromEvents } from './modules/webhooks/index.js';
 import { Metrics } from './observability/metrics.js';
 import { type OrderChanged, operationRegistry, pendingIntentStats } from './unit-of-work/index.js';
@@ -126,6 +127,7 @@ export function createDeps(
     clock,
     logger,
     apiKeys: keyResolver(config, database, clock, logger),
+    consoleSessions: new ConsoleSessionResolver(database.db, clock),
     rateLimiter:
       overrides.rateLimiter ??
       (config.redisUrl ? new RedisRateLimiter(config.redisUrl, logger) : new MemoryRateLimiter()),
