@@ -1,10 +1,12 @@
 export {
   moveOrderStock,
+  type OrderStockMove,
   reserveStock,
   reserveStockIfClear,
   type StockLine,
   stockLinesOf,
 } from './movements.js';
+export { planRestock, type RestockAsk, type RestockLine, restockOrder } from './restock.js';
 export { AVAILABILITIES } from './schemas.js';
 export {
   type Availability,

@@ -1171,7 +1171,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Gives back `amountCents` of a `success` session (its `refundedCents` grows), recorded in the billing system against the invoice it paid (which stays paid). 409 `payment_not_refundable` (not successful) or `refund_exceeds_remaining`; 409 `conflict` with `Retry-After` while the payment is being reversed; 501 `capability_unavailable` when the billing system has no refunds. Emits `refund.created` and `refund.succeeded`.
+         * @description Gives back `amountCents` of a `success` session (its `refundedCents` grows), recorded in the billing system against the invoice it paid (which stays paid). 409 `payment_not_refundable` (not successful) or `refund_exceeds_remaining`; 409 `conflict` with `Retry-After` while the payment is being reversed; 501 `capability_unavailable` when the billing system has no refunds. `restock: true` puts the paid order’s units left back in stock, `restockItems` the units named (more than sold: 400; than left to restock: 409 `conflict`; each naming `restockItems.N`). Emits `refund.created`, `refund.succeeded` and `product.restocked`.
          */
         post: operations["createRefund"];
         delete?: never;
@@ -18670,7 +18670,7 @@ export interface operations {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url: string;
                     /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
-                    events: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
+                    events: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "product.restocked" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                     /**
                      * @description Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.
                      * @enum {string}
@@ -19199,7 +19199,7 @@ export interface operations {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url?: string;
                     /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
-                    events?: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
+                    events?: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "product.restocked" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                     /** @description `false` stops deliveries (events meanwhile are not delivered later). */
                     isActive?: boolean;
                     /**
@@ -20921,8 +20921,14 @@ export interface operations {
                     note?: string;
                     /** @description Scope check: the invoice the payment paid; another one is 400. */
                     invoiceId?: string;
-                    /** @description Order’s units back in stock. */
+                    /** @description Every unit of the paid order not yet restocked goes back in stock. */
                     restock?: boolean;
+                    /** @description These units of the paid order go back in stock (instead of `restock`): each a stock-tracked line, at most what it sold less what refunds already put back (400/409 naming `restockItems.N`). */
+                    restockItems?: {
+                        /** Format: uuid */
+                        productId: string;
+                        quantity: number;
+                    }[];
                 };
             };
         };
@@ -20950,6 +20956,7 @@ export interface operations {
                      *         "reason": "requested_by_customer",
                      *         "note": "Damaged on arrival",
                      *         "status": "succeeded",
+                     *         "restock": [],
                      *         "failureMessage": null,
                      *         "createdAt": "2026-03-02T10:00:00.000Z",
                      *         "updatedAt": "2026-03-02T10:00:00.000Z"
@@ -20995,6 +21002,12 @@ export interface operations {
                             /** @enum {string} */
                             reason: "requested_by_customer" | "duplicate" | "fraudulent" | "service_issue" | "other";
                             note: string | null;
+                            /** @description Units of the order put back in stock (while pending: to be put back). */
+                            restock: {
+                                /** Format: uuid */
+                                productId: string;
+                                quantity: number;
+                            }[];
                             /**
                              * @description `succeeded` once the billing system recorded it; `pending` while its outcome is being settled after an outage (a retry or the reconciler finishes it); `failed` when the billing system refused it then.
                              * @enum {string}
@@ -21228,6 +21241,12 @@ export interface operations {
                      *           "currency": "string",
                      *           "reason": "requested_by_customer",
                      *           "note": "string",
+                     *           "restock": [
+                     *             {
+                     *               "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *               "quantity": 1
+                     *             }
+                     *           ],
                      *           "status": "pending",
                      *           "failureMessage": "string",
                      *           "createdAt": "2019-08-24T14:15:22Z",
@@ -21256,6 +21275,12 @@ export interface operations {
                             /** @enum {string} */
                             reason: "requested_by_customer" | "duplicate" | "fraudulent" | "service_issue" | "other";
                             note: string | null;
+                            /** @description Units of the order put back in stock (while pending: to be put back). */
+                            restock: {
+                                /** Format: uuid */
+                                productId: string;
+                                quantity: number;
+                            }[];
                             /**
                              * @description `succeeded` once the billing system recorded it; `pending` while its outcome is being settled after an outage (a retry or the reconciler finishes it); `failed` when the billing system refused it then.
                              * @enum {string}
@@ -21395,6 +21420,7 @@ export interface operations {
                      *         "reason": "requested_by_customer",
                      *         "note": "Damaged on arrival",
                      *         "status": "succeeded",
+                     *         "restock": [],
                      *         "failureMessage": null,
                      *         "createdAt": "2026-03-02T10:00:00.000Z",
                      *         "updatedAt": "2026-03-02T10:00:00.000Z"
@@ -21440,6 +21466,12 @@ export interface operations {
                             /** @enum {string} */
                             reason: "requested_by_customer" | "duplicate" | "fraudulent" | "service_issue" | "other";
                             note: string | null;
+                            /** @description Units of the order put back in stock (while pending: to be put back). */
+                            restock: {
+                                /** Format: uuid */
+                                productId: string;
+                                quantity: number;
+                            }[];
                             /**
                              * @description `succeeded` once the billing system recorded it; `pending` while its outcome is being settled after an outage (a retry or the reconciler finishes it); `failed` when the billing system refused it then.
                              * @enum {string}
