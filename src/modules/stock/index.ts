@@ -1,3 +1,4 @@
+export { StockedProductSchema, stockedProductCrud, stockOfProducts } from './crud.js';
 export {
   moveOrderStock,
   type OrderStockMove,

@@ -177,13 +177,13 @@ export interface paths {
         };
         /**
          * List products
-         * @description All products of this tenant, newest first. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         * @description All products of this tenant, newest first. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements. Each product shows its `stock` (PUT /admin/products/{id}/stock sets it). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listProducts"];
         put?: never;
         /**
          * Create a product
-         * @description Creates a product. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements. Invalid fields or references give 400 naming the field.
+         * @description Creates a product. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements. Each product shows its `stock` (PUT /admin/products/{id}/stock sets it). Invalid fields or references give 400 naming the field.
          */
         post: operations["createProduct"];
         delete?: never;
@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * Product catalog
-         * @description The active, published products of this tenant with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         * @description The active, published products of this tenant with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Each shows `availability` and, when its stock is tracked, the units `available`. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["getCatalog"];
         put?: never;
@@ -3896,7 +3896,17 @@ export interface operations {
                      *             }
                      *           ],
                      *           "createdAt": "2019-08-24T14:15:22Z",
-                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *           "updatedAt": "2019-08-24T14:15:22Z",
+                     *           "stock": {
+                     *             "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *             "tracked": true,
+                     *             "onHand": 0,
+                     *             "reserved": 0,
+                     *             "available": 0,
+                     *             "lowStockThreshold": 0,
+                     *             "availability": "in_stock",
+                     *             "updatedAt": "2019-08-24T14:15:22Z"
+                     *           }
                      *         }
                      *       ],
                      *       "nextActions": [],
@@ -3946,6 +3956,28 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description Its stock, as GET /admin/products/{id}/stock reads it. */
+                            stock: {
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description False: not counted, always sellable. */
+                                tracked: boolean;
+                                /** @description Units held. */
+                                onHand: number;
+                                /** @description Units of placed orders not yet fulfilled or released. */
+                                reserved: number;
+                                /** @description `onHand - reserved`, never below 0. */
+                                available: number;
+                                /** @description `product.stock_low` fires when available falls to or below it. */
+                                lowStockThreshold: number | null;
+                                /**
+                                 * @description The override (preorder, backorder) if set, else in_stock or out_of_stock by count.
+                                 * @enum {string}
+                                 */
+                                availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                                /** @description Null: stock never set. */
+                                updatedAt: string | null;
+                            };
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -4186,7 +4218,17 @@ export interface operations {
                      *           }
                      *         ],
                      *         "createdAt": "2019-08-24T14:15:22Z",
-                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "stock": {
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "tracked": true,
+                     *           "onHand": 0,
+                     *           "reserved": 0,
+                     *           "available": 0,
+                     *           "lowStockThreshold": 0,
+                     *           "availability": "in_stock",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
                      *       },
                      *       "nextActions": []
                      *     }
@@ -4231,6 +4273,28 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description Its stock, as GET /admin/products/{id}/stock reads it. */
+                            stock: {
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description False: not counted, always sellable. */
+                                tracked: boolean;
+                                /** @description Units held. */
+                                onHand: number;
+                                /** @description Units of placed orders not yet fulfilled or released. */
+                                reserved: number;
+                                /** @description `onHand - reserved`, never below 0. */
+                                available: number;
+                                /** @description `product.stock_low` fires when available falls to or below it. */
+                                lowStockThreshold: number | null;
+                                /**
+                                 * @description The override (preorder, backorder) if set, else in_stock or out_of_stock by count.
+                                 * @enum {string}
+                                 */
+                                availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                                /** @description Null: stock never set. */
+                                updatedAt: string | null;
+                            };
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -4427,7 +4491,17 @@ export interface operations {
                      *           }
                      *         ],
                      *         "createdAt": "2019-08-24T14:15:22Z",
-                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "stock": {
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "tracked": true,
+                     *           "onHand": 0,
+                     *           "reserved": 0,
+                     *           "available": 0,
+                     *           "lowStockThreshold": 0,
+                     *           "availability": "in_stock",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
                      *       },
                      *       "nextActions": []
                      *     }
@@ -4472,6 +4546,28 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description Its stock, as GET /admin/products/{id}/stock reads it. */
+                            stock: {
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description False: not counted, always sellable. */
+                                tracked: boolean;
+                                /** @description Units held. */
+                                onHand: number;
+                                /** @description Units of placed orders not yet fulfilled or released. */
+                                reserved: number;
+                                /** @description `onHand - reserved`, never below 0. */
+                                available: number;
+                                /** @description `product.stock_low` fires when available falls to or below it. */
+                                lowStockThreshold: number | null;
+                                /**
+                                 * @description The override (preorder, backorder) if set, else in_stock or out_of_stock by count.
+                                 * @enum {string}
+                                 */
+                                availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                                /** @description Null: stock never set. */
+                                updatedAt: string | null;
+                            };
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -4828,7 +4924,17 @@ export interface operations {
                      *           }
                      *         ],
                      *         "createdAt": "2019-08-24T14:15:22Z",
-                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "stock": {
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "tracked": true,
+                     *           "onHand": 0,
+                     *           "reserved": 0,
+                     *           "available": 0,
+                     *           "lowStockThreshold": 0,
+                     *           "availability": "in_stock",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
                      *       },
                      *       "nextActions": []
                      *     }
@@ -4873,6 +4979,28 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description Its stock, as GET /admin/products/{id}/stock reads it. */
+                            stock: {
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description False: not counted, always sellable. */
+                                tracked: boolean;
+                                /** @description Units held. */
+                                onHand: number;
+                                /** @description Units of placed orders not yet fulfilled or released. */
+                                reserved: number;
+                                /** @description `onHand - reserved`, never below 0. */
+                                available: number;
+                                /** @description `product.stock_low` fires when available falls to or below it. */
+                                lowStockThreshold: number | null;
+                                /**
+                                 * @description The override (preorder, backorder) if set, else in_stock or out_of_stock by count.
+                                 * @enum {string}
+                                 */
+                                availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                                /** @description Null: stock never set. */
+                                updatedAt: string | null;
+                            };
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -9894,7 +10022,9 @@ export interface operations {
                      *             }
                      *           ],
                      *           "createdAt": "2026-03-01T10:00:00.000Z",
-                     *           "updatedAt": "2026-03-01T10:00:00.000Z"
+                     *           "updatedAt": "2026-03-01T10:00:00.000Z",
+                     *           "availability": "in_stock",
+                     *           "available": null
                      *         }
                      *       ],
                      *       "nextActions": [
@@ -9987,6 +10117,13 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /**
+                             * @description Stock state.
+                             * @enum {string}
+                             */
+                            availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                            /** @description Units available now; null when stock is not tracked. */
+                            available: number | null;
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
