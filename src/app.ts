@@ -46,6 +46,7 @@ import { productContentRoutes } from './modules/product-content/routes/index.js'
 import { providerEventRoutes, registerProviderCallback } from './modules/provider-events/routes/index.js';
 import { sellerRoutes } from './modules/seller/routes/index.js';
 import { shippingRoutes } from './modules/shipping/routes/index.js';
+import { stockedProductCrud } from './modules/stock/index.js';
 import { stockRoutes } from './modules/stock/routes/index.js';
 import { storefrontRoutes } from './modules/storefront/routes/index.js';
 import { entitlementRoutes } from './modules/subscriptions/entitlements/routes/index.js';
@@ -154,8 +155,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, apiKeyRoutes);
   registerRoutes(app, deps, teamRoutes);
   registerRoutes(app, deps, auditRoutes);
-  // A product's entitlements reach the accounts holding it: entitlements.changed for each set it changes.
-  registerRoutes(app, deps, catalogAdminRoutes(emitProductEntitlementsChanged));
+  // A product's entitlements reach the accounts holding it: entitlements.changed for each set it
+  // changes. Admin products are shown with their stock (the stock module sits above the catalog).
+  registerRoutes(app, deps, catalogAdminRoutes(emitProductEntitlementsChanged, stockedProductCrud));
   registerRoutes(app, deps, partnerRoutes);
   registerRoutes(app, deps, storefrontRoutes);
   registerRoutes(app, deps, productContentRoutes);

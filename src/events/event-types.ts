@@ -9,6 +9,8 @@ export const EVENT_TYPES = {
     'A tracked product’s available stock fell to or below its `lowStockThreshold` (once per crossing); data is its stock.',
   'product.out_of_stock':
     'A tracked product’s available stock reached 0 (once per crossing); data is its stock.',
+  'product.restocked':
+    'A refund with restock put units of a tracked product back; data is its stock, `orderId` and `quantity`.',
   'order.created': 'An order was created (POST /orders).',
   'order.updated': 'An order was updated (PATCH /orders/{id}).',
   'order.paid':

@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { searchCatalog } from '../../src/modules/storefront/search.js';
 import { bearer, createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
 import { api } from '../support/api.js';
 import { adminPost } from '../support/catalog-fixtures.js';
@@ -254,6 +255,31 @@ describe('GET /catalog', () => {
     const listed = (res.json().data as { id: string }[]).map((p) => p.id);
     expect(listed).toContain(ids.knife);
     expect(listed).not.toContain(ids.draft);
+  });
+});
+
+describe('the search statement', () => {
+  it('a lookup (facets: false) finds the same products and counts no facets', async () => {
+    const query = {
+      q: '',
+      language: 'simple',
+      locales: ['en'],
+      only: { ids: [ids.mug as string], slugs: [] },
+    };
+    const page = { offset: 0, limit: 5 };
+    const full = await searchCatalog(t.deps.db, shop.tenantId, query, page);
+    const lookup = await searchCatalog(t.deps.db, shop.tenantId, query, { ...page, facets: false });
+    expect(full.facets.brand).toEqual([{ value: 'Brewco', count: 1 }]);
+    expect(lookup).toEqual({ ...full, facets: { brand: [], category: [], availability: [] } });
+  });
+
+  it('the typo path (its own transaction, trigram indexes) finds the same in a caller’s transaction', async () => {
+    const query = { q: 'cofee', language: 'english', locales: ['en'] };
+    const page = { offset: 0, limit: 5 };
+    const alone = await searchCatalog(t.deps.db, shop.tenantId, query, page);
+    expect(alone.hits.map((h) => h.productId)).toEqual([ids.mug]);
+    const nested = await t.deps.db.transaction((tx) => searchCatalog(tx, shop.tenantId, query, page));
+    expect(nested).toEqual(alone);
   });
 });
 

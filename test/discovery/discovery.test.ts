@@ -20,6 +20,7 @@ const SPEC_EVENT_TYPES = [
   'payment.reversed',
   'product.stock_low',
   'product.out_of_stock',
+  'product.restocked',
   'invoice.created',
   'invoice.paid',
   'invoice.failed',

@@ -166,8 +166,10 @@ describe('MCP server at /mcp (SDK client over HTTP): listing and transport', () 
     // 69.5 KB (69,140 bytes, from 69,730) since output schemas give the exact top level of `data`
     // (object, list of objects, null, one of several) with each tool's whole schema a resource, and
     // reads no longer repeat idempotentHint, which the protocol reads only for a tool that writes.
+    // 70.5 KB for per-line restock (createRefund's `restockItems`, the refund's `restock`, the
+    // `product.restocked` event in the webhook enums); the listing is being brought to 60 KB next.
     const size = JSON.stringify({ tools }).length;
-    expect(size).toBeLessThan(69_500);
+    expect(size).toBeLessThan(70_500);
     console.log(`tools/list for the commerce key: ${size} bytes`);
     // A rule several tools share is stated once, in the instructions, and named where it applies.
     const instructions = client.getInstructions() ?? '';

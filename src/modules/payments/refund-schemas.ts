@@ -7,6 +7,14 @@ import { REFUND_REASONS, REFUND_STATUSES } from './tables.js';
 const REASONS_TEXT =
   '`requested_by_customer`, `duplicate`, `fraudulent`, `service_issue` or `other` (say more in `note`).';
 
+const RestockLineSchema = Type.Object(
+  {
+    productId: Type.String({ format: 'uuid' }),
+    quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+  },
+  { additionalProperties: false },
+);
+
 export const CreateRefundBody = Type.Object(
   {
     amountCents: Type.Optional(
@@ -27,7 +35,18 @@ export const CreateRefundBody = Type.Object(
         description: 'Scope check: the invoice the payment paid; another one is 400.',
       }),
     ),
-    restock: Type.Optional(Type.Boolean({ description: 'Order’s units back in stock.' })),
+    restock: Type.Optional(
+      Type.Boolean({ description: 'Every unit of the paid order not yet restocked goes back in stock.' }),
+    ),
+    restockItems: Type.Optional(
+      Type.Array(RestockLineSchema, {
+        minItems: 1,
+        maxItems: 100,
+        description:
+          'These units of the paid order go back in stock (instead of `restock`): each a stock-tracked line, at most ' +
+          'what it sold less what refunds already put back (400/409 naming `restockItems.N`).',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -46,6 +65,9 @@ export const RefundSchema = Type.Object({
   currency: Type.String(),
   reason: StringEnum(REFUND_REASONS),
   note: Type.Union([Type.String(), Type.Null()]),
+  restock: Type.Array(RestockLineSchema, {
+    description: 'Units of the order put back in stock (while pending: to be put back).',
+  }),
   status: StringEnum(REFUND_STATUSES, {
     description:
       '`succeeded` once the billing system recorded it; `pending` while its outcome is being settled after an ' +
@@ -84,6 +106,7 @@ const refundData = {
   reason: 'requested_by_customer',
   note: 'Damaged on arrival',
   status: 'succeeded',
+  restock: [],
   failureMessage: null,
   createdAt: '2026-03-02T10:00:00.000Z',
   updatedAt: '2026-03-02T10:00:00.000Z',

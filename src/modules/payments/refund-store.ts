@@ -8,6 +8,8 @@ import type { Queryable, Tx } from '../../db/client.js';
 import { rowsAfter } from '../../db/keyset.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { Intent, ModuleLookups, UnitOfWork } from '../../unit-of-work/index.js';
+import type { RestockLine } from '../stock/index.js';
+import { planRefundRestock, type RefundRestock } from './refund-restock.js';
 import { lockSession, sessionBusy } from './service.js';
 import { paymentSessions, type RefundReason, type RefundStatus, refunds } from './tables.js';
 
@@ -25,6 +27,7 @@ export interface RefundApi {
   reason: RefundReason;
   note: string | null;
   status: RefundStatus;
+  restock: RestockLine[];
   failureMessage: string | null;
   createdAt: string;
   updatedAt: string;
@@ -41,6 +44,7 @@ export function presentRefund(r: RefundRow): RefundApi {
     reason: r.reason,
     note: r.note,
     status: r.status,
+    restock: r.restock ?? [],
     failureMessage: r.failureMessage,
     createdAt: iso(r.createdAt),
     updatedAt: iso(r.updatedAt),
@@ -55,8 +59,10 @@ export interface RefundRequest {
   note?: string;
   /** Scope: must be the session's invoice. */
   invoiceId?: string;
-  /** Put the paid order's stock back once the refund succeeds. */
+  /** Put every unit of the paid order left back in stock once the refund succeeds. */
   restock?: boolean;
+  /** Put these units of the paid order back in stock once the refund succeeds. */
+  restockItems?: RestockLine[];
 }
 
 /** A refund as decided and reserved; JSON, kept in its intent. */
@@ -67,7 +73,9 @@ export interface RefundPlan {
   amountCents: number;
   currency: string;
   reason: RefundReason;
-  /** The session's order, whose stock comes back when the refund succeeds (absent: none). */
+  /** The order's units that come back in stock when the refund succeeds (absent: none). */
+  restock?: RefundRestock;
+  /** An intent written before per-line restock: every unit of this order left comes back. */
   restockOrderId?: string;
 }
 
@@ -150,6 +158,7 @@ export const newRefundRow = (
   amountCents: number,
   status: RefundStatus,
   now: Date,
+  restock: RestockLine[] | null = null,
 ): RefundRow => ({
   tenantId,
   id: uuidv7(),
@@ -161,6 +170,7 @@ export const newRefundRow = (
   reason: input.reason,
   note: input.note ?? null,
   status,
+  restock,
   failureMessage: null,
   createdAt: now,
   updatedAt: now,
@@ -171,7 +181,11 @@ export async function emitCreated(u: UnitOfWork, refund: RefundApi) {
     action: 'refund.create',
     resourceType: 'refund',
     resourceId: refund.id,
-    details: { paymentSessionId: refund.paymentSessionId, amountCents: refund.amountCents },
+    details: {
+      paymentSessionId: refund.paymentSessionId,
+      amountCents: refund.amountCents,
+      ...(refund.restock.length > 0 ? { restock: refund.restock } : {}),
+    },
   });
   await u.emit('refund.created', refund);
 }
@@ -185,7 +199,8 @@ export async function reserve(
   amount: number,
   now: Date,
 ): Promise<RefundPlan> {
-  const refund = newRefundRow(tenantId, row, input, amount, 'pending', now);
+  const restock = await planRefundRestock(tx, tenantId, row, input);
+  const refund = newRefundRow(tenantId, row, input, amount, 'pending', now, restock?.lines ?? null);
   await tx.insert(refunds).values(refund);
   await moveRefunded(tx, tenantId, row.id, amount);
   return {
@@ -195,7 +210,7 @@ export async function reserve(
     amountCents: amount,
     currency: row.currency,
     reason: input.reason,
-    ...(input.restock && row.orderId ? { restockOrderId: row.orderId } : {}),
+    ...(restock ? { restock } : {}),
   };
 }
 
@@ -235,7 +250,13 @@ export async function setStatus(
 ) {
   const [row] = await u.tx
     .update(refunds)
-    .set({ status, failureMessage: failure, updatedAt: u.now })
+    // A failed refund puts nothing back: what it had planned to restock is no longer pending.
+    .set({
+      status,
+      failureMessage: failure,
+      updatedAt: u.now,
+      ...(status === 'failed' ? { restock: null } : {}),
+    })
     .where(tenantWhere(refunds, u.ctx.tenantId, eq(refunds.id, plan.refundId)))
     .returning();
   if (!row) throw notFound('Refund');

@@ -8,7 +8,7 @@ import {
   runUnitOfWork,
   type ServiceDeps,
 } from '../../unit-of-work/index.js';
-import { moveOrderStock } from '../stock/index.js';
+import { legacyRestock, moveRefundRestock, planRefundRestock } from './refund-restock.js';
 import {
   commitRefund,
   dropRefund,
@@ -45,14 +45,15 @@ function refundLocally(
     const row = await lockSession(u.tx, ctx.tenantId, input.sessionId);
     if (!row) throw notFound('Payment session');
     const amount = refundAmount(row, input);
-    const refund = newRefundRow(ctx.tenantId, row, input, amount, 'succeeded', u.now);
+    const restock = await planRefundRestock(u.tx, ctx.tenantId, row, input);
+    const refund = newRefundRow(ctx.tenantId, row, input, amount, 'succeeded', u.now, restock?.lines ?? null);
     await u.tx.insert(refunds).values(refund);
+    if (restock) refund.restock = await moveRefundRestock(u, refund.id, restock);
     await moveRefunded(u.tx, ctx.tenantId, row.id, amount);
     const presented = presentRefund(refund);
     await emitCreated(u, presented);
     await u.emit('refund.succeeded', presented);
     if (row.orderId) await deps.lookups.moveOrderMoney(u, row.orderId, { refundedCents: amount });
-    if (input.restock && row.orderId) await moveOrderStock(u, row.orderId, 'restocked');
     return presented;
   });
 }
@@ -101,9 +102,11 @@ export const refundOperation = declareOperation<{
   },
   async commit(u, run, plan, result) {
     if (result.ok) {
-      const done = await commitRefund(run.deps.lookups, u, plan);
-      if (plan.restockOrderId) await moveOrderStock(u, plan.restockOrderId, 'restocked');
-      return done;
+      const restock =
+        plan.restock ??
+        (plan.restockOrderId ? await legacyRestock(u.tx, u.ctx.tenantId, plan.restockOrderId) : null);
+      if (restock) await moveRefundRestock(u, plan.refundId, restock);
+      return commitRefund(run.deps.lookups, u, plan);
     }
     const failed = await setStatus(u, plan, 'failed', result.failure.message);
     await moveRefunded(u.tx, u.ctx.tenantId, plan.sessionId, -plan.amountCents);

@@ -86,6 +86,8 @@ export const refunds = distributedTable(
       /** The caller's free text beside the reason. */
       note: text('note'),
       status: text('status').notNull().$type<RefundStatus>(),
+      /** The order's units it puts back in stock (asked while pending, moved once succeeded); null: none. */
+      restock: jsonb('restock').$type<{ productId: string; quantity: number }[]>(),
       failureMessage: text('failure_message'),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
       updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),

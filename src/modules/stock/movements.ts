@@ -3,7 +3,7 @@ import { AppError } from '../../core/errors.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { UnitOfWork, WriteSet } from '../../unit-of-work/index.js';
 import { presentStock, type StockRow, type TrackedStock } from './service.js';
-import { type OrderStockState, orderStock, productStock } from './tables.js';
+import { orderStock, productStock } from './tables.js';
 
 // Stock moves inside the caller's unit of work: an order's units are reserved by one conditional
 // UPDATE per product (no read-then-write, so two last-unit purchases cannot both pass), and given
@@ -137,30 +137,15 @@ export async function reserveStock(u: UnitOfWork, orderId: string, lines: readon
   }
 }
 
-/** What a move does to a product's counts, per unit, by the state the units were in. */
-function delta(was: OrderStockState, to: Exclude<OrderStockState, 'reserved'>) {
-  // A consumed unit left on hand: only a restock brings it back.
-  if (was === 'consumed') return { reserved: 0, onHand: 1 };
-  // A reserved unit: released and restocked give the reservation back; consumed takes it out.
-  return { reserved: -1, onHand: to === 'consumed' ? -1 : 0 };
-}
-
-const FROM: Record<Exclude<OrderStockState, 'reserved'>, OrderStockState[]> = {
-  released: ['reserved'],
-  consumed: ['reserved'],
-  restocked: ['reserved', 'consumed'],
-};
+/** The states an order's units can move to with the order; restocks go through `restock.ts`. */
+export type OrderStockMove = 'released' | 'consumed';
 
 /**
- * Moves the order's units to `to`: `released` (cancelled) and `consumed` (fulfilled: on hand and
- * reserved both drop) take units still reserved; `restocked` (a refund with restock) takes those
- * and the consumed ones, which come back on hand. Units move once; returns how many moved.
+ * Moves the order's units still reserved to `to`: `released` (cancelled: the reservation is given
+ * back) or `consumed` (fulfilled: on hand and reserved both drop). Units a refund already put back
+ * (`restocked`) stay out. Units move once; returns how many moved.
  */
-export async function moveOrderStock(
-  u: UnitOfWork,
-  orderId: string,
-  to: Exclude<OrderStockState, 'reserved'>,
-): Promise<number> {
+export async function moveOrderStock(u: UnitOfWork, orderId: string, to: OrderStockMove): Promise<number> {
   const tenantId = u.ctx.tenantId;
   const held = await u.tx
     .select()
@@ -169,18 +154,18 @@ export async function moveOrderStock(
       tenantWhere(
         orderStock,
         tenantId,
-        and(eq(orderStock.orderId, orderId), inArray(orderStock.state, FROM[to])),
+        and(eq(orderStock.orderId, orderId), eq(orderStock.state, 'reserved')),
       ),
     )
     .orderBy(orderStock.productId)
     .for('update');
   for (const h of held) {
-    const d = delta(h.state, to);
+    const units = h.quantity - h.restocked;
     await u.tx
       .update(productStock)
       .set({
-        reserved: sql`greatest(${productStock.reserved} + ${d.reserved * h.quantity}, 0)`,
-        onHand: sql`greatest(${productStock.onHand} + ${d.onHand * h.quantity}, 0)`,
+        reserved: sql`greatest(${productStock.reserved} - ${units}, 0)`,
+        onHand: to === 'consumed' ? sql`greatest(${productStock.onHand} - ${units}, 0)` : productStock.onHand,
         updatedAt: u.now,
       })
       .where(tenantWhere(productStock, tenantId, eq(productStock.productId, h.productId)));
@@ -193,8 +178,14 @@ export async function moveOrderStock(
         tenantWhere(
           orderStock,
           tenantId,
-          and(eq(orderStock.orderId, orderId), inArray(orderStock.state, FROM[to])),
+          and(
+            eq(orderStock.orderId, orderId),
+            inArray(
+              orderStock.productId,
+              held.map((h) => h.productId),
+            ),
+          ),
         ),
       );
-  return held.reduce((s, h) => s + h.quantity, 0);
+  return held.reduce((s, h) => s + h.quantity - h.restocked, 0);
 }

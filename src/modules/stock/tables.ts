@@ -39,7 +39,8 @@ export type OrderStockState = (typeof ORDER_STOCK_STATES)[number];
 
 /**
  * The units an order holds of a tracked product: reserved when it is placed, then released (the
- * order cancelled), consumed (fulfilled: they left on hand) or restocked (a refund with restock).
+ * order cancelled), consumed (fulfilled: they left on hand) or restocked (refunds with restock put
+ * every unit back; a partial restock counts its units in `restocked` and keeps the state).
  */
 export const orderStock = distributedTable(
   pgTable(
@@ -49,10 +50,15 @@ export const orderStock = distributedTable(
       orderId: uuid('order_id').notNull(),
       productId: uuid('product_id').notNull(),
       quantity: integer('quantity').notNull(),
+      /** Units of `quantity` put back by refunds with restock; the rest moves with the order. */
+      restocked: integer('restocked').notNull().default(0),
       state: text('state').notNull().$type<OrderStockState>(),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
       updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
     },
-    (t) => [primaryKey({ columns: [t.tenantId, t.orderId, t.productId] })],
+    (t) => [
+      primaryKey({ columns: [t.tenantId, t.orderId, t.productId] }),
+      check('order_stock_restocked', sql`${t.restocked} >= 0 and ${t.restocked} <= ${t.quantity}`),
+    ],
   ),
 );

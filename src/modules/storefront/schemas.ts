@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { MAX_TOTAL_CENTS } from '../../core/money.js';
 import { StringEnum } from '../../core/schema.js';
+import { ProductSchema } from '../catalog/index.js';
 import { AVAILABILITIES } from '../stock/index.js';
 import { LOCALE_PATTERN } from '../tenants/index.js';
 
@@ -11,6 +12,10 @@ export const SEARCH_DEPTH_MAX = 1_000;
 
 const Cents = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_TOTAL_CENTS, description });
 const Availability = StringEnum(AVAILABILITIES, { description: 'Stock state.' });
+
+const AvailableUnits = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+  description: 'Units available now; null when stock is not tracked.',
+});
 
 export const CatalogSearchQuery = Type.Object(
   {
@@ -85,10 +90,15 @@ export const CatalogResultSchema = Type.Object({
   listPriceCents: Cents('One unit at list price.'),
   priceCents: Cents('One unit after price rules and offers (no customer context).'),
   availability: Availability,
-  available: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
-    description: 'Units available now; null when stock is not tracked.',
-  }),
+  available: AvailableUnits,
   score: Type.Number({ description: 'Relevance: higher is better; 0 without `q`.' }),
+});
+
+/** A product of `GET /catalog`: the catalog's product with its stock as buyers see it. */
+export const CatalogProductSchema = Type.Object({
+  ...ProductSchema.properties,
+  availability: Availability,
+  available: AvailableUnits,
 });
 
 const FacetValues = Type.Array(Type.Object({ value: Type.String(), count: Type.Integer({ minimum: 1 }) }), {

@@ -149,6 +149,11 @@ export async function lookupPublishedProducts(
   if (ids.length === 0 && slugs.length === 0) return [];
   const reader = await readerOf(db, tenantId, input);
   const query = { ...catalogQuery(input, reader), only: { ids, slugs } };
-  const found = await searchCatalog(db, tenantId, query, { offset: 0, limit: ids.length + slugs.length });
+  // A lookup shows no facets: the statement skips counting them.
+  const found = await searchCatalog(db, tenantId, query, {
+    offset: 0,
+    limit: ids.length + slugs.length,
+    facets: false,
+  });
   return presentHits(db, tenantId, found.hits, reader, now);
 }

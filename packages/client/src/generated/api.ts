@@ -285,13 +285,13 @@ export interface paths {
         };
         /**
          * List products
-         * @description All products of this tenant, newest first. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         * @description All products of this tenant, newest first. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements. Each product shows its `stock` (PUT /admin/products/{id}/stock sets it). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listProducts"];
         put?: never;
         /**
          * Create a product
-         * @description Creates a product. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements. Invalid fields or references give 400 naming the field.
+         * @description Creates a product. A product is what customers buy: a one-time item, a subscription plan (with a billing interval, and a family and rank for plan changes) or an add-on; its price is the sum of its charges (modeled tiers, or passthrough charges quoted live by the billing system), and it grants entitlements. Each product shows its `stock` (PUT /admin/products/{id}/stock sets it). Invalid fields or references give 400 naming the field.
          */
         post: operations["createProduct"];
         delete?: never;
@@ -649,7 +649,7 @@ export interface paths {
         };
         /**
          * Product catalog
-         * @description The active, published products of this tenant with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         * @description The active, published products of this tenant with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Each shows `availability` and, when its stock is tracked, the units `available`. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["getCatalog"];
         put?: never;
@@ -1331,7 +1331,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Gives back `amountCents` of a `success` session (its `refundedCents` grows), recorded in the billing system against the invoice it paid (which stays paid). 409 `payment_not_refundable` (not successful) or `refund_exceeds_remaining`; 409 `conflict` with `Retry-After` while the payment is being reversed; 501 `capability_unavailable` when the billing system has no refunds. Emits `refund.created` and `refund.succeeded`.
+         * @description Gives back `amountCents` of a `success` session (its `refundedCents` grows), recorded in the billing system against the invoice it paid (which stays paid). 409 `payment_not_refundable` (not successful) or `refund_exceeds_remaining`; 409 `conflict` with `Retry-After` while the payment is being reversed; 501 `capability_unavailable` when the billing system has no refunds. `restock: true` puts the paid order’s units left back in stock, `restockItems` the units named (more than sold: 400; than left to restock: 409 `conflict`; each naming `restockItems.N`). Emits `refund.created`, `refund.succeeded` and `product.restocked`.
          */
         post: operations["createRefund"];
         delete?: never;
@@ -5254,7 +5254,17 @@ export interface operations {
                      *             }
                      *           ],
                      *           "createdAt": "2019-08-24T14:15:22Z",
-                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *           "updatedAt": "2019-08-24T14:15:22Z",
+                     *           "stock": {
+                     *             "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *             "tracked": true,
+                     *             "onHand": 0,
+                     *             "reserved": 0,
+                     *             "available": 0,
+                     *             "lowStockThreshold": 0,
+                     *             "availability": "in_stock",
+                     *             "updatedAt": "2019-08-24T14:15:22Z"
+                     *           }
                      *         }
                      *       ],
                      *       "nextActions": [],
@@ -5304,6 +5314,28 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description Its stock, as GET /admin/products/{id}/stock reads it. */
+                            stock: {
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description False: not counted, always sellable. */
+                                tracked: boolean;
+                                /** @description Units held. */
+                                onHand: number;
+                                /** @description Units of placed orders not yet fulfilled or released. */
+                                reserved: number;
+                                /** @description `onHand - reserved`, never below 0. */
+                                available: number;
+                                /** @description `product.stock_low` fires when available falls to or below it. */
+                                lowStockThreshold: number | null;
+                                /**
+                                 * @description The override (preorder, backorder) if set, else in_stock or out_of_stock by count.
+                                 * @enum {string}
+                                 */
+                                availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                                /** @description Null: stock never set. */
+                                updatedAt: string | null;
+                            };
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -5544,7 +5576,17 @@ export interface operations {
                      *           }
                      *         ],
                      *         "createdAt": "2019-08-24T14:15:22Z",
-                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "stock": {
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "tracked": true,
+                     *           "onHand": 0,
+                     *           "reserved": 0,
+                     *           "available": 0,
+                     *           "lowStockThreshold": 0,
+                     *           "availability": "in_stock",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
                      *       },
                      *       "nextActions": []
                      *     }
@@ -5589,6 +5631,28 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description Its stock, as GET /admin/products/{id}/stock reads it. */
+                            stock: {
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description False: not counted, always sellable. */
+                                tracked: boolean;
+                                /** @description Units held. */
+                                onHand: number;
+                                /** @description Units of placed orders not yet fulfilled or released. */
+                                reserved: number;
+                                /** @description `onHand - reserved`, never below 0. */
+                                available: number;
+                                /** @description `product.stock_low` fires when available falls to or below it. */
+                                lowStockThreshold: number | null;
+                                /**
+                                 * @description The override (preorder, backorder) if set, else in_stock or out_of_stock by count.
+                                 * @enum {string}
+                                 */
+                                availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                                /** @description Null: stock never set. */
+                                updatedAt: string | null;
+                            };
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -5785,7 +5849,17 @@ export interface operations {
                      *           }
                      *         ],
                      *         "createdAt": "2019-08-24T14:15:22Z",
-                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "stock": {
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "tracked": true,
+                     *           "onHand": 0,
+                     *           "reserved": 0,
+                     *           "available": 0,
+                     *           "lowStockThreshold": 0,
+                     *           "availability": "in_stock",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
                      *       },
                      *       "nextActions": []
                      *     }
@@ -5830,6 +5904,28 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description Its stock, as GET /admin/products/{id}/stock reads it. */
+                            stock: {
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description False: not counted, always sellable. */
+                                tracked: boolean;
+                                /** @description Units held. */
+                                onHand: number;
+                                /** @description Units of placed orders not yet fulfilled or released. */
+                                reserved: number;
+                                /** @description `onHand - reserved`, never below 0. */
+                                available: number;
+                                /** @description `product.stock_low` fires when available falls to or below it. */
+                                lowStockThreshold: number | null;
+                                /**
+                                 * @description The override (preorder, backorder) if set, else in_stock or out_of_stock by count.
+                                 * @enum {string}
+                                 */
+                                availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                                /** @description Null: stock never set. */
+                                updatedAt: string | null;
+                            };
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -6186,7 +6282,17 @@ export interface operations {
                      *           }
                      *         ],
                      *         "createdAt": "2019-08-24T14:15:22Z",
-                     *         "updatedAt": "2019-08-24T14:15:22Z"
+                     *         "updatedAt": "2019-08-24T14:15:22Z",
+                     *         "stock": {
+                     *           "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *           "tracked": true,
+                     *           "onHand": 0,
+                     *           "reserved": 0,
+                     *           "available": 0,
+                     *           "lowStockThreshold": 0,
+                     *           "availability": "in_stock",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
                      *       },
                      *       "nextActions": []
                      *     }
@@ -6231,6 +6337,28 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description Its stock, as GET /admin/products/{id}/stock reads it. */
+                            stock: {
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description False: not counted, always sellable. */
+                                tracked: boolean;
+                                /** @description Units held. */
+                                onHand: number;
+                                /** @description Units of placed orders not yet fulfilled or released. */
+                                reserved: number;
+                                /** @description `onHand - reserved`, never below 0. */
+                                available: number;
+                                /** @description `product.stock_low` fires when available falls to or below it. */
+                                lowStockThreshold: number | null;
+                                /**
+                                 * @description The override (preorder, backorder) if set, else in_stock or out_of_stock by count.
+                                 * @enum {string}
+                                 */
+                                availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                                /** @description Null: stock never set. */
+                                updatedAt: string | null;
+                            };
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -12127,7 +12255,9 @@ export interface operations {
                      *             }
                      *           ],
                      *           "createdAt": "2026-03-01T10:00:00.000Z",
-                     *           "updatedAt": "2026-03-01T10:00:00.000Z"
+                     *           "updatedAt": "2026-03-01T10:00:00.000Z",
+                     *           "availability": "in_stock",
+                     *           "available": null
                      *         }
                      *       ],
                      *       "nextActions": [
@@ -12220,6 +12350,13 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /**
+                             * @description Stock state.
+                             * @enum {string}
+                             */
+                            availability: "in_stock" | "out_of_stock" | "preorder" | "backorder";
+                            /** @description Units available now; null when stock is not tracked. */
+                            available: number | null;
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
@@ -20926,7 +21063,7 @@ export interface operations {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url: string;
                     /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
-                    events: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
+                    events: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "product.restocked" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                     /**
                      * @description Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.
                      * @enum {string}
@@ -21455,7 +21592,7 @@ export interface operations {
                     /** @description Where deliveries are POSTed: an absolute `https://` URL without credentials, at most 2048 characters, whose host resolves only to public addresses (loopback, private, link-local and reserved ones are refused with 400 rule `public_target`; a host that does not resolve gives rule `resolvable`). */
                     url?: string;
                     /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
-                    events?: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
+                    events?: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "product.restocked" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                     /** @description `false` stops deliveries (events meanwhile are not delivered later). */
                     isActive?: boolean;
                     /**
@@ -23177,8 +23314,14 @@ export interface operations {
                     note?: string;
                     /** @description Scope check: the invoice the payment paid; another one is 400. */
                     invoiceId?: string;
-                    /** @description Order’s units back in stock. */
+                    /** @description Every unit of the paid order not yet restocked goes back in stock. */
                     restock?: boolean;
+                    /** @description These units of the paid order go back in stock (instead of `restock`): each a stock-tracked line, at most what it sold less what refunds already put back (400/409 naming `restockItems.N`). */
+                    restockItems?: {
+                        /** Format: uuid */
+                        productId: string;
+                        quantity: number;
+                    }[];
                 };
             };
         };
@@ -23206,6 +23349,7 @@ export interface operations {
                      *         "reason": "requested_by_customer",
                      *         "note": "Damaged on arrival",
                      *         "status": "succeeded",
+                     *         "restock": [],
                      *         "failureMessage": null,
                      *         "createdAt": "2026-03-02T10:00:00.000Z",
                      *         "updatedAt": "2026-03-02T10:00:00.000Z"
@@ -23251,6 +23395,12 @@ export interface operations {
                             /** @enum {string} */
                             reason: "requested_by_customer" | "duplicate" | "fraudulent" | "service_issue" | "other";
                             note: string | null;
+                            /** @description Units of the order put back in stock (while pending: to be put back). */
+                            restock: {
+                                /** Format: uuid */
+                                productId: string;
+                                quantity: number;
+                            }[];
                             /**
                              * @description `succeeded` once the billing system recorded it; `pending` while its outcome is being settled after an outage (a retry or the reconciler finishes it); `failed` when the billing system refused it then.
                              * @enum {string}
@@ -23484,6 +23634,12 @@ export interface operations {
                      *           "currency": "string",
                      *           "reason": "requested_by_customer",
                      *           "note": "string",
+                     *           "restock": [
+                     *             {
+                     *               "productId": "dcd53ddb-8104-4e48-8cc0-5df1088c6113",
+                     *               "quantity": 1
+                     *             }
+                     *           ],
                      *           "status": "pending",
                      *           "failureMessage": "string",
                      *           "createdAt": "2019-08-24T14:15:22Z",
@@ -23512,6 +23668,12 @@ export interface operations {
                             /** @enum {string} */
                             reason: "requested_by_customer" | "duplicate" | "fraudulent" | "service_issue" | "other";
                             note: string | null;
+                            /** @description Units of the order put back in stock (while pending: to be put back). */
+                            restock: {
+                                /** Format: uuid */
+                                productId: string;
+                                quantity: number;
+                            }[];
                             /**
                              * @description `succeeded` once the billing system recorded it; `pending` while its outcome is being settled after an outage (a retry or the reconciler finishes it); `failed` when the billing system refused it then.
                              * @enum {string}
@@ -23651,6 +23813,7 @@ export interface operations {
                      *         "reason": "requested_by_customer",
                      *         "note": "Damaged on arrival",
                      *         "status": "succeeded",
+                     *         "restock": [],
                      *         "failureMessage": null,
                      *         "createdAt": "2026-03-02T10:00:00.000Z",
                      *         "updatedAt": "2026-03-02T10:00:00.000Z"
@@ -23696,6 +23859,12 @@ export interface operations {
                             /** @enum {string} */
                             reason: "requested_by_customer" | "duplicate" | "fraudulent" | "service_issue" | "other";
                             note: string | null;
+                            /** @description Units of the order put back in stock (while pending: to be put back). */
+                            restock: {
+                                /** Format: uuid */
+                                productId: string;
+                                quantity: number;
+                            }[];
                             /**
                              * @description `succeeded` once the billing system recorded it; `pending` while its outcome is being settled after an outage (a retry or the reconciler finishes it); `failed` when the billing system refused it then.
                              * @enum {string}

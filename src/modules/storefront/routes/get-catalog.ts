@@ -4,8 +4,10 @@ import { cacheablePerKey } from '../../../http/cache.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { next } from '../../../http/envelope.js';
 import { inMemoryList, ListEnvelope, PageQuery } from '../../../http/paging.js';
-import { activeProducts, buyActions, ProductSchema, presentProduct } from '../../catalog/index.js';
+import { activeProducts, buyActions, presentProduct } from '../../catalog/index.js';
 import { unpublishedProductIds } from '../../product-content/index.js';
+import { stockOfProducts } from '../../stock/index.js';
+import { CatalogProductSchema } from '../schemas.js';
 
 /** Recorded from the real route (ids replaced by fixed ones). */
 export const catalogExample = {
@@ -39,6 +41,8 @@ export const catalogExample = {
       ],
       createdAt: '2026-03-01T10:00:00.000Z',
       updatedAt: '2026-03-01T10:00:00.000Z',
+      availability: 'in_stock',
+      available: null,
     },
   ],
   nextActions: [
@@ -85,12 +89,13 @@ export const getCatalogRoute = defineRoute({
   description:
     'The active, published products of this tenant with their charges (price models, tiers) and entitlements, at list ' +
     'prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. ' +
+    'Each shows `availability` and, when its stock is tracked, the units `available`. ' +
     `Cacheable 60 s. ${LIST_PAGING.text}`,
   tags: ['Catalog'],
   scope: 'read',
   query: PageQuery,
   responses: {
-    200: ListEnvelope(ProductSchema, 'Active products, newest first.', catalogExample),
+    200: ListEnvelope(CatalogProductSchema, 'Active products, newest first.', catalogExample),
   },
   handler: async (request, reply, deps) => {
     const ctx = requireCtx(request);
@@ -100,7 +105,20 @@ export const getCatalogRoute = defineRoute({
       ctx.tenantId,
       active.map((p) => p.id),
     );
-    const items = active.filter((p) => !drafts.has(p.id)).map(presentProduct);
+    const offered = active.filter((p) => !drafts.has(p.id));
+    const stock = await stockOfProducts(
+      deps.db,
+      ctx.tenantId,
+      offered.map((p) => p.id),
+    );
+    const items = offered.map((p) => {
+      const s = stock.get(p.id);
+      return {
+        ...presentProduct(p),
+        availability: s?.availability ?? 'in_stock',
+        available: s?.tracked ? s.available : null,
+      };
+    });
     cacheablePerKey(reply);
     // Each product with the way to buy it; with a cart already, searchCatalog takes `cartId`.
     return inMemoryList(deps.keyRing, ctx, request, 'catalog', items, (shown) => [
