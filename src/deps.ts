@@ -41,6 +41,7 @@ import {
 } from './modules/subscriptions/index.js';
 import { deliveryQueueStats, fanOutFromEvents } from './modules/webhooks/index.js';
 import { Metrics } from './observability/metrics.js';
+import { RequestErrorLog } from './observability/request-errors.js';
 import { type OrderChanged, operationRegistry, pendingIntentStats } from './unit-of-work/index.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -154,6 +155,7 @@ export function createDeps(
       },
     },
     intentHandlers: OPERATIONS,
+    requestErrors: new RequestErrorLog(() => clock.now()),
     keyRing: overrides.keyRing ?? loadKeyRing(config),
     metrics,
   };

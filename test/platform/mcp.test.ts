@@ -166,8 +166,10 @@ describe('MCP server at /mcp (SDK client over HTTP): listing and transport', () 
     // 69.5 KB (69,140 bytes, from 69,730) since output schemas give the exact top level of `data`
     // (object, list of objects, null, one of several) with each tool's whole schema a resource, and
     // reads no longer repeat idempotentHint, which the protocol reads only for a tool that writes.
+    // 71.5 KB with getOverview and listCheckoutSessions (about 2 KB): the console’s overview and
+    // checkout-session list, reads an operator's agent asks for too.
     const size = JSON.stringify({ tools }).length;
-    expect(size).toBeLessThan(69_500);
+    expect(size).toBeLessThan(71_500);
     console.log(`tools/list for the commerce key: ${size} bytes`);
     // A rule several tools share is stated once, in the instructions, and named where it applies.
     const instructions = client.getInstructions() ?? '';
