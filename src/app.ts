@@ -39,6 +39,7 @@ import { registerHealthRoutes } from './modules/health/routes.js';
 import { intentRoutes } from './modules/intent-review/routes/index.js';
 import { orderRoutes, orderTagTarget } from './modules/orders/routes/index.js';
 import { overviewRoutes } from './modules/overview/routes/index.js';
+import { partnerRoutes } from './modules/partners/routes/index.js';
 import { paymentMethodRoutes } from './modules/payment-methods/routes/index.js';
 import { paymentRoutes, paymentSessionTagTarget, refundRoutes } from './modules/payments/routes/index.js';
 import { policyRoutes } from './modules/policies/routes/index.js';
@@ -53,6 +54,7 @@ import { entitlementRoutes } from './modules/subscriptions/entitlements/routes/i
 import { emitProductEntitlementsChanged } from './modules/subscriptions/index.js';
 import { previewRoutes } from './modules/subscriptions/previews/routes/index.js';
 import { subscriptionRoutes, subscriptionTagTarget } from './modules/subscriptions/routes/index.js';
+import { teamRoutes } from './modules/team/routes/index.js';
 import { tenantRoutes } from './modules/tenants/routes/index.js';
 import { webhookRoutes } from './modules/webhooks/routes/index.js';
 
@@ -140,6 +142,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
   registerRequestGate(app, {
     apiKeys: deps.apiKeys,
+    consoleSessions: deps.consoleSessions,
     environment: deps.config.appEnv,
     rateLimiter: deps.rateLimiter,
     clock: deps.clock,
@@ -151,9 +154,11 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerHealthRoutes(app, deps);
   registerDiscoveryRoutes(app, deps, registry);
   registerRoutes(app, deps, apiKeyRoutes);
+  registerRoutes(app, deps, teamRoutes);
   registerRoutes(app, deps, auditRoutes);
   // A product's entitlements reach the accounts holding it: entitlements.changed for each set it changes.
   registerRoutes(app, deps, catalogAdminRoutes(emitProductEntitlementsChanged));
+  registerRoutes(app, deps, partnerRoutes);
   registerRoutes(app, deps, storefrontRoutes);
   registerRoutes(app, deps, productContentRoutes);
   registerRoutes(app, deps, pricingRoutes);

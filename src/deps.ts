@@ -39,6 +39,7 @@ import {
   endOperation,
   renewOperation,
 } from './modules/subscriptions/index.js';
+import { ConsoleSessionResolver } from './modules/team/index.js';
 import { deliveryQueueStats, fanOutFromEvents } from './modules/webhooks/index.js';
 import { Metrics } from './observability/metrics.js';
 import { RequestErrorLog } from './observability/request-errors.js';
@@ -127,6 +128,7 @@ export function createDeps(
     clock,
     logger,
     apiKeys: keyResolver(config, database, clock, logger),
+    consoleSessions: new ConsoleSessionResolver(database.db, clock),
     rateLimiter:
       overrides.rateLimiter ??
       (config.redisUrl ? new RedisRateLimiter(config.redisUrl, logger) : new MemoryRateLimiter()),

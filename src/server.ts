@@ -11,9 +11,16 @@ import { resealSecrets } from './db/sealing.js';
 import { createDeps, createLogger, type Deps, openConfiguredDatabase } from './deps.js';
 import { startIdempotencyPurge } from './http/idempotency/purge.js';
 import { SERVICE_VERSION } from './http/openapi.js';
+import { demoOwnerSignInLink } from './modules/team/index.js';
 import { startTracingFromEnv } from './observability/otel-sdk.js';
 import { TABLE_LAYOUT } from './schema.js';
-import { type DemoSeed, formatDemoBanner, formatStartLinks, seedDemoIfEmpty } from './seed/demo.js';
+import {
+  type DemoSeed,
+  formatConsoleLink,
+  formatDemoBanner,
+  formatStartLinks,
+  seedDemoIfEmpty,
+} from './seed/demo.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -72,7 +79,12 @@ export async function startServer(
     throw listenError(err, config.port, config.host);
   }
   const baseUrl = listeningUrl(app, config);
-  process.stdout.write(`${seed ? formatDemoBanner(seed, baseUrl) : formatStartLinks(baseUrl)}\n`);
+  const consoleLink = config.seedDemo
+    ? formatConsoleLink(await demoOwnerSignInLink(deps.db, baseUrl, deps.clock.now()))
+    : '';
+  process.stdout.write(
+    `${seed ? formatDemoBanner(seed, baseUrl) : formatStartLinks(baseUrl)}${consoleLink}\n`,
+  );
   const removeServerFile = database.kind === 'pglite' ? writeServerFile(config.dataDir, baseUrl) : () => {};
   const stopBackground = config.webhookWorker ? startBackgroundWork(deps) : async () => {};
   logger.info(

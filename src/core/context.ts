@@ -18,6 +18,8 @@ export interface OperationContext {
    * the system acts (the scheduler, a payment provider's event, the reconciler).
    */
   keyId: string | null;
+  /** The console user acting through a session (then `keyId` is null); absent or null otherwise. */
+  userId?: string | null;
   /** The request or system job the operation runs for: audit entries and events record it. */
   requestId: string;
 }

@@ -52,6 +52,7 @@ export async function authenticate(
     tenantId: key.tenantId,
     environment: key.environment,
     keyId: key.id,
+    userId: null,
     scopes: expandScopes(key.scopes),
     rateTier: key.rateTier,
     requestId: request.id,

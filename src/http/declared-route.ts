@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { HttpMethod } from '../core/actions.js';
+import type { Permission } from '../core/permissions.js';
 import type { Scope } from '../core/scopes.js';
 import type { Deps } from './deps.js';
 import { API_PREFIX } from './envelope.js';
@@ -43,6 +44,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, H = unknown> {
   tags: string[];
   /** Scope the caller's key needs; null for a route without a key. */
   scope: Scope | null;
+  /**
+   * What a console session's role needs for it, where the method, path and scope do not say it
+   * (http/route-permission.ts derives the rest).
+   */
+  permission?: Permission;
   /** False: internal (not in OpenAPI, not a tool). Default true. */
   public?: boolean;
   params?: P;
@@ -91,6 +97,7 @@ function routeOptions(route: DeclaredRoute, deps: Deps) {
       ...(route.protocol ? { protocol: route.protocol } : {}),
       ...(route.rateLimit !== undefined ? { rateLimit: route.rateLimit } : {}),
       ...(route.createdAt ? { createdAt: route.createdAt } : {}),
+      ...(route.permission ? { permission: route.permission } : {}),
     },
     schema: {
       operationId: route.operationId,

@@ -3,11 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { AppEnv } from '../config.js';
 import { AppError } from '../core/errors.js';
-import { hasScope } from '../core/scopes.js';
+import { hasScope, type Scope } from '../core/scopes.js';
 import { authenticate, type KeyResolver } from './auth.js';
+import { authenticateSession, type SessionResolver, sessionCookie } from './console-session.js';
 import type { RequestContext } from './context.js';
 import { RATE_LIMIT_TIERS, RATE_LIMIT_WINDOW_SECONDS } from './limits.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
+import { routePermission } from './route-permission.js';
 import { requestLogFields } from './telemetry.js';
 import type { TypedApp } from './types.js';
 
@@ -20,6 +22,7 @@ declare module 'fastify' {
 
 export interface GateDeps {
   apiKeys: KeyResolver;
+  consoleSessions: SessionResolver;
   environment: AppEnv;
   rateLimiter: RateLimiter;
   clock: Clock;
@@ -78,17 +81,17 @@ export function registerRequestGate(app: TypedApp, deps: GateDeps) {
         ? limit(deps, reply, `${byIp(request)}:${own.bucket}`, own.max)
         : limit(deps, reply, byIp(request), RATE_LIMIT_TIERS.standard);
     }
-    let ctx: RequestContext;
-    try {
-      ctx = await authenticate(request, deps.apiKeys, deps.environment);
-    } catch (err) {
-      if (err instanceof AppError) await limit(deps, reply, byIp(request), RATE_LIMIT_TIERS.standard);
-      throw err;
-    }
+    const ctx = await authenticated(request, reply, deps, required);
     request.ctx = ctx;
     request.log = request.log.child(requestLogFields(request));
     if (!countedAlready.getStore())
-      await limit(deps, reply, `key:${ctx.keyId}`, RATE_LIMIT_TIERS[ctx.rateTier]);
+      await limit(
+        deps,
+        reply,
+        ctx.userId ? `user:${ctx.userId}` : `key:${ctx.keyId}`,
+        RATE_LIMIT_TIERS[ctx.rateTier],
+      );
+    if (ctx.userId) return;
     if (!hasScope(ctx.scopes, required)) {
       throw new AppError(
         'forbidden',
@@ -96,4 +99,41 @@ export function registerRequestGate(app: TypedApp, deps: GateDeps) {
       );
     }
   });
+}
+
+/**
+ * The caller: a Bearer API key, else the console's session cookie (its CSRF token checked on
+ * writes, its role's permission for the route checked here). A failed authentication is counted
+ * against the client IP.
+ */
+async function authenticated(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: GateDeps,
+  required: Scope,
+): Promise<RequestContext> {
+  try {
+    const cookie = request.headers.authorization ? undefined : sessionCookie(request);
+    if (!cookie) return await authenticate(request, deps.apiKeys, deps.environment);
+    const { ctx, session } = await authenticateSession(
+      request,
+      cookie,
+      deps.consoleSessions,
+      deps.environment,
+    );
+    const config = request.routeOptions.config;
+    const needed =
+      config.permission ?? routePermission(request.method, request.routeOptions.url ?? '', required);
+    if (!session.permissions.includes(needed)) {
+      throw new AppError(
+        'forbidden',
+        `The ${session.role} role may not do this: it needs the "${needed}" permission`,
+      );
+    }
+    return ctx;
+  } catch (err) {
+    if (err instanceof AppError && err.status === 401)
+      await limit(deps, reply, byIp(request), RATE_LIMIT_TIERS.standard);
+    throw err;
+  }
 }

@@ -1,5 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import { Type } from 'typebox';
+import type { Permission } from '../core/permissions.js';
 import type { Scope } from '../core/scopes.js';
 import { errorResponses } from './errors.js';
 import type { CreatedAt } from './openapi-links.js';
@@ -26,6 +27,11 @@ declare module 'fastify' {
      * document links the create to the operations on it (`http/openapi-links.ts`).
      */
     createdAt?: CreatedAt[];
+    /**
+     * What a console session needs for the route (src/http/route-permission.ts); absent, it is
+     * read off the method, path and scope.
+     */
+    permission?: Permission;
   }
 }
 

@@ -7,6 +7,7 @@ import type { AppEnv } from '../config.js';
 import { SCOPES, type Scope } from '../core/scopes.js';
 import type { Db } from '../db/client.js';
 import { issueApiKey } from '../modules/api-keys/index.js';
+import { createDemoOwner, DEMO_OWNER_EMAIL } from '../modules/team/index.js';
 import { createTenant, hasAnyTenant } from '../modules/tenants/index.js';
 import { readSeedFile, seedCatalog } from './catalog.js';
 import { seedDemoBilling } from './demo-billing.js';
@@ -42,6 +43,7 @@ export async function seedDemoIfEmpty(
     await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
     if (await hasAnyTenant(tx)) return undefined;
     const tenant = await createTenant(tx, 'Demo tenant');
+    await createDemoOwner(tx, tenant.id, clock.now());
     const keys = {} as Record<Scope, string>;
     for (const scope of SCOPES) {
       const { secret } = await issueApiKey(tx, tenant.id, {
@@ -62,6 +64,16 @@ export async function seedDemoIfEmpty(
   fs.writeFileSync(file, `${JSON.stringify({ environment, ...seeded }, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
   return { ...seeded, file };
+}
+
+/** The demo owner's one-time console sign-in link, while it has never signed in. */
+export function formatConsoleLink(link: { url: string } | undefined): string {
+  if (!link) return '';
+  return [
+    '',
+    `  Console sign-in (${DEMO_OWNER_EMAIL}, one-time, a fresh link at each start until used):`,
+    `    ${link.url}`,
+  ].join('\n');
 }
 
 export function formatDemoBanner(seed: DemoSeed, baseUrl: string): string {

@@ -69,6 +69,15 @@ export const AUDIT_ACTIONS = [
   'content.restore',
   // PUT /admin/products/{id}/stock.
   'product.stock_set',
+  ...crud('partner'),
+  // Console users (src/modules/team/): invitations, changes, sign-ins and their sessions.
+  'console_user.create',
+  'console_user.update',
+  'console_user.password_reset',
+  'console_user.password_set',
+  'console_user.sessions_revoke',
+  'console_user.sign_in',
+  'console_user.sign_out',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -17,6 +17,8 @@ export interface AuditInput {
 export interface AuditActor {
   tenantId: string;
   keyId: string | null;
+  /** The console user acting (a session), else null. */
+  userId?: string | null;
   requestId: string | null;
 }
 
@@ -29,6 +31,7 @@ export function auditRow(actor: AuditActor, input: AuditInput, at: Date): typeof
     resourceType: input.resourceType,
     resourceId: input.resourceId,
     actorKeyId: actor.keyId,
+    actorUserId: actor.userId ?? null,
     requestId: actor.requestId,
     details: input.details ?? null,
     createdAt: at,
@@ -45,9 +48,9 @@ type AuditRow = typeof auditLogs.$inferInsert;
 export function auditRowsInsert(rows: readonly AuditRow[]): SQL {
   const values = rows.map(
     (r) =>
-      sql`(${r.tenantId}::uuid, ${r.id}::uuid, ${r.action}, ${r.resourceType}, ${r.resourceId}, ${r.actorKeyId ?? null}::uuid, ${r.requestId ?? null}, ${jsonParam(r.details)}::jsonb, ${r.createdAt.toISOString()}::timestamptz)`,
+      sql`(${r.tenantId}::uuid, ${r.id}::uuid, ${r.action}, ${r.resourceType}, ${r.resourceId}, ${r.actorKeyId ?? null}::uuid, ${r.actorUserId ?? null}::uuid, ${r.requestId ?? null}, ${jsonParam(r.details)}::jsonb, ${r.createdAt.toISOString()}::timestamptz)`,
   );
-  return sql`insert into audit_logs (tenant_id, id, action, resource_type, resource_id, actor_key_id, request_id, details, created_at) values ${sql.join(values, sql`, `)}`;
+  return sql`insert into audit_logs (tenant_id, id, action, resource_type, resource_id, actor_key_id, actor_user_id, request_id, details, created_at) values ${sql.join(values, sql`, `)}`;
 }
 
 /** Records an audit entry in the caller's transaction. */

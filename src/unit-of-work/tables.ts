@@ -22,6 +22,8 @@ export const auditLogs = distributedTable(
       resourceType: text('resource_type').notNull(),
       resourceId: text('resource_id').notNull(),
       actorKeyId: uuid('actor_key_id'),
+      /** The console user that acted (null for an API key or the system). */
+      actorUserId: uuid('actor_user_id'),
       requestId: text('request_id'),
       details: jsonb('details'),
       createdAt: timestamp('created_at', { withTimezone: true }).notNull(),

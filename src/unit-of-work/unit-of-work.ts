@@ -93,7 +93,12 @@ function bufferOn(
   const guards: SQL[] = [];
   const audits: ReturnType<typeof auditRow>[] = [];
   const outbox: EventRow[] = [];
-  const actor = { tenantId: ctx.tenantId, keyId: ctx.keyId, requestId: ctx.requestId };
+  const actor = {
+    tenantId: ctx.tenantId,
+    keyId: ctx.keyId,
+    userId: ctx.userId ?? null,
+    requestId: ctx.requestId,
+  };
   let queued = false;
   const set: WriteSet = {
     ctx,

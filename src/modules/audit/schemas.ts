@@ -12,6 +12,9 @@ export const AuditEntrySchema = Type.Object({
   resourceId: Type.String(),
   actor: Type.Object({
     keyId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'API key that acted.' }),
+    userId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'Console user that acted (signed in to the console); null for an API key or the system.',
+    }),
   }),
   requestId: Type.Union([Type.String(), Type.Null()], {
     description: 'X-Request-Id of the request that acted.',

@@ -11,7 +11,7 @@ export interface AuditEntry {
   action: string;
   resourceType: string;
   resourceId: string;
-  actor: { keyId: string | null };
+  actor: { keyId: string | null; userId: string | null };
   requestId: string | null;
   details: Record<string, unknown> | null;
   createdAt: Date;
@@ -69,7 +69,7 @@ export async function listAuditLogs(
       action: r.action,
       resourceType: r.resourceType,
       resourceId: r.resourceId,
-      actor: { keyId: r.actorKeyId },
+      actor: { keyId: r.actorKeyId, userId: r.actorUserId },
       requestId: r.requestId,
       details: (r.details as Record<string, unknown> | null) ?? null,
       createdAt: r.createdAt,

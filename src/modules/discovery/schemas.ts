@@ -14,7 +14,9 @@ export const ManifestSchema = Type.Object({
   environment: EnvironmentSchema,
   tenant: Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }),
   key: Type.Object({
-    id: Type.String({ format: 'uuid' }),
+    id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'Null for a console session.',
+    }),
     scopes: Type.Array(ScopeSchema, { description: 'Effective scopes (nested scopes expanded).' }),
     rateTier: RateTierSchema,
   }),

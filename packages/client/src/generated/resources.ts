@@ -46,6 +46,11 @@ export const resourceOperations: readonly OperationSpec[] = [
   {"group":["admin","offers"],"name":"list","operationId":"listOffers","method":"GET","path":"/api/v1/admin/offers","pathParams":[],"input":"query","list":true},
   {"group":["admin","offers"],"name":"update","operationId":"updateOffer","method":"PATCH","path":"/api/v1/admin/offers/{id}","pathParams":["id"],"input":"body","list":false},
   {"group":["admin","overview"],"name":"get","operationId":"getOverview","method":"GET","path":"/api/v1/admin/overview","pathParams":[],"input":"query","list":false},
+  {"group":["admin","partners"],"name":"create","operationId":"createPartner","method":"POST","path":"/api/v1/admin/partners","pathParams":[],"input":"body","list":false},
+  {"group":["admin","partners"],"name":"delete","operationId":"deletePartner","method":"DELETE","path":"/api/v1/admin/partners/{id}","pathParams":["id"],"input":"none","list":false},
+  {"group":["admin","partners"],"name":"get","operationId":"getPartner","method":"GET","path":"/api/v1/admin/partners/{id}","pathParams":["id"],"input":"none","list":false},
+  {"group":["admin","partners"],"name":"list","operationId":"listPartners","method":"GET","path":"/api/v1/admin/partners","pathParams":[],"input":"query","list":true},
+  {"group":["admin","partners"],"name":"update","operationId":"updatePartner","method":"PATCH","path":"/api/v1/admin/partners/{id}","pathParams":["id"],"input":"body","list":false},
   {"group":["admin","paymentProvider"],"name":"get","operationId":"getPaymentProvider","method":"GET","path":"/api/v1/admin/payment-provider","pathParams":[],"input":"none","list":false},
   {"group":["admin","paymentProvider"],"name":"put","operationId":"putPaymentProvider","method":"PUT","path":"/api/v1/admin/payment-provider","pathParams":[],"input":"body","list":false},
   {"group":["admin","paymentProvider"],"name":"simulateProviderEvent","operationId":"simulateProviderEvent","method":"POST","path":"/api/v1/admin/payment-provider/simulate","pathParams":[],"input":"body","list":false},
@@ -88,6 +93,7 @@ export const resourceOperations: readonly OperationSpec[] = [
   {"group":["admin","promotions"],"name":"list","operationId":"listPromotions","method":"GET","path":"/api/v1/admin/promotions","pathParams":[],"input":"query","list":true},
   {"group":["admin","promotions"],"name":"update","operationId":"updatePromotion","method":"PATCH","path":"/api/v1/admin/promotions/{id}","pathParams":["id"],"input":"body","list":false},
   {"group":["admin","requestErrors"],"name":"list","operationId":"listRequestErrors","method":"GET","path":"/api/v1/admin/request-errors","pathParams":[],"input":"query","list":false},
+  {"group":["admin","roles"],"name":"list","operationId":"listRoles","method":"GET","path":"/api/v1/admin/roles","pathParams":[],"input":"none","list":false},
   {"group":["admin","settings"],"name":"getTenantSettings","operationId":"getTenantSettings","method":"GET","path":"/api/v1/admin/settings","pathParams":[],"input":"none","list":false},
   {"group":["admin","settings"],"name":"updateTenantSettings","operationId":"updateTenantSettings","method":"PATCH","path":"/api/v1/admin/settings","pathParams":[],"input":"body","list":false},
   {"group":["admin","shippingOptions"],"name":"create","operationId":"createShippingOption","method":"POST","path":"/api/v1/admin/shipping-options","pathParams":[],"input":"body","list":false},
@@ -95,6 +101,12 @@ export const resourceOperations: readonly OperationSpec[] = [
   {"group":["admin","shippingOptions"],"name":"get","operationId":"getShippingOption","method":"GET","path":"/api/v1/admin/shipping-options/{id}","pathParams":["id"],"input":"none","list":false},
   {"group":["admin","shippingOptions"],"name":"listAllShippingOptions","operationId":"listAllShippingOptions","method":"GET","path":"/api/v1/admin/shipping-options","pathParams":[],"input":"query","list":true},
   {"group":["admin","shippingOptions"],"name":"update","operationId":"updateShippingOption","method":"PATCH","path":"/api/v1/admin/shipping-options/{id}","pathParams":["id"],"input":"body","list":false},
+  {"group":["admin","users"],"name":"createConsoleUser","operationId":"createConsoleUser","method":"POST","path":"/api/v1/admin/users","pathParams":[],"input":"body","list":false},
+  {"group":["admin","users"],"name":"getConsoleUser","operationId":"getConsoleUser","method":"GET","path":"/api/v1/admin/users/{id}","pathParams":["id"],"input":"none","list":false},
+  {"group":["admin","users"],"name":"listConsoleUsers","operationId":"listConsoleUsers","method":"GET","path":"/api/v1/admin/users","pathParams":[],"input":"query","list":true},
+  {"group":["admin","users"],"name":"resetConsoleUserPassword","operationId":"resetConsoleUserPassword","method":"POST","path":"/api/v1/admin/users/{id}/password-reset","pathParams":["id"],"input":"none","list":false},
+  {"group":["admin","users"],"name":"revokeConsoleUserSessions","operationId":"revokeConsoleUserSessions","method":"DELETE","path":"/api/v1/admin/users/{id}/sessions","pathParams":["id"],"input":"none","list":false},
+  {"group":["admin","users"],"name":"updateConsoleUser","operationId":"updateConsoleUser","method":"PATCH","path":"/api/v1/admin/users/{id}","pathParams":["id"],"input":"body","list":false},
   {"group":["auditLogs"],"name":"list","operationId":"listAuditLogs","method":"GET","path":"/api/v1/audit-logs","pathParams":[],"input":"query","list":true},
   {"group":["capabilities"],"name":"get","operationId":"getCapabilities","method":"GET","path":"/api/v1/capabilities","pathParams":[],"input":"none","list":false},
   {"group":["carts"],"name":"addItem","operationId":"addCartItem","method":"POST","path":"/api/v1/carts/{id}/items","pathParams":["id"],"input":"body","list":false},
@@ -262,6 +274,19 @@ export interface AdminOverviewResource {
   get(query?: QueryOf<'getOverview'>, options?: RequestOptions): Promise<ResultOf<'getOverview'>>;
 }
 
+export interface AdminPartnersResource {
+  /** Create a partner: `POST /api/v1/admin/partners` (`createPartner`). */
+  create(body: BodyOf<'createPartner'>, options?: RequestOptions): Promise<ResultOf<'createPartner'>>;
+  /** Delete a partner: `DELETE /api/v1/admin/partners/{id}` (`deletePartner`). */
+  delete(id: PathOf<'deletePartner'>['id'], options?: RequestOptions): Promise<ResultOf<'deletePartner'>>;
+  /** Get a partner: `GET /api/v1/admin/partners/{id}` (`getPartner`). */
+  get(id: PathOf<'getPartner'>['id'], options?: RequestOptions): Promise<ResultOf<'getPartner'>>;
+  /** List partners: `GET /api/v1/admin/partners` (`listPartners`). */
+  list(query?: QueryOf<'listPartners'>, options?: RequestOptions): ListCall<ResultOf<'listPartners'>>;
+  /** Update a partner: `PATCH /api/v1/admin/partners/{id}` (`updatePartner`). */
+  update(id: PathOf<'updatePartner'>['id'], body: BodyOf<'updatePartner'>, options?: RequestOptions): Promise<ResultOf<'updatePartner'>>;
+}
+
 export interface AdminPaymentProviderResource {
   /** Get the payment-provider integration: `GET /api/v1/admin/payment-provider` (`getPaymentProvider`). */
   get(options?: RequestOptions): Promise<ResultOf<'getPaymentProvider'>>;
@@ -370,6 +395,11 @@ export interface AdminRequestErrorsResource {
   list(query?: QueryOf<'listRequestErrors'>, options?: RequestOptions): Promise<ResultOf<'listRequestErrors'>>;
 }
 
+export interface AdminRolesResource {
+  /** List console roles: `GET /api/v1/admin/roles` (`listRoles`). */
+  list(options?: RequestOptions): Promise<ResultOf<'listRoles'>>;
+}
+
 export interface AdminSettingsResource {
   /** Get tenant settings: `GET /api/v1/admin/settings` (`getTenantSettings`). */
   getTenantSettings(options?: RequestOptions): Promise<ResultOf<'getTenantSettings'>>;
@@ -388,6 +418,21 @@ export interface AdminShippingOptionsResource {
   listAllShippingOptions(query?: QueryOf<'listAllShippingOptions'>, options?: RequestOptions): ListCall<ResultOf<'listAllShippingOptions'>>;
   /** Update a shipping option: `PATCH /api/v1/admin/shipping-options/{id}` (`updateShippingOption`). */
   update(id: PathOf<'updateShippingOption'>['id'], body: BodyOf<'updateShippingOption'>, options?: RequestOptions): Promise<ResultOf<'updateShippingOption'>>;
+}
+
+export interface AdminUsersResource {
+  /** Invite a console user: `POST /api/v1/admin/users` (`createConsoleUser`). */
+  createConsoleUser(body: BodyOf<'createConsoleUser'>, options?: RequestOptions): Promise<ResultOf<'createConsoleUser'>>;
+  /** Get a console user: `GET /api/v1/admin/users/{id}` (`getConsoleUser`). */
+  getConsoleUser(id: PathOf<'getConsoleUser'>['id'], options?: RequestOptions): Promise<ResultOf<'getConsoleUser'>>;
+  /** List console users: `GET /api/v1/admin/users` (`listConsoleUsers`). */
+  listConsoleUsers(query?: QueryOf<'listConsoleUsers'>, options?: RequestOptions): ListCall<ResultOf<'listConsoleUsers'>>;
+  /** Issue a password reset link: `POST /api/v1/admin/users/{id}/password-reset` (`resetConsoleUserPassword`). */
+  resetConsoleUserPassword(id: PathOf<'resetConsoleUserPassword'>['id'], options?: RequestOptions): Promise<ResultOf<'resetConsoleUserPassword'>>;
+  /** Sign a console user out everywhere: `DELETE /api/v1/admin/users/{id}/sessions` (`revokeConsoleUserSessions`). */
+  revokeConsoleUserSessions(id: PathOf<'revokeConsoleUserSessions'>['id'], options?: RequestOptions): Promise<ResultOf<'revokeConsoleUserSessions'>>;
+  /** Change a console user: `PATCH /api/v1/admin/users/{id}` (`updateConsoleUser`). */
+  updateConsoleUser(id: PathOf<'updateConsoleUser'>['id'], body: BodyOf<'updateConsoleUser'>, options?: RequestOptions): Promise<ResultOf<'updateConsoleUser'>>;
 }
 
 export interface AuditLogsResource {
@@ -586,6 +631,7 @@ export interface AdminResources {
   intents: AdminIntentsResource;
   offers: AdminOffersResource;
   overview: AdminOverviewResource;
+  partners: AdminPartnersResource;
   paymentProvider: AdminPaymentProviderResource;
   planChangeRules: AdminPlanChangeRulesResource;
   planLinks: AdminPlanLinksResource;
@@ -594,8 +640,10 @@ export interface AdminResources {
   products: AdminProductsResource;
   promotions: AdminPromotionsResource;
   requestErrors: AdminRequestErrorsResource;
+  roles: AdminRolesResource;
   settings: AdminSettingsResource;
   shippingOptions: AdminShippingOptionsResource;
+  users: AdminUsersResource;
 }
 
 /** The resource methods of the client, by group. */

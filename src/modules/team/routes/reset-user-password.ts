@@ -1,0 +1,40 @@
+import type { RequestContext } from '../../../http/context.js';
+import { defineRoute } from '../../../http/declared-route.js';
+import { Envelope, envelope } from '../../../http/envelope.js';
+import { errorResponses } from '../../../http/errors.js';
+import { type Presented, respond } from '../../../http/operation.js';
+import { type IssuedLink, issuePasswordReset } from '../operations.js';
+import { LinkSchema, UserParams } from '../schemas.js';
+import { presentLink, USER_TAGS, userActions } from './shared.js';
+
+export const resetUserPasswordRoute = defineRoute({
+  method: 'POST',
+  path: '/admin/users/:id/password-reset',
+  operationId: 'resetConsoleUserPassword',
+  summary: 'Issue a password reset link',
+  description:
+    'A one-time link (24 h), shown only in this response, that lets the user set a new password; using it ends the ' +
+    'user’s other sessions. An earlier unused reset link stops working. 409 `conflict` for a disabled user.',
+  tags: USER_TAGS,
+  scope: 'admin',
+  params: UserParams,
+  responses: {
+    201: Envelope(LinkSchema, 'The reset link (shown only now).'),
+    ...errorResponses(403, 404, 409),
+  },
+  handler: async (request, reply, deps) =>
+    respond(
+      deps,
+      request,
+      reply,
+      (ctx, key) => issuePasswordReset(deps, ctx, { id: request.params.id }, key),
+      (link: IssuedLink, ctx: RequestContext): Presented => ({
+        status: 201,
+        body: envelope(
+          ctx,
+          presentLink(deps.config.publicBaseUrl, link),
+          userActions({ id: request.params.id }),
+        ),
+      }),
+    ),
+});

@@ -1,0 +1,38 @@
+import type { RequestContext } from '../../../http/context.js';
+import { envelope, next } from '../../../http/envelope.js';
+import type { Presented } from '../../../http/operation.js';
+import type { InvitedUser, IssuedLink } from '../operations.js';
+import { type ConsoleUserRow, linkUrl, presentUser } from '../service.js';
+
+export const USER_TAGS = ['Console users'];
+
+export const userActions = (user: { id: string }) => [
+  next('self', 'getConsoleUser', { id: user.id }),
+  next('update', 'updateConsoleUser', { id: user.id }),
+  next('reset_password', 'resetConsoleUserPassword', { id: user.id }),
+  next('revoke_sessions', 'revokeConsoleUserSessions', { id: user.id }),
+  next('list', 'listConsoleUsers'),
+];
+
+export const presentLink = (publicBaseUrl: string, link: IssuedLink) => ({
+  url: linkUrl(publicBaseUrl, link.token),
+  expiresAt: link.expiresAt.toISOString(),
+});
+
+export const userResponse =
+  (status: number) =>
+  (user: ConsoleUserRow, ctx: RequestContext): Presented => ({
+    status,
+    body: envelope(ctx, presentUser(user), userActions(user)),
+  });
+
+export const invitedResponse =
+  (publicBaseUrl: string) =>
+  ({ user, invitation }: InvitedUser, ctx: RequestContext): Presented => ({
+    status: 201,
+    body: envelope(
+      ctx,
+      { user: presentUser(user), invitation: presentLink(publicBaseUrl, invitation) },
+      userActions(user),
+    ),
+  });
