@@ -197,7 +197,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
   registerProtectedResource(app, { publicBaseUrl: deps.config.publicBaseUrl, name: SERVICE_NAME });
   registerApiReference(app);
-  registerConsoleAssets(app);
+  registerConsoleAssets(app, deps.config.consoleDir);
   registerMetricsEndpoint(app, {
     metrics: deps.metrics,
     token: deps.config.metricsToken,

@@ -16,6 +16,9 @@ import {
 } from '@mantine/core';
 import type { ReactNode } from 'react';
 
+// Alert titles in their color on its light background fall below AA contrast: dark text instead.
+const DARK_TITLE = { title: { color: 'var(--mantine-color-dark-9)' } };
+
 export function PageTitle({ children, actions }: { children: ReactNode; actions?: ReactNode }) {
   return (
     <Group justify="space-between" mb="md" wrap="wrap">
@@ -30,13 +33,13 @@ export function PageTitle({ children, actions }: { children: ReactNode; actions?
 export function ErrorNote({ error }: { error: string | null }) {
   if (!error) return null;
   return (
-    <Alert color="red" title="Something went wrong" role="alert">
+    <Alert color="red" title="Something went wrong" role="alert" styles={DARK_TITLE}>
       {error}
     </Alert>
   );
 }
 
-export const Loading = () => <Loader aria-label="Loading" size="sm" />;
+export const Loading = () => <Loader role="status" aria-label="Loading" size="sm" />;
 
 const STATUS_COLORS: Record<string, string> = {
   active: 'green',
@@ -91,7 +94,7 @@ export function Fields({ items }: { items: [string, ReactNode][] }) {
 /** A secret the API returns once (an API key, a webhook secret, a one-time link), with a copy button. */
 export function OnceSecret({ label, value }: { label: string; value: string }) {
   return (
-    <Alert color="yellow" title={label} role="status">
+    <Alert color="yellow" title={label} role="status" styles={DARK_TITLE}>
       <Stack gap="xs">
         <Text size="sm">Copy it now: it is shown only this once.</Text>
         <Code block data-testid="once-secret" style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}>

@@ -1,5 +1,5 @@
 import { Anchor, Code, Group } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 import { useApi } from '../hooks';
 import { ActionButtons } from './actions';
 import { AuditTrail } from './audit-trail';
@@ -26,6 +26,12 @@ export function ResourceDetail<T extends { id?: string }>({
   actions?: boolean;
 }) {
   const { answer, data, error, loading, reload } = useApi<T>(path);
+  // An action's write may change what the sections below read: they are read again after one.
+  const [version, setVersion] = useState(0);
+  const afterAction = () => {
+    reload();
+    setVersion((v) => v + 1);
+  };
   return (
     <>
       <Group mb="xs">
@@ -36,13 +42,13 @@ export function ResourceDetail<T extends { id?: string }>({
       {data && (
         <>
           <PageTitle>{title(data)}</PageTitle>
-          {actions && <ActionButtons actions={answer?.nextActions ?? []} onDone={reload} />}
-          {children(data, reload)}
+          {actions && <ActionButtons actions={answer?.nextActions ?? []} onDone={afterAction} />}
+          <div key={`sections-${version}`}>{children(data, reload)}</div>
           <details>
             <summary>Raw JSON</summary>
             <Code block>{JSON.stringify(data, null, 2)}</Code>
           </details>
-          <AuditTrail resourceId={auditId ? auditId(data) : (data.id ?? '')} />
+          <AuditTrail key={`audit-${version}`} resourceId={auditId ? auditId(data) : (data.id ?? '')} />
         </>
       )}
     </>

@@ -1,7 +1,7 @@
 import { Button, Group, Paper, Select, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { query } from '../api';
-import { useApi } from '../hooks';
+import { useApi, useInterval } from '../hooks';
 import { type Column, DataTable, ErrorNote, Loading } from './bits';
 
 export interface Filter {
@@ -24,6 +24,7 @@ export function ResourceList<T>({
   keyOf,
   limit = 20,
   initial = {},
+  refreshWhile,
 }: {
   path: string;
   columns: Column<T>[];
@@ -32,12 +33,15 @@ export function ResourceList<T>({
   keyOf: (row: T) => string;
   limit?: number;
   initial?: Record<string, string>;
+  /** Reads the page again every 2 s while a row is still changing (a delivery not yet settled). */
+  refreshWhile?: (row: T) => boolean;
 }) {
   const [draft, setDraft] = useState<Record<string, string>>(initial);
   const [applied, setApplied] = useState<Record<string, string>>(initial);
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
-  const { answer, error, loading } = useApi<T[]>(`${path}${query({ ...applied, limit, cursor })}`);
+  const { answer, error, loading, reload } = useApi<T[]>(`${path}${query({ ...applied, limit, cursor })}`);
+  useInterval(reload, 2000, Boolean(refreshWhile && answer?.data.some(refreshWhile)));
   const nextCursor = answer?.meta?.nextCursor ?? null;
 
   const apply = (e: FormEvent) => {

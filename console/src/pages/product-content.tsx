@@ -115,7 +115,7 @@ export function ProductContentEditor({ productId }: { productId: string }) {
         </Group>
         <ErrorNote error={saveError} />
         {saved && (
-          <output aria-live="polite" style={{ color: '#2b8a3e' }}>
+          <output aria-live="polite" className="saved">
             Saved.
           </output>
         )}

@@ -13,7 +13,7 @@ import {
 } from '../components/bits';
 import { ResourceDetail } from '../components/detail';
 import { ResourceList } from '../components/resource-list';
-import { useApi } from '../hooks';
+import { useApi, useInterval } from '../hooks';
 import { href, navigate } from '../router';
 import { useSession } from '../session';
 
@@ -46,6 +46,8 @@ interface Delivery {
     error: string | null;
   }[];
 }
+
+const SETTLED = ['succeeded', 'dead_letter'];
 
 function CreateWebhook({ onCreated }: { onCreated: (w: Webhook) => void }) {
   const { data: types } = useApi<{ type: string }[]>('/webhooks/event-types?limit=200');
@@ -91,6 +93,7 @@ function CreateWebhook({ onCreated }: { onCreated: (w: Webhook) => void }) {
 function DeliveryDetail({ webhookId, id }: { webhookId: string; id: string }) {
   const { can } = useSession();
   const { data, error, reload } = useApi<Delivery>(`/webhooks/${webhookId}/deliveries/${id}`);
+  useInterval(reload, 1000, data !== null && !SETTLED.includes(data.status));
   const [actionError, setActionError] = useState<string | null>(null);
   const replay = async () => {
     try {
@@ -232,6 +235,7 @@ function WebhookDetail({ id }: { id: string }) {
             path={`/webhooks/${w.id}/deliveries`}
             caption="Delivery log"
             keyOf={(d) => d.id}
+            refreshWhile={(d) => !SETTLED.includes(d.status)}
             filters={[
               {
                 name: 'status',
