@@ -167,3 +167,16 @@ export function Envelope<T extends TSchema>(data: T, description: string, exampl
     { description, ...(example ? { examples: [example] } : {}) },
   );
 }
+
+/**
+ * A presented answer with `data.warnings` added when there are any: what the request was taken
+ * with but looks wrong (an unknown partner code), reported instead of silently ignored.
+ */
+export function withWarnings<P extends { status: number; body: unknown }>(
+  presented: P,
+  warnings: readonly object[],
+): P {
+  if (warnings.length === 0) return presented;
+  const body = presented.body as { data: object };
+  return { ...presented, body: { ...body, data: { ...body.data, warnings } } };
+}

@@ -264,6 +264,7 @@ describe('catalog admin endpoints: product rules', () => {
 
   it('refuses to delete a product, or drop a charge, that rules still refer to (409 listing them)', async () => {
     const p = await adminPost(t, tenant, 'products', seatPlan());
+    await adminPost(t, tenant, 'partners', { name: 'Acme', code: 'acme' });
     const rule = await adminPost(t, tenant, 'price-rules', {
       name: 'Partner price',
       productId: p.id,

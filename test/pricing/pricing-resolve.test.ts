@@ -85,6 +85,7 @@ describe('GET /pricing/resolve', () => {
       });
     await rule('segment', { segment: 'smb' }, 900);
     const both = await rule('segment+locale', { segment: 'smb', locale: 'de-DE' }, 850);
+    await adminPost(t, tenant, 'partners', { name: 'Acme', code: 'acme' });
     await rule('partner', { partner: 'acme' }, 700);
     const offer = await adminPost(t, tenant, 'offers', {
       name: 'Summer',

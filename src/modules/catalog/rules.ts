@@ -7,6 +7,7 @@ import type { Queryable } from '../../db/client.js';
 import { presentedReads, tenantRepo } from '../../db/tenant-repo.js';
 import { tenantWhere } from '../../db/tenant-scope.js';
 import type { CrudService } from '../../unit-of-work/index.js';
+import { requireKnownPartner } from '../partners/index.js';
 import type { Promotion } from './price-engine/index.js';
 import type {
   OfferCreate,
@@ -101,6 +102,8 @@ export const priceRuleService: CrudService<
       ...dims,
     });
     const model = input.chargeModel ?? (charge.kind === 'modeled' ? charge.chargeModel : 'per_unit');
+    const tiers = checkTiers(model, input.tiers, 'tiers');
+    await requireKnownPartner(tx, tenantId, dims.partner);
     const row = await priceRuleRepo.insert(tx, tenantId, {
       id: await claimId((x) => priceRuleRepo.get(tx, tenantId, x), input.id, uuidv7),
       name: input.name,
@@ -108,7 +111,7 @@ export const priceRuleService: CrudService<
       chargeId: input.chargeId,
       ...dims,
       chargeModel: input.chargeModel ?? null,
-      tiers: checkTiers(model, input.tiers, 'tiers'),
+      tiers,
       createdAt: now,
       updatedAt: now,
     });
@@ -120,11 +123,10 @@ export const priceRuleService: CrudService<
     const merged = { ...before, ...patch };
     const charge = await checkPriceRule(tx, tenantId, merged);
     const model = merged.chargeModel ?? (charge.kind === 'modeled' ? charge.chargeModel : 'per_unit');
-    const after = await priceRuleRepo.update(tx, tenantId, id, {
-      ...patch,
-      tiers: checkTiers(model, patch.tiers ?? before.tiers, 'tiers'),
-      updatedAt: now,
-    });
+    const tiers = checkTiers(model, patch.tiers ?? before.tiers, 'tiers');
+    // Only a partner the patch names is checked: a rule kept from before partners existed still saves.
+    if (patch.partner !== undefined) await requireKnownPartner(tx, tenantId, patch.partner);
+    const after = await priceRuleRepo.update(tx, tenantId, id, { ...patch, tiers, updatedAt: now });
     return after && { before: presentPriceRule(before), after: presentPriceRule(after) };
   },
 };
@@ -145,12 +147,14 @@ export const offerService: CrudService<OfferApi, Static<typeof OfferCreate>, Sta
     const startsAt = new Date(input.startsAt);
     const endsAt = toDate(input.endsAt);
     checkWindow(startsAt, endsAt);
+    const discount = checkDiscount(input);
+    await requireKnownPartner(tx, tenantId, input.partner);
     const row = await offerRepo.insert(tx, tenantId, {
       id: await claimId((x) => offerRepo.get(tx, tenantId, x), input.id, uuidv7),
       name: input.name,
       productId: input.productId,
       discountType: input.discountType,
-      ...checkDiscount(input),
+      ...discount,
       segment: input.segment ?? null,
       partner: input.partner ?? null,
       startsAt,
@@ -172,6 +176,7 @@ export const offerService: CrudService<OfferApi, Static<typeof OfferCreate>, Sta
       percentOff: patch.percentOff === undefined ? before.percentOff : patch.percentOff,
       amountOffCents: patch.amountOffCents === undefined ? before.amountOffCents : patch.amountOffCents,
     });
+    if (patch.partner !== undefined) await requireKnownPartner(tx, tenantId, patch.partner);
     const after = await offerRepo.update(tx, tenantId, id, {
       ...patch,
       ...discount,

@@ -3,6 +3,7 @@ import { MAX_TOTAL_CENTS } from '../../core/money.js';
 import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 import { TagQueryFields, TagsSchema } from '../../core/tags.js';
+import { WarningSchema } from '../partners/index.js';
 import { ORDER_PAYMENT_STATUSES } from './tables.js';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -257,7 +258,15 @@ export const RulesAppliedSchema = Type.Object(
 
 export const CreatedOrderSchema = Type.Intersect([
   OrderSchema,
-  Type.Object({ rulesApplied: RulesAppliedSchema }),
+  Type.Object({
+    rulesApplied: RulesAppliedSchema,
+    warnings: Type.Optional(
+      Type.Array(WarningSchema, {
+        description:
+          'Present when something in the request was taken as given but is suspect: `unknown_partner` when `customerContext.partner` is no partner of the tenant.',
+      }),
+    ),
+  }),
 ]);
 
 export const OrderListQuery = Type.Object(

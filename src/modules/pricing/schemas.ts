@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { StringEnum } from '../../core/schema.js';
+import { WarningSchema } from '../partners/index.js';
 
 export const ResolveQuery = Type.Object(
   {
@@ -39,6 +40,12 @@ export const ResolvedPriceSchema = Type.Object({
     locale: Type.Union([Type.String(), Type.Null()]),
     partner: Type.Union([Type.String(), Type.Null()]),
   }),
+  warnings: Type.Optional(
+    Type.Array(WarningSchema, {
+      description:
+        'Present when the context is suspect: `unknown_partner` when `partner` is no partner of the tenant.',
+    }),
+  ),
   basePriceCents: Type.Integer({
     description: 'List price for the quantity, before price rules and offers.',
   }),

@@ -797,7 +797,7 @@ export interface paths {
         };
         /**
          * Resolve the price of a product
-         * @description What `quantity` of a product costs for a customer context: the list price, the price rule applied to each charge (the most specific match), the charge math (flat, per unit, graduated, volume), active offers and the total in minor units. Changes nothing; cacheable 60 s. 404 when the product is unknown or inactive.
+         * @description What `quantity` of a product costs for a customer context: the list price, the price rule applied to each charge (the most specific match), the charge math (flat, per unit, graduated, volume), active offers and the total in minor units. Changes nothing; cacheable 60 s. 404 when the product is unknown or inactive. An unknown `partner` is reported in `warnings`.
          */
         get: operations["resolvePrice"];
         put?: never;
@@ -14874,6 +14874,13 @@ export interface operations {
                      *           "locale": "string",
                      *           "partner": "string"
                      *         },
+                     *         "warnings": [
+                     *           {
+                     *             "code": "unknown_partner",
+                     *             "field": "string",
+                     *             "message": "string"
+                     *           }
+                     *         ],
                      *         "basePriceCents": 0,
                      *         "subtotalCents": 0,
                      *         "discountCents": 0,
@@ -14939,6 +14946,14 @@ export interface operations {
                                 locale: string | null;
                                 partner: string | null;
                             };
+                            /** @description Present when the context is suspect: `unknown_partner` when `partner` is no partner of the tenant. */
+                            warnings?: {
+                                /** @enum {string} */
+                                code: "unknown_partner";
+                                /** @description The input it is about, e.g. `partner` or `customerContext.partner`. */
+                                field: string;
+                                message: string;
+                            }[];
                             /** @description List price for the quantity, before price rules and offers. */
                             basePriceCents: number;
                             /** @description After price rules, before offers. */
@@ -17762,6 +17777,14 @@ export interface operations {
                                     resolved: number;
                                 }[];
                             };
+                            /** @description Present when something in the request was taken as given but is suspect: `unknown_partner` when `customerContext.partner` is no partner of the tenant. */
+                            warnings?: {
+                                /** @enum {string} */
+                                code: "unknown_partner";
+                                /** @description The input it is about, e.g. `partner` or `customerContext.partner`. */
+                                field: string;
+                                message: string;
+                            }[];
                         };
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];

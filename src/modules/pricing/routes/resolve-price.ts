@@ -4,6 +4,7 @@ import { cacheablePerKey } from '../../../http/cache.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { Envelope, envelope, next } from '../../../http/envelope.js';
 import { errorResponses } from '../../../http/errors.js';
+import { partnerWarnings } from '../../partners/index.js';
 import { ResolvedPriceSchema, ResolveQuery } from '../schemas.js';
 import { priceLines } from '../service.js';
 import { present } from './shared.js';
@@ -17,7 +18,7 @@ export const resolvePriceRoute = defineRoute({
     'What `quantity` of a product costs for a customer context: the list price, the price rule applied to ' +
     'each charge (the most specific match), the charge math (flat, per unit, graduated, volume), active ' +
     'offers and the total in minor units. Changes nothing; cacheable 60 s. 404 when the product is unknown ' +
-    'or inactive.',
+    'or inactive. An unknown `partner` is reported in `warnings`.',
   tags: ['Pricing'],
   scope: 'read',
   query: ResolveQuery,
@@ -34,8 +35,10 @@ export const resolvePriceRoute = defineRoute({
       deps.clock.now(),
     );
     if (!line?.product.active) throw notFound('Product');
+    const warnings = await partnerWarnings(deps.db, ctx.tenantId, context.partner);
     cacheablePerKey(reply);
-    return envelope(ctx, present(line, context), [
+    const data = present(line, context);
+    return envelope(ctx, warnings.length > 0 ? { ...data, warnings } : data, [
       next('catalog', 'getCatalog'),
       next('createCart', 'createCart'),
     ]);
