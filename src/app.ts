@@ -7,6 +7,7 @@ import type { Deps } from './deps.js';
 import { registerActionOperations } from './http/action-operations.js';
 import { registerApiReference } from './http/api-reference.js';
 import { registerCompression } from './http/compression.js';
+import { registerConsoleAssets } from './http/console-assets.js';
 import { registerRoutes } from './http/declared-route.js';
 import { registerErrorHandling, sendError } from './http/error-handler.js';
 import { registerRequestGate } from './http/gate.js';
@@ -37,6 +38,7 @@ import { feedRoutes } from './modules/feeds/routes/index.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { intentRoutes } from './modules/intent-review/routes/index.js';
 import { orderRoutes, orderTagTarget } from './modules/orders/routes/index.js';
+import { overviewRoutes } from './modules/overview/routes/index.js';
 import { partnerRoutes } from './modules/partners/routes/index.js';
 import { paymentMethodRoutes } from './modules/payment-methods/routes/index.js';
 import { paymentRoutes, paymentSessionTagTarget, refundRoutes } from './modules/payments/routes/index.js';
@@ -115,7 +117,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   // First: the request's span wraps every hook after it.
-  registerRequestTelemetry(app, deps.metrics);
+  registerRequestTelemetry(app, deps.metrics, deps.requestErrors);
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted: anything else is 415, not a string handed to a handler.
   app.removeContentTypeParser('text/plain');
@@ -175,6 +177,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerRoutes(app, deps, accountRoutes);
   registerRoutes(app, deps, billingAdminRoutes);
   registerRoutes(app, deps, intentRoutes);
+  registerRoutes(app, deps, overviewRoutes);
   registerRoutes(app, deps, policyRoutes);
   registerRoutes(app, deps, shippingRoutes);
   registerRoutes(app, deps, sellerRoutes);
@@ -196,6 +199,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   registerMcpRoutes(app, { publicBaseUrl: deps.config.publicBaseUrl });
   registerProtectedResource(app, { publicBaseUrl: deps.config.publicBaseUrl, name: SERVICE_NAME });
   registerApiReference(app);
+  registerConsoleAssets(app, deps.config.consoleDir);
   registerMetricsEndpoint(app, {
     metrics: deps.metrics,
     token: deps.config.metricsToken,

@@ -79,6 +79,8 @@ export interface Config {
    * them). Unset: metrics are off, nothing is recorded and /metrics answers 404.
    */
   metricsToken: string | undefined;
+  /** The built web console served at /console/ (CONSOLE_DIR; default: dist/console/ of this checkout). */
+  consoleDir: string | undefined;
   /**
    * Where trace spans go (OpenTelemetry): `none` (default) unless OTEL_TRACES_EXPORTER says `otlp`
    * or `console`, or an OTLP endpoint is set (src/observability/otel-sdk.ts reads the rest).
@@ -247,6 +249,7 @@ export function loadConfig(env: Env = process.env): Config {
     intentLeaseMs: intVar(env, 'INTENT_LEASE_MS', 30_000, 100, 3_600_000),
     reconcilerIntervalMs: intVar(env, 'RECONCILER_INTERVAL_MS', 15_000, 100, 3_600_000),
     metricsToken: metricsTokenVar(env),
+    consoleDir: env.CONSOLE_DIR ? path.resolve(env.CONSOLE_DIR) : undefined,
     tracesExporter: tracesExporterVar(env),
     heapGrowingPercent: intVar(env, 'HEAP_GROWING_PERCENT', 20, 0, 300),
   };

@@ -42,6 +42,7 @@ import {
 import { ConsoleSessionResolver } from './modules/team/index.js';
 import { deliveryQueueStats, fanOutFromEvents } from './modules/webhooks/index.js';
 import { Metrics } from './observability/metrics.js';
+import { RequestErrorLog } from './observability/request-errors.js';
 import { type OrderChanged, operationRegistry, pendingIntentStats } from './unit-of-work/index.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -156,6 +157,7 @@ export function createDeps(
       },
     },
     intentHandlers: OPERATIONS,
+    requestErrors: new RequestErrorLog(() => clock.now()),
     keyRing: overrides.keyRing ?? loadKeyRing(config),
     metrics,
   };

@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../core/errors.js';
 import { SERVICE_NAME } from './openapi.js';
+import { type Asset, asset, IMMUTABLE, sendAsset } from './static-asset.js';
 import type { TypedApp } from './types.js';
 
 /**
@@ -42,27 +40,6 @@ const INIT_SCRIPT = `Scalar.createApiReference('#reference', {
 });
 `;
 
-interface Asset {
-  type: string;
-  etag: string;
-  /** The body as stored and its compressed copies, by Content-Encoding. */
-  bodies: { identity: Buffer; br: Buffer; gzip: Buffer };
-}
-
-const etagOf = (body: Buffer) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-
-function asset(type: string, body: Buffer): Asset {
-  return {
-    type,
-    etag: etagOf(body),
-    bodies: {
-      identity: body,
-      br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }),
-      gzip: gzipSync(body, { level: 9 }),
-    },
-  };
-}
-
 /** The files under `/docs/assets/`, by hashed name, and the page that names them. */
 function buildReference() {
   const bundlePath = createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js');
@@ -92,16 +69,6 @@ function buildReference() {
   return { files, page: asset('text/html; charset=utf-8', Buffer.from(html)) };
 }
 
-/** Sends a file, compressed when the client takes it, or 304 when the client has this version. */
-function sendAsset(request: FastifyRequest, reply: FastifyReply, file: Asset, cacheControl: string) {
-  reply.header('Cache-Control', cacheControl).header('ETag', file.etag).header('Vary', 'Accept-Encoding');
-  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
-  const accepted = String(request.headers['accept-encoding'] ?? '');
-  const encoding = /\bbr\b/.test(accepted) ? 'br' : /\bgzip\b/.test(accepted) ? 'gzip' : 'identity';
-  if (encoding !== 'identity') reply.header('Content-Encoding', encoding);
-  return reply.type(file.type).send(file.bodies[encoding]);
-}
-
 export function registerApiReference(app: TypedApp) {
   let reference: ReturnType<typeof buildReference> | undefined;
   // Static files: no key, no rate limit; compressed here once rather than by @fastify/compress.
@@ -116,6 +83,6 @@ export function registerApiReference(app: TypedApp) {
     reference ??= buildReference();
     const file = reference.files.get(request.params.file);
     if (!file) throw notFound(`Asset ${request.params.file}`);
-    return sendAsset(request, reply, file, 'public, max-age=31536000, immutable');
+    return sendAsset(request, reply, file, IMMUTABLE);
   });
 }

@@ -1,3 +1,4 @@
+import type { RequestErrorLog } from '../observability/request-errors.js';
 import type { ServiceDeps } from '../unit-of-work/index.js';
 import type { KeyResolver } from './auth.js';
 import type { SessionResolver } from './console-session.js';
@@ -10,4 +11,6 @@ export interface Deps extends ServiceDeps {
   consoleSessions: SessionResolver;
   /** Shared through Redis when REDIS_URL is set, in-process otherwise. */
   rateLimiter: RateLimiter;
+  /** This instance's recent error responses per tenant (GET /admin/request-errors). */
+  requestErrors: RequestErrorLog;
 }

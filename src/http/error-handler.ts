@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The code of the error the request was answered with (logs and metrics read it), else null. */
     errorCode: ErrorCode | null;
+    /** Its message (the recent-errors view reads it), else null. */
+    errorMessage: string | null;
   }
 }
 
@@ -51,6 +53,7 @@ function fromFastifyError(err: FastifyError): AppError | undefined {
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: AppError) {
   request.errorCode = error.code;
+  request.errorMessage = error.message;
   // Also on errors the router raises before any hook runs.
   reply.header('X-Request-Id', request.id);
   if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
@@ -103,6 +106,7 @@ export function errorBody(error: AppError, request: FastifyRequest) {
 /** The one error handler: every failure leaves as the documented error body. */
 export function registerErrorHandling(app: TypedApp) {
   app.decorateRequest('errorCode', null);
+  app.decorateRequest('errorMessage', null);
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let error: AppError | undefined = err instanceof AppError ? err : fromFastifyError(err);
     if (!error && (err as unknown) instanceof BillingUnavailableError) {

@@ -149,6 +149,11 @@ export const TAG_GROUPS: TagGroup[] = [
         name: 'Audit',
         description: 'Who did what, when: the tenant’s audit log, with the request id of each change.',
       },
+      {
+        name: 'Overview',
+        description:
+          'The tenant at a glance, as the web console shows it: recent orders, payments, refunds and revenue, checkout sessions, webhook health, open intents, and recent error responses.',
+      },
     ],
   },
 ];

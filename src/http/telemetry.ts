@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError } from '../core/errors.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { RequestErrorLog } from '../observability/request-errors.js';
 import { failSpan, runInContext, type Span, startServerSpan, tracingOn } from '../observability/tracing.js';
 import type { KeyResolver } from './auth.js';
 import type { TypedApp } from './types.js';
@@ -60,6 +61,20 @@ function logCompletion(request: FastifyRequest, reply: FastifyReply) {
   );
 }
 
+/** An error answer to a known tenant joins its recent errors (GET /admin/request-errors). */
+function recordError(request: FastifyRequest, reply: FastifyReply, errors: RequestErrorLog) {
+  if (reply.statusCode < 400 || !request.ctx) return;
+  errors.record(request.ctx.tenantId, {
+    method: request.method,
+    route: request.routeOptions.url ?? null,
+    operationId: operationIdOf(request) ?? null,
+    status: reply.statusCode,
+    code: request.errorCode,
+    message: request.errorMessage,
+    requestId: request.id,
+  });
+}
+
 function endSpan(request: FastifyRequest, reply: FastifyReply) {
   const span = request.span;
   if (!span) return;
@@ -80,7 +95,7 @@ function endSpan(request: FastifyRequest, reply: FastifyReply) {
  * latency metrics, rate-limit rejections and idempotent replays, and the one log line (Fastify's
  * own request logging is off, app.ts). Registered first: the span must wrap every later hook.
  */
-export function registerRequestTelemetry(app: TypedApp, metrics: Metrics) {
+export function registerRequestTelemetry(app: TypedApp, metrics: Metrics, errors: RequestErrorLog) {
   app.decorateRequest('span', null);
   app.addHook('onRequest', (request, _reply, done) => {
     if (!tracingOn()) return done();
@@ -105,6 +120,7 @@ export function registerRequestTelemetry(app: TypedApp, metrics: Metrics) {
     if (reply.getHeader('x-idempotency-replayed') === 'true') metrics.idempotentReplay(operation);
     endSpan(request, reply);
     logCompletion(request, reply);
+    recordError(request, reply, errors);
   });
   app.addHook('onRequestAbort', async (request) => {
     request.span?.end();

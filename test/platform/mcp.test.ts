@@ -167,9 +167,10 @@ describe('MCP server at /mcp (SDK client over HTTP): listing and transport', () 
     // (object, list of objects, null, one of several) with each tool's whole schema a resource, and
     // reads no longer repeat idempotentHint, which the protocol reads only for a tool that writes.
     // 70.5 KB for per-line restock (createRefund's `restockItems`, the refund's `restock`, the
-    // `product.restocked` event in the webhook enums); the listing is being brought to 60 KB next.
+    // `product.restocked` event in the webhook enums); 72.5 KB with getOverview and
+    // listCheckoutSessions (about 2 KB): the console's overview and checkout-session list.
     const size = JSON.stringify({ tools }).length;
-    expect(size).toBeLessThan(70_500);
+    expect(size).toBeLessThan(72_500);
     console.log(`tools/list for the commerce key: ${size} bytes`);
     // A rule several tools share is stated once, in the instructions, and named where it applies.
     const instructions = client.getInstructions() ?? '';

@@ -9,5 +9,6 @@ export {
   updateCheckout,
 } from './operations.js';
 export { sessionCountsByStatus } from './service.js';
+export { checkoutSessions } from './tables.js';
 // A placed order's later changes, told to the UCP platform that placed it (ServiceDeps.orderChanged).
 export { queueOrderUpdated } from './ucp/order-webhooks.js';

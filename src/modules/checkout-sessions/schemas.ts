@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 import { CHECKOUT_STATUSES } from './model.js';
 
@@ -103,3 +104,23 @@ export const CheckoutSessionSchema = Type.Object({
 export const CheckoutSessionParams = Type.Object({
   id: Type.String({ format: 'uuid', description: 'The checkout session id.' }),
 });
+
+export const CheckoutSessionListQuery = Type.Object(
+  {
+    status: Type.Optional(
+      StringEnum(CHECKOUT_STATUSES, {
+        description: 'Only sessions in this status as they read now (an expired open one reads `canceled`).',
+      }),
+    ),
+    protocol: Type.Optional(StringEnum(['acp', 'ucp'], { description: 'Only sessions of this protocol.' })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 200,
+        description: 'At most this many, newest first (default 50).',
+      }),
+    ),
+    cursor: PageQueryFields.cursor,
+  },
+  { additionalProperties: false },
+);

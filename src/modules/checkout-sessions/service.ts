@@ -1,10 +1,13 @@
-import { sql } from 'drizzle-orm';
+import { desc, eq, type SQL, sql } from 'drizzle-orm';
 import { AppError, notFound } from '../../core/errors.js';
 import { iso } from '../../core/format.js';
+import type { PageRequest } from '../../core/paging.js';
 import { type Queryable, rowsOf } from '../../db/client.js';
+import { rowsAfter } from '../../db/keyset.js';
 import { rowById, rowUpsert } from '../../db/row-statements.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
 import type { SessionInputs } from './decide.js';
-import type { CheckoutSession, CheckoutStatus } from './model.js';
+import type { CheckoutProtocol, CheckoutSession, CheckoutStatus } from './model.js';
 import { type CheckoutSessionRow, checkoutSessions } from './tables.js';
 
 const readSession = rowById(checkoutSessions);
@@ -101,4 +104,30 @@ export async function sessionCountsByStatus(q: Queryable, now: Date): Promise<Re
       from checkout_sessions group by 1`),
   );
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/** A session's status as it reads at `now`, in SQL (as `statusAt`: an expired open one is canceled). */
+const statusAtSql = (now: Date) =>
+  sql`case when ${checkoutSessions.status} not in ('completed', 'canceled') and ${checkoutSessions.expiresAt} <= ${now}
+    then 'canceled' else ${checkoutSessions.status} end`;
+
+/** The tenant's sessions, newest first, a page (`limit + 1` rows after its key) at a time. */
+export async function listSessions(
+  q: Queryable,
+  tenantId: string,
+  filters: { status?: CheckoutStatus | undefined; protocol?: CheckoutProtocol | undefined },
+  page: PageRequest,
+  now: Date,
+): Promise<CheckoutSessionRow[]> {
+  const conditions: (SQL | undefined)[] = [
+    filters.status ? sql`${statusAtSql(now)} = ${filters.status}` : undefined,
+    filters.protocol ? eq(checkoutSessions.protocol, filters.protocol) : undefined,
+    page.after ? rowsAfter([checkoutSessions.createdAt, checkoutSessions.id], page.after, true) : undefined,
+  ];
+  return q
+    .select()
+    .from(checkoutSessions)
+    .where(tenantWhere(checkoutSessions, tenantId, ...conditions))
+    .orderBy(desc(checkoutSessions.createdAt), desc(checkoutSessions.id))
+    .limit(page.limit + 1);
 }

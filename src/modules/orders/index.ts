@@ -8,3 +8,4 @@ export {
 export { type CheckoutPlacement, type OrderPlan, planOrder } from './plan.js';
 export { getOrder, type OrderApi, type OrderRow, recordOrderUsage } from './service.js';
 export type { OrderShipping } from './tables.js';
+export { orders } from './tables.js';

@@ -285,6 +285,14 @@ export const OrderListQuery = Type.Object(
     paymentStatus: Type.Optional(
       StringEnum(ORDER_PAYMENT_STATUSES, { description: 'Only orders in this payment status, e.g. `paid`.' }),
     ),
+    number: Type.Optional(
+      Type.String({
+        pattern: '^(?:[Oo][Rr][Dd]-)?[0-9]{1,15}$',
+        maxLength: 19,
+        description: 'Only the order with this number, as shown (`ORD-1042`) or bare (`1042`).',
+        examples: ['ORD-1042'],
+      }),
+    ),
     ...TagQueryFields,
     ...PageQueryFields,
   },

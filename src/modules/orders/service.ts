@@ -142,6 +142,9 @@ export async function getOrder(
   return row;
 }
 
+/** `ORD-1042` or `1042` → 1042 (the schema's pattern has checked the shape). */
+const orderSequenceOf = (number: string) => Number(number.replace(/^ord-/i, ''));
+
 /**
  * The tenant's orders matching the filters, newest first by order number (the sequence is the
  * order of creation; request clocks can interleave). With a page: `limit + 1` rows after its key.
@@ -154,6 +157,7 @@ export async function listOrders(
     organizationId?: string | undefined;
     status?: string | undefined;
     paymentStatus?: OrderPaymentStatus | undefined;
+    number?: string | undefined;
     tag?: string[] | undefined;
   },
   page: PageRequest | null = null,
@@ -170,6 +174,7 @@ export async function listOrders(
           filters.organizationId ? eq(orders.organizationId, filters.organizationId) : undefined,
           filters.status ? eq(orders.status, filters.status) : undefined,
           filters.paymentStatus ? eq(orders.paymentStatus, filters.paymentStatus) : undefined,
+          filters.number ? eq(orders.sequence, orderSequenceOf(filters.number)) : undefined,
           tagsMatch(orders.tags, filters.tag),
           page?.after ? rowsAfter([orders.sequence], page.after, true) : undefined,
         ),

@@ -19,3 +19,4 @@ export {
   presentSession,
 } from './service.js';
 export { type SettleOutcome, settleOperation, settleSession } from './settlement.js';
+export { paymentSessions, refunds } from './tables.js';

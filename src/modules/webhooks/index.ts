@@ -24,5 +24,12 @@ export {
 export { WebhookSchema } from './schemas.js';
 export { generateWebhookSecret } from './secrets.js';
 export { activeSigningSecrets, getWebhook, insertWebhook, listWebhooks, type WebhookApi } from './service.js';
-export { DELIVERY_STATUSES, type DeliveryStatus, WEBHOOK_FORMATS, type WebhookFormat } from './tables.js';
+export {
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  WEBHOOK_FORMATS,
+  type WebhookFormat,
+  webhookDeliveries,
+  webhookSubscriptions,
+} from './tables.js';
 export { isNonPublicAddress, platformUrlProblem, webhookUrlProblem } from './url-safety.js';

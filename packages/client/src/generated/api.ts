@@ -1728,6 +1728,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the tenant overview
+         * @description The tenant at a glance: orders, payments and refunds of the last 24 h and 30 days, revenue per day (30 days), checkout sessions by status, failing webhook endpoints and dead letters, open intents. `now` ends the windows.
+         */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/request-errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recent error responses
+         * @description The latest error responses (status 400 and up) this tenant received from this server instance, newest first: method, route, operationId, status, error code and message, and the request id to find the request log line. Kept in memory, the last 100 per tenant: another instance, or this one after a restart, has its own. `status=500` keeps server errors only.
+         */
+        get: operations["listRequestErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/policies": {
         parameters: {
             query?: never;
@@ -2024,6 +2064,26 @@ export interface paths {
          * @description The whole published catalog as the Agentic Commerce Protocol’s product feed, to hand to an agent platform: `application/x-ndjson`, one `Product` per line (the protocol's `products.jsonl`), by product id, streamed (a large catalog is not held in memory). Active products whose content is published (or that have none) are listed; drafts and inactive products are not. Each has one variant, the product itself: its `id` is what an ACP checkout takes as `line_items[].id`. Title, Markdown description, media, GTIN, category and condition come from the product content in the tenant’s `defaultLocale` (else `en`, else the first locale), else the product’s own name and description; `price` is one unit after the offers open to every buyer (`list_price` before them), in minor units; `availability` follows the stock (`limited_stock` at or under its low-stock threshold); `seller` is the seller profile’s name and policy links. Prices and availability are informative: a checkout is authoritative. Not a snapshot of one instant; no paging. The same file as `commerce-agent feeds export`.
          */
         get: operations["exportAcpFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checkout-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List agentic checkout sessions
+         * @description ACP and UCP checkout sessions, newest first. `status` filters as a session reads now (expired open ones are `canceled`). Paged: `limit` (default 50), `meta.nextCursor`.
+         */
+        get: operations["listCheckoutSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -17281,6 +17341,11 @@ export interface operations {
                 status?: string;
                 /** @description Only orders in this payment status, e.g. `paid`. */
                 paymentStatus?: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
+                /**
+                 * @description Only the order with this number, as shown (`ORD-1042`) or bare (`1042`).
+                 * @example ORD-1042
+                 */
+                number?: string;
                 /** @description Only rows tagged `key:value`; repeat for AND (two values of one key match nothing). */
                 tag?: string[];
                 /** @description Page size. */
@@ -29070,6 +29135,511 @@ export interface operations {
             };
         };
     };
+    getOverview: {
+        parameters: {
+            query?: {
+                /** @description The moment the windows end at (default: the server clock). For a report as of another time. */
+                now?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "asOf": "2026-03-30T12:00:00.000Z",
+                     *         "orders": {
+                     *           "last24Hours": {
+                     *             "count": 3,
+                     *             "amounts": [
+                     *               {
+                     *                 "currency": "USD",
+                     *                 "amountCents": 14700
+                     *               }
+                     *             ]
+                     *           },
+                     *           "last30Days": {
+                     *             "count": 41,
+                     *             "amounts": [
+                     *               {
+                     *                 "currency": "USD",
+                     *                 "amountCents": 231500
+                     *               }
+                     *             ]
+                     *           }
+                     *         },
+                     *         "payments": {
+                     *           "last24Hours": {
+                     *             "count": 2,
+                     *             "amounts": [
+                     *               {
+                     *                 "currency": "USD",
+                     *                 "amountCents": 9800
+                     *               }
+                     *             ]
+                     *           },
+                     *           "last30Days": {
+                     *             "count": 38,
+                     *             "amounts": [
+                     *               {
+                     *                 "currency": "USD",
+                     *                 "amountCents": 219000
+                     *               }
+                     *             ]
+                     *           }
+                     *         },
+                     *         "refunds": {
+                     *           "last24Hours": {
+                     *             "count": 0,
+                     *             "amounts": []
+                     *           },
+                     *           "last30Days": {
+                     *             "count": 1,
+                     *             "amounts": [
+                     *               {
+                     *                 "currency": "USD",
+                     *                 "amountCents": 4900
+                     *               }
+                     *             ]
+                     *           }
+                     *         },
+                     *         "revenue": [
+                     *           {
+                     *             "currency": "USD",
+                     *             "netCents": 4900,
+                     *             "days": [
+                     *               {
+                     *                 "date": "2026-03-29",
+                     *                 "paymentsCents": 0,
+                     *                 "refundsCents": 0,
+                     *                 "netCents": 0
+                     *               },
+                     *               {
+                     *                 "date": "2026-03-30",
+                     *                 "paymentsCents": 9800,
+                     *                 "refundsCents": 4900,
+                     *                 "netCents": 4900
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "checkoutSessions": [
+                     *           {
+                     *             "status": "completed",
+                     *             "count": 12
+                     *           },
+                     *           {
+                     *             "status": "ready",
+                     *             "count": 2
+                     *           }
+                     *         ],
+                     *         "webhooks": {
+                     *           "endpoints": 2,
+                     *           "activeEndpoints": 2,
+                     *           "failingEndpoints": [
+                     *             {
+                     *               "id": "0195f3c2-7a10-7c4e-9a55-3b1f7c2d9e01",
+                     *               "url": "https://example.com/hooks",
+                     *               "isActive": true,
+                     *               "failingDeliveries": 1,
+                     *               "deadLetters": 2
+                     *             }
+                     *           ],
+                     *           "pendingDeliveries": 0,
+                     *           "deadLetters": 2
+                     *         },
+                     *         "openIntents": {
+                     *           "pending": 0,
+                     *           "attention": 1
+                     *         }
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description The moment the windows end at.
+                             */
+                            asOf: string;
+                            /** @description Orders placed (amount: their totals): count and amounts of the last 24 hours and of the last 30 days. */
+                            orders: {
+                                last24Hours: {
+                                    /** @description How many in the window. */
+                                    count: number;
+                                    /** @description The sum per currency (only currencies with records in the window). */
+                                    amounts: {
+                                        /** @description ISO 4217 code, e.g. `USD`. */
+                                        currency: string;
+                                        /** @description The sum in minor units. */
+                                        amountCents: number;
+                                    }[];
+                                };
+                                last30Days: {
+                                    /** @description How many in the window. */
+                                    count: number;
+                                    /** @description The sum per currency (only currencies with records in the window). */
+                                    amounts: {
+                                        /** @description ISO 4217 code, e.g. `USD`. */
+                                        currency: string;
+                                        /** @description The sum in minor units. */
+                                        amountCents: number;
+                                    }[];
+                                };
+                            };
+                            /** @description Successful payments (by creation time): count and amounts of the last 24 hours and of the last 30 days. */
+                            payments: {
+                                last24Hours: {
+                                    /** @description How many in the window. */
+                                    count: number;
+                                    /** @description The sum per currency (only currencies with records in the window). */
+                                    amounts: {
+                                        /** @description ISO 4217 code, e.g. `USD`. */
+                                        currency: string;
+                                        /** @description The sum in minor units. */
+                                        amountCents: number;
+                                    }[];
+                                };
+                                last30Days: {
+                                    /** @description How many in the window. */
+                                    count: number;
+                                    /** @description The sum per currency (only currencies with records in the window). */
+                                    amounts: {
+                                        /** @description ISO 4217 code, e.g. `USD`. */
+                                        currency: string;
+                                        /** @description The sum in minor units. */
+                                        amountCents: number;
+                                    }[];
+                                };
+                            };
+                            /** @description Succeeded refunds: count and amounts of the last 24 hours and of the last 30 days. */
+                            refunds: {
+                                last24Hours: {
+                                    /** @description How many in the window. */
+                                    count: number;
+                                    /** @description The sum per currency (only currencies with records in the window). */
+                                    amounts: {
+                                        /** @description ISO 4217 code, e.g. `USD`. */
+                                        currency: string;
+                                        /** @description The sum in minor units. */
+                                        amountCents: number;
+                                    }[];
+                                };
+                                last30Days: {
+                                    /** @description How many in the window. */
+                                    count: number;
+                                    /** @description The sum per currency (only currencies with records in the window). */
+                                    amounts: {
+                                        /** @description ISO 4217 code, e.g. `USD`. */
+                                        currency: string;
+                                        /** @description The sum in minor units. */
+                                        amountCents: number;
+                                    }[];
+                                };
+                            };
+                            /** @description Revenue per day for the last 30 days, one series per currency. */
+                            revenue: {
+                                currency: string;
+                                /** @description Net revenue over the 30 days. */
+                                netCents: number;
+                                /** @description The 30 UTC days ending today, oldest first, every day listed. */
+                                days: {
+                                    /**
+                                     * Format: date
+                                     * @description The UTC day.
+                                     */
+                                    date: string;
+                                    /** @description Successful payments created that day. */
+                                    paymentsCents: number;
+                                    /** @description Succeeded refunds made that day. */
+                                    refundsCents: number;
+                                    /** @description `paymentsCents - refundsCents`. */
+                                    netCents: number;
+                                }[];
+                            }[];
+                            /** @description Checkout sessions (ACP and UCP) by status as they read now (expired open ones as `canceled`). */
+                            checkoutSessions: {
+                                status: string;
+                                /** @description Sessions in this status. */
+                                count: number;
+                            }[];
+                            /** @description Webhook health. */
+                            webhooks: {
+                                /** @description Webhook endpoints. */
+                                endpoints: number;
+                                /** @description Endpoints enabled. */
+                                activeEndpoints: number;
+                                /** @description Endpoints with failing or dead-lettered deliveries, the worst first (at most 10). */
+                                failingEndpoints: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    url: string;
+                                    isActive: boolean;
+                                    /** @description Deliveries being retried after a failure. */
+                                    failingDeliveries: number;
+                                    /** @description Deliveries that gave up (replay them). */
+                                    deadLetters: number;
+                                }[];
+                                /** @description Deliveries waiting for their first attempt. */
+                                pendingDeliveries: number;
+                                /** @description Dead-lettered deliveries of all endpoints. */
+                                deadLetters: number;
+                            };
+                            /** @description Billing intents not closed (`GET /admin/intents?status=...`). */
+                            openIntents: {
+                                /** @description Billing intents still running. */
+                                pending: number;
+                                /** @description Billing intents waiting for an operator. */
+                                attention: number;
+                            };
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable, or every database connection busy; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRequestErrors: {
+        parameters: {
+            query?: {
+                /** @description How many (default 50). */
+                limit?: number;
+                /** @description Only responses with at least this status, e.g. `500`. */
+                status?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recent errors, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "method": "GET",
+                     *           "route": "/api/v1/orders/:id",
+                     *           "operationId": "getOrder",
+                     *           "status": 404,
+                     *           "code": "not_found",
+                     *           "message": "Order not found",
+                     *           "requestId": "req_0195f3c27a107c4e",
+                     *           "at": "2026-03-30T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description HTTP method. */
+                            method: string;
+                            /** @description The route pattern, e.g. `/api/v1/orders/:id`. */
+                            route: string | null;
+                            /** @description The operation, e.g. `getOrder`. */
+                            operationId: string | null;
+                            /** @description HTTP status answered. */
+                            status: number;
+                            /** @description Our error code, e.g. `not_found`. */
+                            code: string | null;
+                            /** @description The error message sent. */
+                            message: string | null;
+                            /** @description The X-Request-Id, to find the request log line. */
+                            requestId: string;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable, or every database connection busy; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listPolicies: {
         parameters: {
             query?: {
@@ -33670,6 +34240,361 @@ export interface operations {
                 };
                 content: {
                     "application/x-ndjson": string;
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable, or every database connection busy; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCheckoutSessions: {
+        parameters: {
+            query?: {
+                /** @description Only sessions in this status as they read now (an expired open one reads `canceled`). */
+                status?: "not_ready" | "ready" | "in_progress" | "requires_escalation" | "completed" | "canceled";
+                /** @description Only sessions of this protocol. */
+                protocol?: "acp" | "ucp";
+                /** @description At most this many, newest first (default 50). */
+                limit?: number;
+                /** @description From `meta.nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkout sessions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "protocol": "acp",
+                     *           "status": "not_ready",
+                     *           "currency": "string",
+                     *           "items": [
+                     *             {
+                     *               "productId": "string",
+                     *               "quantity": 0
+                     *             }
+                     *           ],
+                     *           "lines": [
+                     *             {
+                     *               "id": "string",
+                     *               "productId": "string",
+                     *               "name": "string",
+                     *               "description": "string",
+                     *               "quantity": 1,
+                     *               "unitAmount": 0,
+                     *               "baseAmount": 0,
+                     *               "discount": 0,
+                     *               "subtotal": 0,
+                     *               "tax": 0,
+                     *               "total": 0,
+                     *               "requiresShipping": true
+                     *             }
+                     *           ],
+                     *           "buyer": {
+                     *             "firstName": "string",
+                     *             "lastName": "string",
+                     *             "email": "string",
+                     *             "phone": "string"
+                     *           },
+                     *           "address": {
+                     *             "name": "string",
+                     *             "line1": "string",
+                     *             "line2": "string",
+                     *             "city": "string",
+                     *             "region": "string",
+                     *             "postalCode": "string",
+                     *             "country": "string"
+                     *           },
+                     *           "fulfillmentOptions": [
+                     *             {
+                     *               "id": "string",
+                     *               "type": "shipping",
+                     *               "title": "string",
+                     *               "description": "string",
+                     *               "carrier": "string",
+                     *               "earliestDeliveryTime": "string",
+                     *               "latestDeliveryTime": "string",
+                     *               "amount": 0
+                     *             }
+                     *           ],
+                     *           "selectedFulfillmentOptionId": "string",
+                     *           "discountCodes": [
+                     *             "string"
+                     *           ],
+                     *           "appliedDiscounts": [
+                     *             {
+                     *               "code": "string",
+                     *               "title": "string",
+                     *               "amount": 0
+                     *             }
+                     *           ],
+                     *           "rejectedDiscounts": [
+                     *             {
+                     *               "code": "string",
+                     *               "reason": "string"
+                     *             }
+                     *           ],
+                     *           "totals": {
+                     *             "itemsBase": 0,
+                     *             "itemsDiscount": 0,
+                     *             "subtotal": 0,
+                     *             "discount": 0,
+                     *             "fulfillment": 0,
+                     *             "tax": 0,
+                     *             "total": 0
+                     *           },
+                     *           "messages": [
+                     *             {
+                     *               "type": "error",
+                     *               "code": "string",
+                     *               "content": "string",
+                     *               "target": {
+                     *                 "kind": "string"
+                     *               },
+                     *               "resolution": "string"
+                     *             }
+                     *           ],
+                     *           "orderId": "b3e1eced-f2bd-4d8c-9765-fbc9d1d222d5",
+                     *           "paymentSessionId": "75099bcf-22d5-43f9-8976-b7c5692eaa85",
+                     *           "continueUrl": "string",
+                     *           "platform": {
+                     *             "webhookUrl": "string",
+                     *             "profileUrl": "string"
+                     *           },
+                     *           "expiresAt": "2019-08-24T14:15:22Z",
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "updatedAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            protocol: "acp" | "ucp";
+                            /**
+                             * @description not_ready (messages say what is missing), ready, in_progress, requires_escalation (the buyer continues at continueUrl), completed (orderId is the order), canceled (also an open session past expiresAt).
+                             * @enum {string}
+                             */
+                            status: "not_ready" | "ready" | "in_progress" | "requires_escalation" | "completed" | "canceled";
+                            currency: string;
+                            /** @description As the agent asked for them. */
+                            items: {
+                                productId: string;
+                                quantity: number;
+                            }[];
+                            /** @description What can be bought, priced now. */
+                            lines: {
+                                id: string;
+                                productId: string;
+                                name: string;
+                                description: string | null;
+                                quantity: number;
+                                /** @description Minor units of the session currency. */
+                                unitAmount: number;
+                                /** @description Minor units of the session currency. */
+                                baseAmount: number;
+                                /** @description Minor units of the session currency. */
+                                discount: number;
+                                /** @description Minor units of the session currency. */
+                                subtotal: number;
+                                /** @description Minor units of the session currency. */
+                                tax: number;
+                                /** @description Minor units of the session currency. */
+                                total: number;
+                                requiresShipping: boolean;
+                            }[];
+                            buyer: {
+                                firstName?: string;
+                                lastName?: string;
+                                email?: string;
+                                phone?: string;
+                            } | null;
+                            address: {
+                                name?: string;
+                                line1: string;
+                                line2?: string;
+                                city: string;
+                                region?: string;
+                                postalCode: string;
+                                /** @description ISO 3166-1 alpha-2. */
+                                country: string;
+                            } | null;
+                            fulfillmentOptions: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "shipping" | "digital";
+                                title: string;
+                                description: string | null;
+                                carrier: string | null;
+                                earliestDeliveryTime: string | null;
+                                latestDeliveryTime: string | null;
+                                /** @description Minor units of the session currency. */
+                                amount: number;
+                            }[];
+                            selectedFulfillmentOptionId: string | null;
+                            discountCodes: string[];
+                            appliedDiscounts: {
+                                code: string;
+                                title: string;
+                                /** @description Minor units of the session currency. */
+                                amount: number;
+                            }[];
+                            rejectedDiscounts: {
+                                code: string;
+                                reason: string;
+                            }[];
+                            totals: {
+                                /** @description Minor units of the session currency. */
+                                itemsBase: number;
+                                /** @description Minor units of the session currency. */
+                                itemsDiscount: number;
+                                /** @description Minor units of the session currency. */
+                                subtotal: number;
+                                /** @description Minor units of the session currency. */
+                                discount: number;
+                                /** @description Minor units of the session currency. */
+                                fulfillment: number;
+                                /** @description Minor units of the session currency. */
+                                tax: number;
+                                /** @description Minor units of the session currency. */
+                                total: number;
+                            };
+                            messages: {
+                                /** @enum {string} */
+                                type: "error" | "warning" | "info";
+                                code: string;
+                                content: string;
+                                target?: {
+                                    kind: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                resolution?: string;
+                            }[];
+                            orderId: string | null;
+                            paymentSessionId: string | null;
+                            continueUrl: string | null;
+                            platform: {
+                                webhookUrl: string | null;
+                                profileUrl: string | null;
+                            };
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */

@@ -45,6 +45,7 @@ export const resourceOperations: readonly OperationSpec[] = [
   {"group":["admin","offers"],"name":"get","operationId":"getOffer","method":"GET","path":"/api/v1/admin/offers/{id}","pathParams":["id"],"input":"none","list":false},
   {"group":["admin","offers"],"name":"list","operationId":"listOffers","method":"GET","path":"/api/v1/admin/offers","pathParams":[],"input":"query","list":true},
   {"group":["admin","offers"],"name":"update","operationId":"updateOffer","method":"PATCH","path":"/api/v1/admin/offers/{id}","pathParams":["id"],"input":"body","list":false},
+  {"group":["admin","overview"],"name":"get","operationId":"getOverview","method":"GET","path":"/api/v1/admin/overview","pathParams":[],"input":"query","list":false},
   {"group":["admin","partners"],"name":"create","operationId":"createPartner","method":"POST","path":"/api/v1/admin/partners","pathParams":[],"input":"body","list":false},
   {"group":["admin","partners"],"name":"delete","operationId":"deletePartner","method":"DELETE","path":"/api/v1/admin/partners/{id}","pathParams":["id"],"input":"none","list":false},
   {"group":["admin","partners"],"name":"get","operationId":"getPartner","method":"GET","path":"/api/v1/admin/partners/{id}","pathParams":["id"],"input":"none","list":false},
@@ -91,6 +92,7 @@ export const resourceOperations: readonly OperationSpec[] = [
   {"group":["admin","promotions"],"name":"get","operationId":"getPromotion","method":"GET","path":"/api/v1/admin/promotions/{id}","pathParams":["id"],"input":"none","list":false},
   {"group":["admin","promotions"],"name":"list","operationId":"listPromotions","method":"GET","path":"/api/v1/admin/promotions","pathParams":[],"input":"query","list":true},
   {"group":["admin","promotions"],"name":"update","operationId":"updatePromotion","method":"PATCH","path":"/api/v1/admin/promotions/{id}","pathParams":["id"],"input":"body","list":false},
+  {"group":["admin","requestErrors"],"name":"list","operationId":"listRequestErrors","method":"GET","path":"/api/v1/admin/request-errors","pathParams":[],"input":"query","list":false},
   {"group":["admin","roles"],"name":"list","operationId":"listRoles","method":"GET","path":"/api/v1/admin/roles","pathParams":[],"input":"none","list":false},
   {"group":["admin","settings"],"name":"getTenantSettings","operationId":"getTenantSettings","method":"GET","path":"/api/v1/admin/settings","pathParams":[],"input":"none","list":false},
   {"group":["admin","settings"],"name":"updateTenantSettings","operationId":"updateTenantSettings","method":"PATCH","path":"/api/v1/admin/settings","pathParams":[],"input":"body","list":false},
@@ -116,6 +118,7 @@ export const resourceOperations: readonly OperationSpec[] = [
   {"group":["catalog"],"name":"get","operationId":"getCatalog","method":"GET","path":"/api/v1/catalog","pathParams":[],"input":"query","list":true},
   {"group":["catalog"],"name":"search","operationId":"searchCatalog","method":"GET","path":"/api/v1/catalog/search","pathParams":[],"input":"query","list":true},
   {"group":["checkoutSessions"],"name":"get","operationId":"getCheckoutSession","method":"GET","path":"/api/v1/checkout-sessions/{id}","pathParams":["id"],"input":"none","list":false},
+  {"group":["checkoutSessions"],"name":"list","operationId":"listCheckoutSessions","method":"GET","path":"/api/v1/checkout-sessions","pathParams":[],"input":"query","list":true},
   {"group":["content"],"name":"get","operationId":"getContent","method":"GET","path":"/api/v1/content/{key}","pathParams":["key"],"input":"query","list":false},
   {"group":["entitlements"],"name":"check","operationId":"checkEntitlement","method":"GET","path":"/api/v1/entitlements/check","pathParams":[],"input":"query","list":false},
   {"group":["invoices"],"name":"applyCreditToInvoice","operationId":"applyCreditToInvoice","method":"POST","path":"/api/v1/invoices/{id}/apply-credit","pathParams":["id"],"input":"body","list":false},
@@ -266,6 +269,11 @@ export interface AdminOffersResource {
   update(id: PathOf<'updateOffer'>['id'], body: BodyOf<'updateOffer'>, options?: RequestOptions): Promise<ResultOf<'updateOffer'>>;
 }
 
+export interface AdminOverviewResource {
+  /** Get the tenant overview: `GET /api/v1/admin/overview` (`getOverview`). */
+  get(query?: QueryOf<'getOverview'>, options?: RequestOptions): Promise<ResultOf<'getOverview'>>;
+}
+
 export interface AdminPartnersResource {
   /** Create a partner: `POST /api/v1/admin/partners` (`createPartner`). */
   create(body: BodyOf<'createPartner'>, options?: RequestOptions): Promise<ResultOf<'createPartner'>>;
@@ -382,6 +390,11 @@ export interface AdminPromotionsResource {
   update(id: PathOf<'updatePromotion'>['id'], body: BodyOf<'updatePromotion'>, options?: RequestOptions): Promise<ResultOf<'updatePromotion'>>;
 }
 
+export interface AdminRequestErrorsResource {
+  /** List recent error responses: `GET /api/v1/admin/request-errors` (`listRequestErrors`). */
+  list(query?: QueryOf<'listRequestErrors'>, options?: RequestOptions): Promise<ResultOf<'listRequestErrors'>>;
+}
+
 export interface AdminRolesResource {
   /** List console roles: `GET /api/v1/admin/roles` (`listRoles`). */
   list(options?: RequestOptions): Promise<ResultOf<'listRoles'>>;
@@ -457,6 +470,8 @@ export interface CatalogResource {
 export interface CheckoutSessionsResource {
   /** Get an agentic checkout session: `GET /api/v1/checkout-sessions/{id}` (`getCheckoutSession`). */
   get(id: PathOf<'getCheckoutSession'>['id'], options?: RequestOptions): Promise<ResultOf<'getCheckoutSession'>>;
+  /** List agentic checkout sessions: `GET /api/v1/checkout-sessions` (`listCheckoutSessions`). */
+  list(query?: QueryOf<'listCheckoutSessions'>, options?: RequestOptions): ListCall<ResultOf<'listCheckoutSessions'>>;
 }
 
 export interface ContentResource {
@@ -615,6 +630,7 @@ export interface AdminResources {
   feeds: AdminFeedsResource;
   intents: AdminIntentsResource;
   offers: AdminOffersResource;
+  overview: AdminOverviewResource;
   partners: AdminPartnersResource;
   paymentProvider: AdminPaymentProviderResource;
   planChangeRules: AdminPlanChangeRulesResource;
@@ -623,6 +639,7 @@ export interface AdminResources {
   priceRules: AdminPriceRulesResource;
   products: AdminProductsResource;
   promotions: AdminPromotionsResource;
+  requestErrors: AdminRequestErrorsResource;
   roles: AdminRolesResource;
   settings: AdminSettingsResource;
   shippingOptions: AdminShippingOptionsResource;

@@ -1,0 +1,153 @@
+import { Button, Group, Paper, Select, Stack, Textarea, TextInput, Title } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { call, errorText } from '../api';
+import { DataTable, ErrorNote, Status } from '../components/bits';
+import { useApi } from '../hooks';
+import { useSession } from '../session';
+
+interface Media {
+  url: string;
+  type: string;
+  alt: string | null;
+  position: number;
+}
+interface LocaleContent {
+  locale: string;
+  title: string | null;
+  description: string | null;
+  brand: string | null;
+  category: string | null;
+  media: Media[];
+}
+interface ProductContent {
+  slug: string | null;
+  status: string;
+  version: number;
+  locales: LocaleContent[];
+}
+
+const FIELDS = ['title', 'description', 'brand', 'category'] as const;
+type Draft = Record<(typeof FIELDS)[number], string>;
+
+/** A product's localised content: edit a locale's text, publish or unpublish, see its media. */
+export function ProductContentEditor({ productId }: { productId: string }) {
+  const { can } = useSession();
+  const { data, error, reload } = useApi<ProductContent>(`/admin/products/${productId}/content`);
+  const [locale, setLocale] = useState('en');
+  const [draft, setDraft] = useState<Draft>({ title: '', description: '', brand: '', category: '' });
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const current = data?.locales.find((l) => l.locale === locale);
+
+  useEffect(() => {
+    setDraft({
+      title: current?.title ?? '',
+      description: current?.description ?? '',
+      brand: current?.brand ?? '',
+      category: current?.category ?? '',
+    });
+  }, [current]);
+
+  const write = async (method: string, path: string, body: object) => {
+    setSaveError(null);
+    setSaved(false);
+    try {
+      await call(method, path, body);
+      setSaved(true);
+      reload();
+    } catch (e) {
+      setSaveError(errorText(e));
+    }
+  };
+  const save = () => {
+    const fields = Object.fromEntries(FIELDS.filter((f) => draft[f] !== '').map((f) => [f, draft[f]]));
+    return current
+      ? write('PATCH', `/admin/products/${productId}/content/${locale}`, fields)
+      : write('PUT', `/admin/products/${productId}/content/${locale}`, fields);
+  };
+  const editable = can('catalog.write');
+
+  return (
+    <Paper withBorder p="md" my="md" component="section" aria-labelledby="content-title">
+      <Group justify="space-between">
+        <Title order={2} size="h4" id="content-title">
+          Content
+        </Title>
+        {data && <Status value={data.status} />}
+      </Group>
+      <ErrorNote error={error && !/not found/i.test(error) ? error : null} />
+      <Stack mt="sm">
+        <Select
+          label="Locale"
+          data={[...new Set(['en', ...(data?.locales.map((l) => l.locale) ?? [])])]}
+          value={locale}
+          onChange={(v) => setLocale(v ?? 'en')}
+          w={160}
+          allowDeselect={false}
+        />
+        <TextInput
+          label="Title"
+          readOnly={!editable}
+          value={draft.title}
+          onChange={(e) => setDraft({ ...draft, title: e.currentTarget.value })}
+        />
+        <Textarea
+          label="Description (Markdown)"
+          readOnly={!editable}
+          autosize
+          minRows={3}
+          value={draft.description}
+          onChange={(e) => setDraft({ ...draft, description: e.currentTarget.value })}
+        />
+        <Group grow>
+          <TextInput
+            label="Brand"
+            readOnly={!editable}
+            value={draft.brand}
+            onChange={(e) => setDraft({ ...draft, brand: e.currentTarget.value })}
+          />
+          <TextInput
+            label="Category"
+            readOnly={!editable}
+            value={draft.category}
+            onChange={(e) => setDraft({ ...draft, category: e.currentTarget.value })}
+          />
+        </Group>
+        <ErrorNote error={saveError} />
+        {saved && (
+          <output aria-live="polite" className="saved">
+            Saved.
+          </output>
+        )}
+        {editable && (
+          <Group>
+            <Button onClick={() => void save()}>Save content</Button>
+            {data && (
+              <Button
+                variant="default"
+                onClick={() =>
+                  void write('PATCH', `/admin/products/${productId}/content`, {
+                    status: data.status === 'published' ? 'draft' : 'published',
+                  })
+                }
+              >
+                {data.status === 'published' ? 'Unpublish' : 'Publish'}
+              </Button>
+            )}
+          </Group>
+        )}
+        <DataTable
+          rows={current?.media ?? []}
+          caption="Media"
+          keyOf={(m) => m.url}
+          empty="No media in this locale."
+          columns={[
+            { label: 'Media', render: (m) => <a href={m.url}>{m.alt || m.url}</a> },
+            { label: 'Type', render: (m) => m.type },
+            { label: 'Position', render: (m) => m.position },
+          ]}
+        />
+      </Stack>
+    </Paper>
+  );
+}

@@ -1,0 +1,1 @@
+export { type Overview, readOverview } from './service.js';
