@@ -91,7 +91,7 @@ export const resourceOperations: readonly OperationSpec[] = [
   {"group":["admin","promotions"],"name":"get","operationId":"getPromotion","method":"GET","path":"/api/v1/admin/promotions/{id}","pathParams":["id"],"input":"none","list":false},
   {"group":["admin","promotions"],"name":"list","operationId":"listPromotions","method":"GET","path":"/api/v1/admin/promotions","pathParams":[],"input":"query","list":true},
   {"group":["admin","promotions"],"name":"update","operationId":"updatePromotion","method":"PATCH","path":"/api/v1/admin/promotions/{id}","pathParams":["id"],"input":"body","list":false},
-  {"group":["admin","roles"],"name":"list","operationId":"listRoles","method":"GET","path":"/api/v1/admin/roles","pathParams":[],"input":"none","list":false},
+  {"group":["admin","roles"],"name":"list","operationId":"listRoles","method":"GET","path":"/api/v1/admin/roles","pathParams":[],"input":"query","list":true},
   {"group":["admin","settings"],"name":"getTenantSettings","operationId":"getTenantSettings","method":"GET","path":"/api/v1/admin/settings","pathParams":[],"input":"none","list":false},
   {"group":["admin","settings"],"name":"updateTenantSettings","operationId":"updateTenantSettings","method":"PATCH","path":"/api/v1/admin/settings","pathParams":[],"input":"body","list":false},
   {"group":["admin","shippingOptions"],"name":"create","operationId":"createShippingOption","method":"POST","path":"/api/v1/admin/shipping-options","pathParams":[],"input":"body","list":false},
@@ -384,7 +384,7 @@ export interface AdminPromotionsResource {
 
 export interface AdminRolesResource {
   /** List console roles: `GET /api/v1/admin/roles` (`listRoles`). */
-  list(options?: RequestOptions): Promise<ResultOf<'listRoles'>>;
+  list(query?: QueryOf<'listRoles'>, options?: RequestOptions): ListCall<ResultOf<'listRoles'>>;
 }
 
 export interface AdminSettingsResource {
