@@ -126,9 +126,14 @@ export const TAG_GROUPS: TagGroup[] = [
       { name: 'API keys', description: 'Issue, list, read and revoke the tenant’s API keys.' },
       { name: 'Tenant admin', description: 'The calling tenant’s name and its opt-in settings.' },
       {
+        name: 'Console users',
+        description:
+          'The people who sign in to the tenant’s console: invite with a one-time link, change role or status, reset a password, sign out everywhere; the roles and what each may do.',
+      },
+      {
         name: 'Catalog admin',
         description:
-          'Manage products and their charges, price rules, offers, promotion codes, plan links and plan-change rules, stock, and the ACP product feed exported to agent platforms.',
+          'Manage products and their charges, price rules, offers, promotion codes, plan links and plan-change rules, partners, stock, and the ACP product feed exported to agent platforms.',
       },
       {
         name: 'Billing admin',

@@ -97,7 +97,7 @@ describe('OpenAPI document', () => {
         expect(Object.keys(link.parameters).sort(), `${where} -> ${link.operationId}`).toEqual(params.sort());
         for (const [name, expression] of Object.entries(link.parameters)) {
           expect(expression, `${where} -> ${link.operationId}.${name}`).toMatch(
-            /^\$response\.body#\/data\/\w+$|^\$request\.path\.\w+$/,
+            /^\$response\.body#\/data(\/\w+)+$|^\$request\.path\.\w+$/,
           );
           if (expression.startsWith('$request.path.'))
             expect(path, `${where} -> ${link.operationId}.${name}`).toContain(`{${expression.slice(14)}}`);

@@ -77,7 +77,7 @@ describe('seed files', () => {
     expect((await get('/shipping-options?country=FR', tenant.keys.read)).json().data).toHaveLength(1);
     const audit = (await get('/audit-logs?action=product.create')).json();
     expect(audit.pagination.total).toBe(6);
-    expect(audit.data[0].actor).toEqual({ keyId: null });
+    expect(audit.data[0].actor).toEqual({ keyId: null, userId: null });
   });
 
   it('is idempotent: loading again updates the same items', async () => {

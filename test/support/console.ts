@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { createUserWithPassword, hashPassword } from '../../src/modules/team/index.js';
 import type { TestApp } from '../harness.js';
 import type { Method, RequestOptions } from './api.js';
@@ -28,6 +28,12 @@ export async function consoleUser(t: TestApp, tenantId: string, role: string) {
   );
   return { id: user.id, email, password: TEST_PASSWORD };
 }
+
+/**
+ * A client address of its own for a test's failed sign-ins: failures are counted per address in
+ * the database, which test files (and, on PostgreSQL, runs) share.
+ */
+export const randomAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
 /** The `cak_console=...` pair of a Set-Cookie header. */
 export function cookieOf(setCookie: string | string[] | undefined): string {

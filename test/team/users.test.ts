@@ -10,6 +10,7 @@ import {
   consoleApi,
   consoleUser,
   cookieOf,
+  randomAddress,
   signedIn,
   signIn,
   TEST_PASSWORD,
@@ -177,6 +178,7 @@ describe('console users', () => {
       method: 'POST',
       url: '/api/v1/console/session',
       payload: { email: user.email, password: NEW_PASSWORD },
+      remoteAddress: randomAddress(),
     });
     expect(withOld.statusCode).toBe(401);
 

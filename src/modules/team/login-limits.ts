@@ -1,4 +1,4 @@
-import { and, eq, gt, lt, or } from 'drizzle-orm';
+import { and, eq, gt, lt, lte, or } from 'drizzle-orm';
 import { uuidv7 } from 'uuidv7';
 import type { Queryable } from '../../db/client.js';
 import { consoleLoginFailures } from './tables.js';
@@ -22,7 +22,7 @@ export async function loginRetryAfter(
     const rows = await db
       .select({ at: consoleLoginFailures.at })
       .from(consoleLoginFailures)
-      .where(and(who, gt(consoleLoginFailures.at, since)))
+      .where(and(who, gt(consoleLoginFailures.at, since), lte(consoleLoginFailures.at, now)))
       .orderBy(consoleLoginFailures.at);
     if (rows.length < limit) continue;
     // Allowed again once enough of the counted failures have left the window.

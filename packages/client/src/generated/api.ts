@@ -157,7 +157,7 @@ export interface paths {
         };
         /**
          * List console roles
-         * @description The roles a console user can have and the permissions of each (every console user may read it). API keys keep their scopes; a console user’s role decides what its session may do (a refused call is 403 naming the role and the permission).
+         * @description The roles a console user can have and the permissions of each (every console user may read it). API keys keep their scopes; a console user’s role decides what its session may do (a refused call is 403 naming the role and the permission). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listRoles"];
         put?: never;
@@ -3871,7 +3871,12 @@ export interface operations {
     };
     listRoles: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description From `meta.nextCursor`. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3899,7 +3904,11 @@ export interface operations {
                      *           ]
                      *         }
                      *       ],
-                     *       "nextActions": []
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -3914,7 +3923,27 @@ export interface operations {
                         }[];
                         /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or other-environment API key. */

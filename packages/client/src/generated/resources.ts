@@ -93,7 +93,7 @@ export const resourceOperations: readonly OperationSpec[] = [
   {"group":["admin","promotions"],"name":"list","operationId":"listPromotions","method":"GET","path":"/api/v1/admin/promotions","pathParams":[],"input":"query","list":true},
   {"group":["admin","promotions"],"name":"update","operationId":"updatePromotion","method":"PATCH","path":"/api/v1/admin/promotions/{id}","pathParams":["id"],"input":"body","list":false},
   {"group":["admin","requestErrors"],"name":"list","operationId":"listRequestErrors","method":"GET","path":"/api/v1/admin/request-errors","pathParams":[],"input":"query","list":false},
-  {"group":["admin","roles"],"name":"list","operationId":"listRoles","method":"GET","path":"/api/v1/admin/roles","pathParams":[],"input":"none","list":false},
+  {"group":["admin","roles"],"name":"list","operationId":"listRoles","method":"GET","path":"/api/v1/admin/roles","pathParams":[],"input":"query","list":true},
   {"group":["admin","settings"],"name":"getTenantSettings","operationId":"getTenantSettings","method":"GET","path":"/api/v1/admin/settings","pathParams":[],"input":"none","list":false},
   {"group":["admin","settings"],"name":"updateTenantSettings","operationId":"updateTenantSettings","method":"PATCH","path":"/api/v1/admin/settings","pathParams":[],"input":"body","list":false},
   {"group":["admin","shippingOptions"],"name":"create","operationId":"createShippingOption","method":"POST","path":"/api/v1/admin/shipping-options","pathParams":[],"input":"body","list":false},
@@ -397,7 +397,7 @@ export interface AdminRequestErrorsResource {
 
 export interface AdminRolesResource {
   /** List console roles: `GET /api/v1/admin/roles` (`listRoles`). */
-  list(options?: RequestOptions): Promise<ResultOf<'listRoles'>>;
+  list(query?: QueryOf<'listRoles'>, options?: RequestOptions): ListCall<ResultOf<'listRoles'>>;
 }
 
 export interface AdminSettingsResource {

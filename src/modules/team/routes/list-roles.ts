@@ -1,7 +1,8 @@
-import { Type } from 'typebox';
+import { LIST_PAGING } from '../../../core/agent-guide.js';
 import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
-import { Envelope, envelope, next } from '../../../http/envelope.js';
+import { next } from '../../../http/envelope.js';
+import { inMemoryList, ListEnvelope, PageQuery } from '../../../http/paging.js';
 import { ROLE_DEFINITIONS } from '../roles.js';
 import { RoleSchema } from '../schemas.js';
 import { USER_TAGS } from './shared.js';
@@ -14,13 +15,22 @@ export const listRolesRoute = defineRoute({
   description:
     'The roles a console user can have and the permissions of each (every console user may read it). API keys keep ' +
     'their scopes; a console user’s role decides what its session may do (a refused call is 403 naming the role and ' +
-    'the permission).',
+    `the permission). ${LIST_PAGING.text}`,
   tags: USER_TAGS,
   scope: 'admin',
-  responses: { 200: Envelope(Type.Array(RoleSchema), 'Every role, most powerful first.') },
-  handler: async (request) => {
+  query: PageQuery,
+  responses: { 200: ListEnvelope(RoleSchema, 'Every role, most powerful first.') },
+  handler: async (request, _reply, deps) => {
     const ctx = requireCtx(request);
     const roles = ROLE_DEFINITIONS.map((r) => ({ ...r, permissions: [...r.permissions] }));
-    return envelope(ctx, roles, [next('users', 'listConsoleUsers')]);
+    return inMemoryList(
+      deps.keyRing,
+      ctx,
+      request,
+      'console-roles',
+      roles,
+      [next('users', 'listConsoleUsers')],
+      (role) => role.name,
+    );
   },
 });

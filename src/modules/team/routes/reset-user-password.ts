@@ -18,6 +18,8 @@ export const resetUserPasswordRoute = defineRoute({
   tags: USER_TAGS,
   scope: 'admin',
   params: UserParams,
+  // The link is no resource of its own: it links to the user it resets.
+  createdAt: [{ collection: '/api/v1/admin/users', id: '$request.path.id' }],
   responses: {
     201: Envelope(LinkSchema, 'The reset link (shown only now).'),
     ...errorResponses(403, 404, 409),
