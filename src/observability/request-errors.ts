@@ -41,12 +41,9 @@ export class RequestErrorLog {
   }
 
   /** The tenant's entries, newest first, optionally only those of one status class or more. */
-  recent(tenantId: string, options: { limit: number; minStatus?: number }): RequestErrorEntry[] {
+  recent(tenantId: string, options: { minStatus?: number | undefined } = {}): RequestErrorEntry[] {
     const ring = this.rings.get(tenantId) ?? [];
     const min = options.minStatus ?? 400;
-    return ring
-      .filter((e) => e.status >= min)
-      .reverse()
-      .slice(0, options.limit);
+    return ring.filter((e) => e.status >= min).reverse();
   }
 }

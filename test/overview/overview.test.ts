@@ -170,9 +170,18 @@ describe('GET /admin/request-errors', () => {
   it('filters by the least status and limits', async () => {
     const res = await api(t, tenant.keys.admin).get('/admin/request-errors?status=500');
     expect(res.json().data).toEqual([]);
-    expect((await api(t, tenant.keys.admin).get('/admin/request-errors?limit=1')).json().data).toHaveLength(
-      1,
-    );
+    const first = (await api(t, tenant.keys.admin).get('/admin/request-errors?limit=1')).json();
+    expect(first.data).toHaveLength(1);
+    expect(first.meta.nextCursor).toEqual(expect.any(String));
+    const second = (
+      await api(t, tenant.keys.admin).get(
+        `/admin/request-errors?limit=1&cursor=${encodeURIComponent(first.meta.nextCursor)}`,
+      )
+    ).json();
+    expect(second.data).toHaveLength(1);
+    expect(second.data[0].requestId).not.toBe(first.data[0].requestId);
+    const forged = await api(t, tenant.keys.admin).get('/admin/request-errors?limit=1&cursor=abc.def');
+    expect(forged.statusCode).toBe(400);
     const bad = await api(t, tenant.keys.admin).get('/admin/request-errors?status=200');
     expect(bad.statusCode).toBe(400);
     expect(errorBody(bad).details?.[0]?.field).toBe('query.status');

@@ -25,7 +25,17 @@ describe('distribution by tenant (Citus)', () => {
   it('places every table of drizzle.schema.ts: tenant-owned ones distributed, the others reference', () => {
     const names = tables.map((t) => t.name).sort();
     expect([...REFERENCE_TABLES, ...DISTRIBUTED_TABLES].sort()).toEqual(names);
-    expect(REFERENCE_TABLES.sort()).toEqual(['api_keys', 'provider_integrations', 'tenants']);
+    // Console users sign in by email alone, before any tenant is known: they, their sessions, links
+    // and failed sign-ins are looked up across tenants, as API keys are.
+    expect(REFERENCE_TABLES.sort()).toEqual([
+      'api_keys',
+      'console_link_tokens',
+      'console_login_failures',
+      'console_sessions',
+      'console_users',
+      'provider_integrations',
+      'tenants',
+    ]);
     for (const t of tables) {
       const tenantOwned = t.columns.some((c) => c.name === 'tenant_id');
       if (!tenantOwned) expect(REFERENCE_TABLES).toContain(t.name);

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageQueryFields } from '../../core/paging.js';
 
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 
@@ -90,7 +91,7 @@ export const OverviewSchema = Type.Object({
 
 export const RequestErrorQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'How many (default 50).' })),
+    ...PageQueryFields,
     status: Type.Optional(
       Type.Integer({
         minimum: 400,

@@ -1757,7 +1757,7 @@ export interface paths {
         };
         /**
          * List recent error responses
-         * @description The latest error responses (status 400 and up) this tenant received from this server instance, newest first: method, route, operationId, status, error code and message, and the request id to find the request log line. Kept in memory, the last 100 per tenant: another instance, or this one after a restart, has its own. `status=500` keeps server errors only.
+         * @description The latest error responses (status 400 and up) this tenant received from this server instance, newest first: method, route, operationId, status, error code and message, and the request id to find the request log line. Kept in memory, the last 100 per tenant: another instance, or this one after a restart, has its own. `status=500` keeps server errors only; `limit` and `cursor` page them as every list does.
          */
         get: operations["listRequestErrors"];
         put?: never;
@@ -29526,8 +29526,10 @@ export interface operations {
     listRequestErrors: {
         parameters: {
             query?: {
-                /** @description How many (default 50). */
+                /** @description Page size. */
                 limit?: number;
+                /** @description From `meta.nextCursor`. */
+                cursor?: string;
                 /** @description Only responses with at least this status, e.g. `500`. */
                 status?: number;
             };
@@ -29583,7 +29585,15 @@ export interface operations {
                             /** Format: date-time */
                             at: string;
                         }[];
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
                         nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
                     };
                 };
             };

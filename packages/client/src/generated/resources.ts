@@ -92,7 +92,7 @@ export const resourceOperations: readonly OperationSpec[] = [
   {"group":["admin","promotions"],"name":"get","operationId":"getPromotion","method":"GET","path":"/api/v1/admin/promotions/{id}","pathParams":["id"],"input":"none","list":false},
   {"group":["admin","promotions"],"name":"list","operationId":"listPromotions","method":"GET","path":"/api/v1/admin/promotions","pathParams":[],"input":"query","list":true},
   {"group":["admin","promotions"],"name":"update","operationId":"updatePromotion","method":"PATCH","path":"/api/v1/admin/promotions/{id}","pathParams":["id"],"input":"body","list":false},
-  {"group":["admin","requestErrors"],"name":"list","operationId":"listRequestErrors","method":"GET","path":"/api/v1/admin/request-errors","pathParams":[],"input":"query","list":false},
+  {"group":["admin","requestErrors"],"name":"list","operationId":"listRequestErrors","method":"GET","path":"/api/v1/admin/request-errors","pathParams":[],"input":"query","list":true},
   {"group":["admin","roles"],"name":"list","operationId":"listRoles","method":"GET","path":"/api/v1/admin/roles","pathParams":[],"input":"query","list":true},
   {"group":["admin","settings"],"name":"getTenantSettings","operationId":"getTenantSettings","method":"GET","path":"/api/v1/admin/settings","pathParams":[],"input":"none","list":false},
   {"group":["admin","settings"],"name":"updateTenantSettings","operationId":"updateTenantSettings","method":"PATCH","path":"/api/v1/admin/settings","pathParams":[],"input":"body","list":false},
@@ -392,7 +392,7 @@ export interface AdminPromotionsResource {
 
 export interface AdminRequestErrorsResource {
   /** List recent error responses: `GET /api/v1/admin/request-errors` (`listRequestErrors`). */
-  list(query?: QueryOf<'listRequestErrors'>, options?: RequestOptions): Promise<ResultOf<'listRequestErrors'>>;
+  list(query?: QueryOf<'listRequestErrors'>, options?: RequestOptions): ListCall<ResultOf<'listRequestErrors'>>;
 }
 
 export interface AdminRolesResource {

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { iso } from '../../../core/format.js';
 import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';
-import { envelope } from '../../../http/envelope.js';
+import { inMemoryList, ListEnvelope } from '../../../http/paging.js';
 import { RequestErrorQuery, RequestErrorSchema } from '../schemas.js';
 import { tags } from './shared.js';
 
@@ -31,23 +31,17 @@ export const listRequestErrorsRoute = defineRoute({
     'The latest error responses (status 400 and up) this tenant received from this server instance, newest ' +
     'first: method, route, operationId, status, error code and message, and the request id to find the request ' +
     'log line. Kept in memory, the last 100 per tenant: another instance, or this one after a restart, has its ' +
-    'own. `status=500` keeps server errors only.',
+    'own. `status=500` keeps server errors only; `limit` and `cursor` page them as every list does.',
   tags,
   scope: 'admin',
   query: RequestErrorQuery,
   responses: {
-    200: Type.Object(
-      { data: Type.Array(RequestErrorSchema), nextActions: Type.Array(Type.Ref('NextAction')) },
-      { description: 'The recent errors, newest first.', examples: [example] },
-    ),
+    200: ListEnvelope(RequestErrorSchema, 'The recent errors, newest first.', example),
   },
   handler: async (request, _reply, deps) => {
     const ctx = requireCtx(request);
-    const limit = request.query.limit ?? 50;
-    const entries = deps.requestErrors.recent(ctx.tenantId, { limit, minStatus: request.query.status });
-    return envelope(
-      ctx,
-      entries.map((e) => ({ ...e, at: iso(e.at) })),
-    );
+    const entries = deps.requestErrors.recent(ctx.tenantId, { minStatus: request.query.status });
+    const shown = entries.map((e) => ({ ...e, at: iso(e.at) }));
+    return inMemoryList(deps.keyRing, ctx, request, 'request-errors', shown, [], (e) => e.requestId);
   },
 });
