@@ -9,6 +9,7 @@ import { SERVICE_NAME, SERVICE_VERSION } from '../http/openapi.js';
 import type { TypedApp } from '../http/types.js';
 import { compileArgumentValidator, validationDetails } from '../http/validation.js';
 import { ACP_TOOLS, acpToolNamed, callAcpTool } from './acp-tools.js';
+import { hostValidation } from './host-validation.js';
 import { serveResources } from './resources.js';
 import {
   eventTypesLine,
@@ -196,9 +197,10 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
   // Browsers send Origin: only pages of this deployment's own host (or localhost) may call /mcp.
   // Clients that are not browsers send no Origin and pass.
   const allowedOrigins = [new URL(options.publicBaseUrl).hostname, 'localhost', '127.0.0.1', '[::1]'];
+  // And every request must name this server in Host (DNS rebinding: a re-pointed name sends its own).
   const routeOptions = {
     config: { public: false, scope: 'read' as const },
-    onRequest: originValidation(allowedOrigins),
+    onRequest: [hostValidation(options.publicBaseUrl), originValidation(allowedOrigins)],
   };
   app.post(MCP_PATH, routeOptions, handle);
   // Stateless: there is no server-initiated stream to open (GET) and no session to end (DELETE).
