@@ -118,6 +118,19 @@ export const LIST_PAGING: SharedRule = {
     '400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.',
 };
 
+export const TAG_FILTERS: SharedRule = {
+  title: 'Tag filters',
+  text: 'Only rows tagged `key:value`; repeat for AND (two values of one key match nothing).',
+};
+
+export const CANCELLATION_REFUNDS: SharedRule = {
+  title: 'Giving back unused time',
+  text:
+    'Unused time (the preview’s figure) as account `credit` or a `refund` of the last payments; default ' +
+    '`none`. `immediate`: the rest of the period and any period billed early; `end_of_period`: only a period ' +
+    'billed early, then not run (else 400).',
+};
+
 /** The rules tool descriptions share, in the order the MCP instructions list them. */
 export const SHARED_RULES: readonly SharedRule[] = [
   CART_PRICING,
@@ -130,13 +143,15 @@ export const SHARED_RULES: readonly SharedRule[] = [
   WEBHOOK_EVENTS,
   WEBHOOK_DELIVERIES,
   LIST_PAGING,
+  TAG_FILTERS,
+  CANCELLATION_REFUNDS,
 ];
 
 /** How a tool description or argument points to a shared rule instead of repeating it. */
 export const ruleReference = (rule: SharedRule) => `See “${rule.title}”.`;
 
 export const IDEMPOTENCY_RULE =
-  'Write tools take an optional `idempotencyKey` (sent as the Idempotency-Key header): a retry with the same key ' +
+  'Write tools take an optional `idempotencyKey` (1-255 characters, sent as the Idempotency-Key header): a retry with the same key ' +
   'and arguments within 24 h returns the first result without running the operation again; the same key with ' +
   'other arguments is `idempotency_conflict`. Use a fresh random value per intended change.';
 

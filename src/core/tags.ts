@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { TAG_FILTERS } from './agent-guide.js';
 import { validationFailed } from './errors.js';
 
 /**
@@ -50,7 +51,7 @@ export const TagQueryFields = {
   tag: Type.Optional(
     Type.Array(Type.String({ pattern: FILTER_PATTERN }), {
       maxItems: MAX_TAG_FILTERS,
-      description: 'Only rows tagged `key:value`; repeat for AND (two values of one key match nothing).',
+      description: TAG_FILTERS.text,
     }),
   ),
 };

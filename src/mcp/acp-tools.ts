@@ -33,9 +33,9 @@ export interface AcpTool {
   path: string;
 }
 
+/** The ACP request headers; the instructions say so, with the `api_version` to send. */
 const META = {
   type: 'object',
-  description: 'The ACP request headers; api_version is "2026-04-17".',
   properties: {
     api_version: { type: 'string' },
     idempotency_key: { type: 'string' },

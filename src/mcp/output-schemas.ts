@@ -125,7 +125,13 @@ function branches(key: 'anyOf' | 'oneOf', shapes: JsonSchema[]): JsonSchema {
   return distinct.length === 1 ? (distinct[0] as JsonSchema) : { [key]: distinct };
 }
 
-/** The listed output schema: the envelope's members, and the top level of `data`. */
+/** Envelope members the instructions state for every tool: `nextActions` always, `meta` when paged. */
+const STATED_MEMBERS = new Set(['nextActions', 'meta']);
+
+/**
+ * The listed output schema: the top level of `data`, and the envelope's other members of this
+ * tool (`facets` of a search); those every envelope has are stated once, in the instructions.
+ */
 export function listedOutputSchema(whole: ObjectSchema): ObjectSchema {
   const defs = (whole.$defs ?? {}) as Record<string, JsonSchema>;
   if (Array.isArray(whole.anyOf)) {
@@ -138,10 +144,9 @@ export function listedOutputSchema(whole: ObjectSchema): ObjectSchema {
   return {
     type: 'object',
     properties: Object.fromEntries(
-      Object.entries(properties).map(([name, schema]) => [
-        name,
-        topLevel(schema, defs, name === 'data' ? 1 : 0),
-      ]),
+      Object.entries(properties)
+        .filter(([name]) => !STATED_MEMBERS.has(name))
+        .map(([name, schema]) => [name, topLevel(schema, defs, name === 'data' ? 1 : 0)]),
     ),
   };
 }

@@ -9,8 +9,10 @@ import { SERVICE_NAME, SERVICE_VERSION } from '../http/openapi.js';
 import type { TypedApp } from '../http/types.js';
 import { compileArgumentValidator, validationDetails } from '../http/validation.js';
 import { ACP_TOOLS, acpToolNamed, callAcpTool } from './acp-tools.js';
+import { hostValidation } from './host-validation.js';
 import { serveResources } from './resources.js';
 import {
+  eventTypesLine,
   IDEMPOTENCY_KEY_ARGUMENT,
   misroutingArgument,
   type OpenApiDocumentLike,
@@ -27,11 +29,11 @@ const PREAMBLE = `Tools are the REST operations of the Commerce Agent API, one p
 Arguments are flat: path, query and body fields side by side at the top level (a body field named like a path or query parameter is body_<name>). Unknown or misplaced arguments are refused before anything runs.
 Results are the REST envelope { data, nextActions } (both always present; meta too when a list was paged). A tool's outputSchema gives the top level of data; the whole schema, every field, is the resource commerce://tools/{name}/output-schema. Each next action names the tool (operationId) and the arguments the server already knows: call it with those, adding only what you decide. An action with allowed: false says why in reason.
 Errors come back with isError and the REST error body { error, code, details, requestId }; details[].argument names the argument at fault, and nextActions (when present) say how to recover.
-The ACP checkout tools (snake_case: create_checkout_session and the like) follow the ACP MCP binding instead: arguments { meta: { api_version }, id, payload }, results the ACP CheckoutSession, errors JSON-RPC -32000 with the ACP error in data.`;
+The ACP checkout tools (snake_case: create_checkout_session and the like) follow the ACP MCP binding instead: arguments { meta: the ACP request headers (api_version "2026-04-17", idempotency_key, ...), id, payload }, results the ACP CheckoutSession, errors JSON-RPC -32000 with the ACP error in data.`;
 
 /** The server's instructions: the preamble, then the agent guide (flow, scopes, shared rules). */
 export function mcpInstructions(doc: OpenApiDocumentLike): string {
-  return `${PREAMBLE}\n\n${renderAgentGuide(scopeSummaries(doc.paths))}`;
+  return `${PREAMBLE}\n${eventTypesLine()}\n\n${renderAgentGuide(scopeSummaries(doc.paths))}`;
 }
 
 interface Call {
@@ -195,9 +197,10 @@ export function registerMcpRoutes(app: TypedApp, options: { publicBaseUrl: strin
   // Browsers send Origin: only pages of this deployment's own host (or localhost) may call /mcp.
   // Clients that are not browsers send no Origin and pass.
   const allowedOrigins = [new URL(options.publicBaseUrl).hostname, 'localhost', '127.0.0.1', '[::1]'];
+  // And every request must name this server in Host (DNS rebinding: a re-pointed name sends its own).
   const routeOptions = {
     config: { public: false, scope: 'read' as const },
-    onRequest: originValidation(allowedOrigins),
+    onRequest: [hostValidation(options.publicBaseUrl), originValidation(allowedOrigins)],
   };
   app.post(MCP_PATH, routeOptions, handle);
   // Stateless: there is no server-initiated stream to open (GET) and no session to end (DELETE).

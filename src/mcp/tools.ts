@@ -1,5 +1,6 @@
-import { ruleReference, SHARED_RULES } from '../core/agent-guide.js';
+import { LIST_PAGING, ruleReference, SHARED_RULES } from '../core/agent-guide.js';
 import type { Scope } from '../core/scopes.js';
+import { EVENT_TYPES } from '../events/event-types.js';
 import { listedOutputSchema, type OpenApiResponses, wholeOutputSchema } from './output-schemas.js';
 
 /**
@@ -109,6 +110,47 @@ function annotationsOf(method: string, operationId: string): ToolAnnotations {
   };
 }
 
+function matchesEmpty(pattern: string): boolean {
+  try {
+    return new RegExp(pattern, 'u').test('');
+  } catch {
+    return true; // not a pattern we can read: keep minLength
+  }
+}
+
+/**
+ * The same constraint said once: an `enum` of strings needs no `type: string`, and a `pattern`
+ * that cannot match the empty string needs no `minLength: 1`.
+ */
+function withoutImplied(schema: Record<string, unknown>): Record<string, unknown> {
+  if (isEventTypeEnum(schema.enum)) {
+    const { enum: _listed, ...rest } = schema;
+    return { ...rest, type: 'string' };
+  }
+  const { type, minLength, ...rest } = schema;
+  const enumOfStrings = Array.isArray(rest.enum) && rest.enum.every((v) => typeof v === 'string');
+  const nonEmptyPattern = typeof rest.pattern === 'string' && !matchesEmpty(rest.pattern);
+  return {
+    ...(type !== undefined && !(type === 'string' && enumOfStrings) ? { type } : {}),
+    ...(minLength !== undefined && !(minLength === 1 && nonEmptyPattern) ? { minLength } : {}),
+    ...rest,
+  };
+}
+
+/**
+ * The webhook event types (every type and `*`), an enum two tools would repeat, are listed once
+ * in the instructions (`eventTypesLine`); the argument keeps its type and points there.
+ */
+function isEventTypeEnum(values: unknown): boolean {
+  return (
+    Array.isArray(values) && values.includes('*') && Object.keys(EVENT_TYPES).every((t) => values.includes(t))
+  );
+}
+
+/** The instructions' line listing the event types the webhook tools take. */
+export const eventTypesLine = () =>
+  `Webhook event types (\`events\` of createWebhook and updateWebhook): ${Object.keys(EVENT_TYPES).join(', ')}, or * for every type.`;
+
 /** Inlines `#/components/schemas/...` references, so each tool's input schema stands alone. */
 function inlineRefs(schema: unknown, doc: OpenApiDocumentLike, depth = 0): unknown {
   if (depth > 20 || schema === null || typeof schema !== 'object') return schema;
@@ -126,15 +168,40 @@ function inlineRefs(schema: unknown, doc: OpenApiDocumentLike, depth = 0): unkno
     if (key === 'examples' || key === 'example' || key === '$id') continue;
     out[key] = inlineRefs(value, doc, depth + 1);
   }
-  return out;
+  return withoutImplied(out);
 }
 
-const IDEMPOTENCY_KEY_SCHEMA = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 255,
-  description: 'See “Idempotency”.',
+/** The instructions' “Idempotency” rule names this argument, its length and what it does. */
+const IDEMPOTENCY_KEY_SCHEMA = { type: 'string' };
+
+/** What “Paging” (named by the tool's description) says of `limit` and `cursor`. */
+const PAGED_ARGUMENTS: Record<string, JsonSchema> = {
+  limit: { type: 'integer' },
+  cursor: { type: 'string' },
 };
+
+/**
+ * Argument schemas a tool's listing states elsewhere, left out of it (tools/list stays within its
+ * budget): a paged list's `limit`/`cursor` (the “Paging” rule), and an `id` described only as
+ * "<Resource> id." when the tool's name already names the resource (`Subscription id.` of
+ * getSubscription; `Payment session id.` of createRefund stays).
+ */
+function withoutStatedElsewhere(
+  operationId: string,
+  description: string,
+  properties: Record<string, unknown>,
+) {
+  if (description.includes(LIST_PAGING.text))
+    for (const [name, schema] of Object.entries(PAGED_ARGUMENTS))
+      if (name in properties) properties[name] = schema;
+  const id = properties.id as JsonSchema | undefined;
+  const resource =
+    typeof id?.description === 'string' ? /^([A-Za-z ]+) id\.$/.exec(id.description)?.[1] : undefined;
+  if (id && resource && operationId.toLowerCase().includes(resource.replaceAll(' ', '').toLowerCase())) {
+    const { description: _said, ...rest } = id;
+    properties.id = rest;
+  }
+}
 
 /**
  * What the instructions state for every tool (strict arguments, idempotency keys), or what only
@@ -195,6 +262,7 @@ function toolArguments(op: OpenApiOperation, doc: OpenApiDocumentLike, write: bo
     if (bodyRequired.has(field)) required.push(name);
   }
   if (write) properties[IDEMPOTENCY_KEY_ARGUMENT] = IDEMPOTENCY_KEY_SCHEMA;
+  withoutStatedElsewhere(op.operationId ?? '', op.description ?? '', properties);
   return {
     inputSchema: {
       type: 'object' as const,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { PREVIEW_IDS } from '../../core/agent-guide.js';
+import { CANCELLATION_REFUNDS, PREVIEW_IDS } from '../../core/agent-guide.js';
 import { PageQueryFields } from '../../core/paging.js';
 import { StringEnum } from '../../core/schema.js';
 import { TagQueryFields, TagsSchema } from '../../core/tags.js';
@@ -204,12 +204,7 @@ export const ChangeQuantityBody = Type.Object(
   { additionalProperties: false, examples: [{ quantity: 12 }] },
 );
 
-export const GiveBackField = StringEnum(GIVE_BACK, {
-  description:
-    'Unused time (the preview’s figure) as account `credit` or a `refund` of the last payments; default ' +
-    '`none`. `immediate`: the rest of the period and any period billed early; `end_of_period`: only a period ' +
-    'billed early, then not run (else 400).',
-});
+export const GiveBackField = StringEnum(GIVE_BACK, { description: CANCELLATION_REFUNDS.text });
 
 export const CancelBody = Type.Object(
   {

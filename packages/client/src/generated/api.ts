@@ -927,7 +927,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Creates an order from `items` or an active cart (`cartId`: it becomes `checked_out` atomically and decides lines, context and currency: 400 rule `cart` if sent beside it). Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 `quote_unavailable`). Resolved prices win over `priceCents`/`totalCents` hints (see `rulesApplied`). Starts `pending` with an owner, else `draft`. With a billing account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once (`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to retry safely.
+         * @description Creates an order from `items` or an active cart (`cartId`: it becomes `checked_out` atomically and decides lines, context and currency: 400 rule `cart` if sent beside it). Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 `quote_unavailable`). Starts `pending` with an owner, else `draft`. With a billing account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once (`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to retry safely.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1331,7 +1331,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Gives back `amountCents` of a `success` session (its `refundedCents` grows), recorded in the billing system against the invoice it paid (which stays paid). 409 `payment_not_refundable` (not successful) or `refund_exceeds_remaining`; 409 `conflict` with `Retry-After` while the payment is being reversed; 501 `capability_unavailable` when the billing system has no refunds. `restock: true` puts the paid order’s units left back in stock, `restockItems` the units named (more than sold: 400; than left to restock: 409 `conflict`; each naming `restockItems.N`). Emits `refund.created`, `refund.succeeded` and `product.restocked`.
+         * @description Gives back `amountCents` of a `success` session (its `refundedCents` grows), recorded in the billing system against the invoice it paid (which stays paid). 409 `payment_not_refundable` (not successful) or `refund_exceeds_remaining`; 409 `conflict` with `Retry-After` while the payment is being reversed; 501 `capability_unavailable` when the billing system has no refunds. `restock`/`restockItems`: the order’s units back in stock. Emits `refund.created`, `refund.succeeded` and `product.restocked`.
          */
         post: operations["createRefund"];
         delete?: never;

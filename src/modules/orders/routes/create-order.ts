@@ -103,7 +103,7 @@ export const createOrder = defineRoute({
     'decides lines, context and currency: 400 rule `cart` if sent beside it). ' +
     'Unknown or inactive products: 400 naming the line. Priced with `customerContext`; `order_create` ' +
     'policies may block it (403 `policy_blocked`); passthrough charges are quoted live (502 ' +
-    '`quote_unavailable`). Resolved prices win over `priceCents`/`totalCents` hints (see `rulesApplied`). ' +
+    '`quote_unavailable`). ' +
     'Starts `pending` with an owner, else `draft`. With a billing ' +
     'account (organization `externalId` or `billingAccountId`), one-time lines are invoiced at once ' +
     '(`invoiceId`, pay action); a billing outage is 502 with nothing written. Send an Idempotency-Key to ' +

@@ -16,9 +16,7 @@ export const createRefundRoute = defineRoute({
     'Gives back `amountCents` of a `success` session (its `refundedCents` grows), recorded in the billing ' +
     'system against the invoice it paid (which stays paid). 409 `payment_not_refundable` (not successful) ' +
     'or `refund_exceeds_remaining`; 409 `conflict` with `Retry-After` while the payment is being reversed; 501 `capability_unavailable` when the billing system has no refunds. ' +
-    '`restock: true` puts the paid order’s units left back in stock, `restockItems` the units named (more than ' +
-    'sold: 400; than left to restock: 409 `conflict`; each naming `restockItems.N`). ' +
-    'Emits `refund.created`, `refund.succeeded` and `product.restocked`.',
+    '`restock`/`restockItems`: the order’s units back in stock. Emits `refund.created`, `refund.succeeded` and `product.restocked`.',
   tags: TAGS,
   scope: 'commerce',
   createdAt: [{ collection: '/api/v1/refunds' }],
