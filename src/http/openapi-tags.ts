@@ -118,11 +118,6 @@ export const TAG_GROUPS: TagGroup[] = [
         description:
           'The tenant’s content entries (pages, snippets) with their versions, managed by admins; published entries are readable with any key.',
       },
-      {
-        name: 'Overview',
-        description:
-          'The tenant at a glance, as the web console shows it: recent orders, payments, refunds and revenue, checkout sessions, webhook health, open intents, and recent error responses.',
-      },
     ],
   },
   {
@@ -158,6 +153,11 @@ export const TAG_GROUPS: TagGroup[] = [
       {
         name: 'Audit',
         description: 'Who did what, when: the tenant’s audit log, with the request id of each change.',
+      },
+      {
+        name: 'Overview',
+        description:
+          'The tenant at a glance, as the web console shows it: recent orders, payments, refunds and revenue, checkout sessions, webhook health, open intents, and recent error responses.',
       },
     ],
   },

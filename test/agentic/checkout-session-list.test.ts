@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.app.close());
 
-const list = (query: string, key = tenant.keys.read) => api(t, key).get(`/checkout-sessions${query}`);
+const list = (query: string, key = tenant.keys.admin) => api(t, key).get(`/checkout-sessions${query}`);
 
 describe('GET /checkout-sessions', () => {
   it('lists the sessions newest first, a page at a time', async () => {
@@ -57,7 +57,9 @@ describe('GET /checkout-sessions', () => {
   });
 
   it('shows another tenant none of them, and refuses an unknown status naming the field', async () => {
-    expect((await list('', other.keys.read)).json().data).toEqual([]);
+    expect((await list('', other.keys.admin)).json().data).toEqual([]);
+    // The tenant's every session is an operator's view: a read key reads one session, not the list.
+    expect((await list('', tenant.keys.read)).statusCode).toBe(403);
     const bad = await list('?status=open');
     expect(bad.statusCode).toBe(400);
     expect(errorBody(bad).details?.[0]?.field).toBe('query.status');

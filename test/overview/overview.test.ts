@@ -73,7 +73,9 @@ describe('GET /admin/overview', () => {
         .statusCode,
     ).toBe(201);
 
-    const res = await api(t, tenant.keys.read).get('/admin/overview');
+    // An operator's view, as every /admin route: a read or commerce key is refused.
+    expect((await api(t, tenant.keys.read).get('/admin/overview')).statusCode).toBe(403);
+    const res = await api(t, tenant.keys.admin).get('/admin/overview');
     expect(res.statusCode, res.body).toBe(200);
     const data = res.json().data;
     expect(data.asOf).toBe('2030-05-20T12:00:00.000Z');
@@ -113,17 +115,17 @@ describe('GET /admin/overview', () => {
   });
 
   it('ends the windows at `now` when given, and refuses a malformed one naming the field', async () => {
-    const earlier = await api(t, tenant.keys.read).get('/admin/overview?now=2030-05-18T00:00:00.000Z');
+    const earlier = await api(t, tenant.keys.admin).get('/admin/overview?now=2030-05-18T00:00:00.000Z');
     expect(earlier.statusCode).toBe(200);
     expect(earlier.json().data.payments.last30Days.count).toBe(1);
     expect(earlier.json().data.refunds.last30Days.count).toBe(0);
-    const bad = await api(t, tenant.keys.read).get('/admin/overview?now=yesterday');
+    const bad = await api(t, tenant.keys.admin).get('/admin/overview?now=yesterday');
     expect(bad.statusCode).toBe(400);
     expect(errorBody(bad).details?.[0]?.field).toBe('query.now');
   });
 
   it('shows another tenant nothing of this one', async () => {
-    const res = await api(t, other.keys.read).get('/admin/overview');
+    const res = await api(t, other.keys.admin).get('/admin/overview');
     expect(res.statusCode).toBe(200);
     const data = res.json().data;
     expect(data.payments.last30Days).toEqual({ count: 0, amounts: [] });

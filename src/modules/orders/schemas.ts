@@ -289,7 +289,7 @@ export const OrderListQuery = Type.Object(
       Type.String({
         pattern: '^(?:[Oo][Rr][Dd]-)?[0-9]{1,15}$',
         maxLength: 19,
-        description: 'Only the order with this number, as shown (`ORD-1042`) or bare (`1042`).',
+        description: 'Order number: `ORD-1042` or `1042`.',
         examples: ['ORD-1042'],
       }),
     ),

@@ -17371,7 +17371,7 @@ export interface operations {
                 /** @description Only orders in this payment status, e.g. `paid`. */
                 paymentStatus?: "unpaid" | "partially_paid" | "paid" | "partially_refunded" | "refunded";
                 /**
-                 * @description Only the order with this number, as shown (`ORD-1042`) or bare (`1042`).
+                 * @description Order number: `ORD-1042` or `1042`.
                  * @example ORD-1042
                  */
                 number?: string;

@@ -14,7 +14,7 @@ export const listCheckoutSessionsRoute = defineRoute({
     'ACP and UCP checkout sessions, newest first. `status` filters as a session reads now (expired open ones ' +
     'are `canceled`). Paged: `limit` (default 50), `meta.nextCursor`.',
   tags: ['Checkout sessions'],
-  scope: 'read',
+  scope: 'admin',
   query: CheckoutSessionListQuery,
   responses: { 200: ListEnvelope(CheckoutSessionSchema, 'The checkout sessions.') },
   handler: async (request, _reply, deps) => {

@@ -64,7 +64,7 @@ export const getOverviewRoute = defineRoute({
     'days), checkout sessions by status, failing webhook endpoints and dead letters, open intents. `now` ends ' +
     'the windows.',
   tags,
-  scope: 'read',
+  scope: 'admin',
   query: OverviewQuery,
   responses: { 200: Envelope(OverviewSchema, 'The overview.', example) },
   handler: async (request, _reply, deps) => {
