@@ -43,6 +43,8 @@ function bodyFor(op: Operation, a: World): unknown {
     updateProductContentLocale: { title: 'isolation' },
     putContentEntry: { title: 'isolation', body: 'x' },
     updateContentEntry: { title: 'isolation' },
+    updateConsoleUser: { name: 'changed' },
+    updatePartner: { name: 'changed' },
   };
   if (op.operationId in bodies) return bodies[op.operationId];
   if (op.requestBody?.required) throw new Error(`no body for ${op.operationId}: add one to bodyFor`);
