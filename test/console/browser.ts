@@ -12,6 +12,18 @@ import { expect } from 'vitest';
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 
+/**
+ * Why the console's browser tests do not run here, if they do not. They start their own server on
+ * the embedded database (PGlite) whatever DATABASE_URL says, so CI runs them in its PGlite pass
+ * only: run again in the PostgreSQL and Citus passes they would prove nothing new, for minutes each.
+ */
+export const browserSkipReason: string | undefined = !hasChromium
+  ? `the console browser tests need ${CHROMIUM} (apt-get install -y chromium)`
+  : process.env.DATABASE_URL
+    ? 'the console browser tests start an embedded server of their own: they run when DATABASE_URL is not set'
+    : undefined;
+if (browserSkipReason) console.warn(`SKIPPED: ${browserSkipReason}`);
+
 const SHOTS = fileURLToPath(new URL('../../docs/console/', import.meta.url));
 const updateShots = process.env.UPDATE_CONSOLE_SCREENSHOTS === '1';
 

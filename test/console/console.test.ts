@@ -6,14 +6,11 @@ import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUpProcesses, startServerProcess, tempDir } from '../support/service-processes.js';
 import { waitFor } from '../support/wait.js';
-import { CHROMIUM, expectAccessible, hasChromium, screenshot, startLocalReceiver } from './browser.js';
+import { browserSkipReason, CHROMIUM, expectAccessible, screenshot, startLocalReceiver } from './browser.js';
 
 // The web console in headless Chromium against a real started server (embedded, demo tenant):
 // the first owner's printed sign-in link, API keys, webhooks and their deliveries, orders,
 // refunds, product content, a viewer's refused writes, and an axe check of every page.
-
-if (!hasChromium)
-  console.warn(`SKIPPED: the console browser tests need ${CHROMIUM} (apt-get install -y chromium)`);
 
 interface Demo {
   keys: { read: string; commerce: string; admin: string };
@@ -63,7 +60,7 @@ const go = async (hash: string) => {
 };
 const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name });
 
-describe.skipIf(!hasChromium)('the web console in a browser', () => {
+describe.skipIf(browserSkipReason !== undefined)('the web console in a browser', () => {
   beforeAll(async () => {
     const consoleDir = tempDir();
     await build({
