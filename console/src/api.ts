@@ -94,3 +94,34 @@ export function money(cents: number | null | undefined, currency = 'USD') {
 }
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** Errors of a form: messages by form field, and what names no field of the form. */
+export interface FormErrors {
+  fields: Record<string, string>;
+  general: string | null;
+}
+
+export const noFormErrors: FormErrors = { fields: {}, general: null };
+
+/**
+ * An API error split by the form field it names (the error body's `details[].field`): `placeOf`
+ * says which field of the form an API field is (`path.key` → `key`), or undefined for none; what
+ * names no field of the form is in `general`, with the message.
+ */
+export function fieldErrors(e: unknown, placeOf: (apiField: string) => string | undefined): FormErrors {
+  const fields: Record<string, string> = {};
+  if (!(e instanceof ApiError) || e.details.length === 0) return { fields, general: errorText(e) };
+  const left: ErrorDetail[] = [];
+  for (const d of e.details) {
+    const place = d.field === undefined ? undefined : placeOf(d.field);
+    if (place === undefined || d.field === undefined) {
+      left.push(d);
+      continue;
+    }
+    // Shown at its field, the message need not name it again: `title must ...` → `must ...`.
+    const message = d.message.startsWith(`${d.field} `) ? d.message.slice(d.field.length + 1) : d.message;
+    fields[place] = fields[place] ? `${fields[place]}; ${message}` : message;
+  }
+  const general = left.length > 0 ? `${e.message} (${left.map((d) => d.message).join(', ')})` : null;
+  return { fields, general };
+}

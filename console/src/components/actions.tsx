@@ -59,7 +59,12 @@ export function ActionButtons({ actions, onDone }: { actions: NextAction[]; onDo
           </Button>
         ))}
       </Group>
-      <Modal opened={open !== null} onClose={() => setOpen(null)} title={open ? label(open.rel) : ''}>
+      <Modal
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        opened={open !== null}
+        onClose={() => setOpen(null)}
+        title={open ? label(open.rel) : ''}
+      >
         <Stack>
           <Text size="sm">
             {open?.method} <code>{open?.href}</code>

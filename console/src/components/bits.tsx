@@ -56,6 +56,7 @@ const STATUS_COLORS: Record<string, string> = {
   dead_letter: 'red',
   revoked: 'red',
   disabled: 'red',
+  inactive: 'gray',
   canceled: 'gray',
   cancelled: 'gray',
 };

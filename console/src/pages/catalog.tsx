@@ -1,12 +1,13 @@
-import { Button, Group, Paper, Tabs, TextInput } from '@mantine/core';
+import { Button, Group, Tabs, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
-import { call, errorText, money, query, when } from '../api';
-import { DataTable, ErrorNote, Fields, LinkTo, Mono, PageTitle, Status } from '../components/bits';
+import { money, query, when } from '../api';
+import { DataTable, ErrorNote, Fields, LinkTo, PageTitle, Status } from '../components/bits';
 import { ResourceDetail } from '../components/detail';
 import { ResourceList } from '../components/resource-list';
 import { useApi } from '../hooks';
 import { href, navigate } from '../router';
-import { useSession } from '../session';
+import { ContentPageEditor, ContentPagesList, NewContentPage } from './content-pages';
+import { Partners } from './partners';
 import { ProductContentEditor } from './product-content';
 import { StockPanel } from './stock';
 
@@ -34,21 +35,6 @@ interface Hit {
   currency: string;
   availability: string;
 }
-interface ContentEntry {
-  id: string;
-  key: string;
-  locale: string;
-  title: string;
-  status: string;
-  updatedAt: string;
-}
-interface Partner {
-  id: string;
-  name: string;
-  code: string;
-  status: string;
-}
-
 function ProductDetail({ id }: { id: string }) {
   return (
     <ResourceDetail<Product>
@@ -136,58 +122,10 @@ function CatalogSearch() {
   );
 }
 
-function Partners() {
-  const { can } = useSession();
-  const [name, setName] = useState('');
-  const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [version, setVersion] = useState(0);
-  const create = async (e: FormEvent) => {
-    e.preventDefault();
-    try {
-      await call('POST', '/admin/partners', { name, code });
-      setName('');
-      setCode('');
-      setError(null);
-      setVersion(version + 1);
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
-  return (
-    <>
-      {can('catalog.write') && (
-        <Paper withBorder p="sm" mb="md" component="form" onSubmit={create} aria-label="Add a partner">
-          <Group align="end">
-            <TextInput
-              label="Partner name"
-              required
-              value={name}
-              onChange={(e) => setName(e.currentTarget.value)}
-            />
-            <TextInput label="Code" required value={code} onChange={(e) => setCode(e.currentTarget.value)} />
-            <Button type="submit">Add partner</Button>
-          </Group>
-          <ErrorNote error={error} />
-        </Paper>
-      )}
-      <ResourceList<Partner>
-        key={version}
-        path="/admin/partners"
-        caption="Partners"
-        keyOf={(p) => p.id}
-        columns={[
-          { label: 'Name', render: (p) => p.name },
-          { label: 'Code', render: (p) => <Mono>{p.code}</Mono> },
-          { label: 'Status', render: (p) => <Status value={p.status} /> },
-        ]}
-      />
-    </>
-  );
-}
-
-export function CatalogPage({ kind, id }: { kind?: string | undefined; id?: string | undefined }) {
+export function CatalogPage({ kind, id, locale }: { kind?: string; id?: string; locale?: string }) {
   if (kind === 'products' && id) return <ProductDetail id={id} />;
+  if (kind === 'content' && id) return <ContentPageEditor entryKey={id} locale={locale ?? 'en'} />;
+  if (kind === 'content-new') return <NewContentPage />;
   const tab = kind ?? 'products';
   return (
     <>
@@ -202,24 +140,7 @@ export function CatalogPage({ kind, id }: { kind?: string | undefined; id?: stri
       </Tabs>
       {tab === 'search' && <CatalogSearch />}
       {tab === 'partners' && <Partners />}
-      {tab === 'content' && (
-        <ResourceList<ContentEntry>
-          path="/admin/content"
-          caption="Content pages"
-          keyOf={(c) => c.id}
-          filters={[
-            { name: 'key', label: 'Key' },
-            { name: 'status', label: 'Status', options: ['draft', 'published'] },
-          ]}
-          columns={[
-            { label: 'Key', render: (c) => <Mono>{c.key}</Mono> },
-            { label: 'Locale', render: (c) => c.locale },
-            { label: 'Title', render: (c) => c.title },
-            { label: 'Status', render: (c) => <Status value={c.status} /> },
-            { label: 'Updated', render: (c) => when(c.updatedAt) },
-          ]}
-        />
-      )}
+      {tab === 'content' && <ContentPagesList />}
       {tab === 'products' && (
         <ResourceList<Product>
           path="/admin/products"

@@ -19,7 +19,7 @@ const PAGES: Record<string, (rest: string[]) => ReactNode> = {
   subscriptions: (rest) => <SubscriptionsPage id={rest[0]} />,
   payments: (rest) => <PaymentsPage kind={rest[0]} id={rest[1]} />,
   checkouts: (rest) => <CheckoutsPage id={rest[0]} />,
-  catalog: (rest) => <CatalogPage kind={rest[0]} id={rest[1]} />,
+  catalog: (rest) => <CatalogPage kind={rest[0]} id={rest[1]} locale={rest[2]} />,
   webhooks: (rest) => <WebhooksPage id={rest[0]} deliveryId={rest[2]} />,
   developers: (rest) => <DevelopersPage tab={rest[0]} />,
   settings: () => <SettingsPage />,

@@ -1,16 +1,11 @@
 import { Button, Group, Paper, Select, Stack, Textarea, TextInput, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
-import { call, errorText } from '../api';
-import { DataTable, ErrorNote, Status } from '../components/bits';
+import { call, type FormErrors, fieldErrors, noFormErrors } from '../api';
+import { ErrorNote, Status } from '../components/bits';
 import { useApi } from '../hooks';
 import { useSession } from '../session';
+import { type Media, MediaEditor } from './product-media';
 
-interface Media {
-  url: string;
-  type: string;
-  alt: string | null;
-  position: number;
-}
 interface LocaleContent {
   locale: string;
   title: string | null;
@@ -29,13 +24,13 @@ interface ProductContent {
 const FIELDS = ['title', 'description', 'brand', 'category'] as const;
 type Draft = Record<(typeof FIELDS)[number], string>;
 
-/** A product's localised content: edit a locale's text, publish or unpublish, see its media. */
+/** A product's localised content: edit a locale's text and media, publish or unpublish. */
 export function ProductContentEditor({ productId }: { productId: string }) {
   const { can } = useSession();
   const { data, error, reload } = useApi<ProductContent>(`/admin/products/${productId}/content`);
   const [locale, setLocale] = useState('en');
   const [draft, setDraft] = useState<Draft>({ title: '', description: '', brand: '', category: '' });
-  const [saveError, setSaveError] = useState<string | null>(null);
+  const [saveErrors, setSaveErrors] = useState<FormErrors>(noFormErrors);
   const [saved, setSaved] = useState(false);
   const current = data?.locales.find((l) => l.locale === locale);
 
@@ -49,14 +44,14 @@ export function ProductContentEditor({ productId }: { productId: string }) {
   }, [current]);
 
   const write = async (method: string, path: string, body: object) => {
-    setSaveError(null);
+    setSaveErrors(noFormErrors);
     setSaved(false);
     try {
       await call(method, path, body);
       setSaved(true);
       reload();
     } catch (e) {
-      setSaveError(errorText(e));
+      setSaveErrors(fieldErrors(e, (field) => FIELDS.find((f) => f === field)));
     }
   };
   const save = () => {
@@ -87,12 +82,14 @@ export function ProductContentEditor({ productId }: { productId: string }) {
         />
         <TextInput
           label="Title"
+          error={saveErrors.fields.title}
           readOnly={!editable}
           value={draft.title}
           onChange={(e) => setDraft({ ...draft, title: e.currentTarget.value })}
         />
         <Textarea
           label="Description (Markdown)"
+          error={saveErrors.fields.description}
           readOnly={!editable}
           autosize
           minRows={3}
@@ -102,18 +99,20 @@ export function ProductContentEditor({ productId }: { productId: string }) {
         <Group grow>
           <TextInput
             label="Brand"
+            error={saveErrors.fields.brand}
             readOnly={!editable}
             value={draft.brand}
             onChange={(e) => setDraft({ ...draft, brand: e.currentTarget.value })}
           />
           <TextInput
             label="Category"
+            error={saveErrors.fields.category}
             readOnly={!editable}
             value={draft.category}
             onChange={(e) => setDraft({ ...draft, category: e.currentTarget.value })}
           />
         </Group>
-        <ErrorNote error={saveError} />
+        <ErrorNote error={saveErrors.general} />
         {saved && (
           <output aria-live="polite" className="saved">
             Saved.
@@ -136,16 +135,16 @@ export function ProductContentEditor({ productId }: { productId: string }) {
             )}
           </Group>
         )}
-        <DataTable
-          rows={current?.media ?? []}
-          caption="Media"
-          keyOf={(m) => m.url}
-          empty="No media in this locale."
-          columns={[
-            { label: 'Media', render: (m) => <a href={m.url}>{m.alt || m.url}</a> },
-            { label: 'Type', render: (m) => m.type },
-            { label: 'Position', render: (m) => m.position },
-          ]}
+        <MediaEditor
+          key={`${locale}-${data?.version ?? 0}`}
+          productId={productId}
+          locale={locale}
+          media={current ? current.media : null}
+          editable={editable}
+          onSaved={() => {
+            setSaved(true);
+            reload();
+          }}
         />
       </Stack>
     </Paper>
