@@ -6,7 +6,7 @@ import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUpProcesses, startServerProcess, tempDir } from '../support/service-processes.js';
 import { waitFor } from '../support/wait.js';
-import { CHROMIUM, expectAccessible, hasChromium, screenshot } from './browser.js';
+import { browserSkipReason, CHROMIUM, expectAccessible, screenshot } from './browser.js';
 
 // The console's catalog editing in headless Chromium against a started server (demo tenant):
 // content pages created, edited, restored and deleted (read back through the public content
@@ -48,7 +48,7 @@ async function publicPage(key: string) {
 const go = (hash: string) => page.goto(`${server.url}/console/#/${hash}`);
 const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name });
 
-describe.skipIf(!hasChromium)('catalog editing in the web console', () => {
+describe.skipIf(browserSkipReason !== undefined)('catalog editing in the web console', () => {
   beforeAll(async () => {
     const consoleDir = tempDir();
     await build({
