@@ -83,7 +83,9 @@ export interface Config {
   consoleDir: string | undefined;
   /**
    * Where trace spans go (OpenTelemetry): `none` (default) unless OTEL_TRACES_EXPORTER says `otlp`
-   * or `console`, or an OTLP endpoint is set (src/observability/otel-sdk.ts reads the rest).
+   * or `console`, or an OTLP endpoint is set; OTLP over HTTP as protobuf (the specification's
+   * default) or JSON, as OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL says (src/observability/otel-sdk.ts
+   * reads the rest).
    */
   tracesExporter: TracesExporter;
   /**
@@ -94,7 +96,7 @@ export interface Config {
   heapGrowingPercent: number;
 }
 
-export type TracesExporter = 'none' | 'otlp' | 'console';
+export type TracesExporter = 'none' | 'otlp-protobuf' | 'otlp-json' | 'console';
 
 export class ConfigError extends Error {
   constructor(
@@ -176,20 +178,22 @@ function metricsTokenVar(env: Env): string | undefined {
  */
 function tracesExporterVar(env: Env): TracesExporter {
   if (boolVar(env, 'OTEL_SDK_DISABLED', false)) return 'none';
-  const named = enumVar<TracesExporter>(env, 'OTEL_TRACES_EXPORTER', ['none', 'otlp', 'console'], 'none');
+  const named = enumVar(env, 'OTEL_TRACES_EXPORTER', ['none', 'otlp', 'console'] as const, 'none');
   const endpoint =
     urlVar(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']) ??
     urlVar(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
   const exporter = env.OTEL_TRACES_EXPORTER ? named : endpoint ? 'otlp' : 'none';
-  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL;
-  if (exporter === 'otlp' && protocol && protocol !== 'http/json')
-    throw new ConfigError(
-      env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
-        ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
-        : 'OTEL_EXPORTER_OTLP_PROTOCOL',
-      `must be "http/json" (the exporter this service ships), got "${protocol}"`,
-    );
-  return exporter;
+  if (exporter !== 'otlp') return exporter;
+  const name = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = env[name] || 'http/protobuf';
+  if (protocol === 'http/protobuf') return 'otlp-protobuf';
+  if (protocol === 'http/json') return 'otlp-json';
+  throw new ConfigError(
+    name,
+    `must be "http/protobuf" (the default) or "http/json", OTLP over HTTP (this service ships no gRPC exporter), got "${protocol}"`,
+  );
 }
 
 /** A listen address as it appears in a URL: wildcards become localhost, IPv6 gets brackets. */

@@ -33,6 +33,11 @@ export interface Measured extends LoadResult {
   rounds?: number;
   /** The server process's CPU time per request (median of the rounds), when the job asked. */
   cpuMicrosPerRequest?: number;
+  /**
+   * From a CPU profile of the server over one more round: the shares of its busy time in
+   * observability code (the innermost package or src/ file on the stack) and in the collector.
+   */
+  profiledShares?: { observability: number; gc: number };
 }
 
 export interface LoadOptions {

@@ -1,28 +1,62 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
-import { failSpan, type Span, SpanKind, startClientSpan, tracingOn } from '../observability/tracing.js';
+import {
+  type Attributes,
+  failSpan,
+  type Span,
+  startClientSpan,
+  tracingOn,
+} from '../observability/tracing.js';
 
 type QueryFn = (...args: unknown[]) => unknown;
 
-/** The statement's text, as a span names it (bounded: an IN-list can make it long). */
-function statementText(query: unknown): string {
-  const text = typeof query === 'string' ? query : (query as { text?: unknown } | null)?.text;
-  return typeof text === 'string' ? text.slice(0, 2_000) : '';
+/**
+ * Statements come from a bounded set of shapes, so the attributes of a recorded statement's span
+ * are worked out once per distinct text (as prepared-statements.ts names them) rather than
+ * rescanning up to 2,000 characters each time; past `MAX_DESCRIBED` texts (or for a text too
+ * long to keep), each is described afresh. PGlite is PostgreSQL too: both are `postgresql`.
+ */
+const MAX_DESCRIBED = 2_000;
+const described = new Map<string, Attributes>();
+
+/** The verb and the tables the statement names: `db.query.summary` (`INSERT orders order_lines`). */
+function summaryOf(verb: string, text: string): string {
+  const tables = new Set<string>();
+  for (const m of text.matchAll(/\b(?:from|into|update|join)\s+"?([a-z_][a-z0-9_]*)"?/gi)) {
+    tables.add((m[1] as string).toLowerCase());
+    if (tables.size === 4) break;
+  }
+  return [verb.toUpperCase(), ...tables].join(' ');
 }
 
-function spanFor(system: string, query: unknown): Span | undefined {
-  const text = statementText(query);
-  return startClientSpan(`db ${text.split(/\s/, 1)[0]?.toLowerCase() || 'query'}`, {
-    'db.system.name': system,
+const verbOf = (text: string) => /^\s*([a-z]+)/i.exec(text)?.[1]?.toLowerCase() ?? 'query';
+
+function attributesOf(full: string, verb: string): Attributes {
+  const known = described.get(full);
+  if (known) return known;
+  // Bounded: an IN-list can make a statement long.
+  const text = full.slice(0, 2_000);
+  const attributes = {
+    'db.system.name': 'postgresql',
+    'db.query.summary': summaryOf(verb, text),
     'db.query.text': text,
-  });
+  };
+  if (described.size < MAX_DESCRIBED && full.length <= 8_000) described.set(full, attributes);
+  return attributes;
+}
+
+function spanFor(query: unknown): Span | undefined {
+  const raw = typeof query === 'string' ? query : (query as { text?: unknown } | null)?.text;
+  const text = typeof raw === 'string' ? raw : '';
+  const verb = verbOf(text);
+  return startClientSpan(`db ${verb}`, () => attributesOf(text, verb));
 }
 
 /** `query` with a client span around each promise it returns (tracing on; else as it was). */
-function traced(system: string, query: QueryFn): QueryFn {
+function traced(query: QueryFn): QueryFn {
   return (...args: unknown[]) => {
     if (!tracingOn()) return query(...args);
-    const span = spanFor(system, args[0]);
+    const span = spanFor(args[0]);
     const result = query(...args);
     if (!span) return result;
     if (result instanceof Promise)
@@ -49,19 +83,19 @@ function traced(system: string, query: QueryFn): QueryFn {
 export function traceQueriesOnPool(pool: pg.Pool): void {
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as QueryFn;
-    (client as unknown as { query: QueryFn }).query = traced('postgresql', query);
+    (client as unknown as { query: QueryFn }).query = traced(query);
   });
 }
 
 /** The same on PGlite: its queries, and those of each transaction it opens. */
 export function traceQueriesOnPglite(client: PGlite): void {
   const query = client.query.bind(client) as QueryFn;
-  (client as unknown as { query: QueryFn }).query = traced('postgresql', query);
+  (client as unknown as { query: QueryFn }).query = traced(query);
   const transaction = client.transaction.bind(client);
   client.transaction = ((work: (tx: { query: QueryFn }) => Promise<unknown>) =>
     transaction((tx) => {
       const txQuery = tx.query.bind(tx) as QueryFn;
-      (tx as unknown as { query: QueryFn }).query = traced('postgresql', txQuery);
+      (tx as unknown as { query: QueryFn }).query = traced(txQuery);
       return work(tx as unknown as { query: QueryFn });
     })) as PGlite['transaction'];
 }

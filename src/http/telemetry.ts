@@ -79,6 +79,8 @@ function endSpan(request: FastifyRequest, reply: FastifyReply) {
   const span = request.span;
   if (!span) return;
   request.span = null;
+  // An unsampled request's span is not exported: nothing to say on it.
+  if (!span.isRecording()) return span.end();
   span.setAttributes({
     'http.response.status_code': reply.statusCode,
     'commerce.operation_id': operationOf(request),

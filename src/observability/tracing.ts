@@ -10,7 +10,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 
-export type { Span };
+export type { Attributes, Span };
 export { SpanKind };
 
 /**
@@ -79,10 +79,20 @@ export function startServerSpan(
   return { span, context: trace.setSpan(parent, span) };
 }
 
-/** A client span, child of the active one, that the caller ends (a statement sent to the database). */
-export function startClientSpan(name: string, attributes: Attributes): Span | undefined {
+/**
+ * A client span, child of the active one, that the caller ends (a statement sent to the
+ * database); none under a span that is not recording. Such a parent was not sampled, and the
+ * samplers decide its children as they decided it (`parentbased_*` follow it, `traceidratio`
+ * decides on the same trace id): their spans would be made and dropped. `attributes` is called
+ * only for a span that will be exported.
+ */
+export function startClientSpan(name: string, attributes: () => Attributes): Span | undefined {
   if (!on) return undefined;
-  return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes });
+  const parent = trace.getActiveSpan();
+  if (parent && !parent.isRecording()) return undefined;
+  const span = tracer().startSpan(name, { kind: SpanKind.CLIENT });
+  if (span.isRecording()) span.setAttributes(attributes());
+  return span;
 }
 
 /** Runs `fn` in `ctx` (the request's span active), so the spans it starts are children. */

@@ -43,6 +43,27 @@ describe('configuration', () => {
     );
   });
 
+  it('traces nowhere by default; an OTLP endpoint means OTLP over HTTP, protobuf unless the protocol says JSON', () => {
+    expect(loadConfig({}).tracesExporter).toBe('none');
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    expect(loadConfig(endpoint).tracesExporter).toBe('otlp-protobuf');
+    expect(loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracesExporter).toBe(
+      'otlp-json',
+    );
+    expect(
+      loadConfig({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      }).tracesExporter,
+    ).toBe('otlp-protobuf');
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracesExporter).toBe('console');
+    expect(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'true' }).tracesExporter).toBe('none');
+    expect(() => loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toThrow(
+      'Invalid configuration: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be "http/protobuf" (the default) or "http/json", OTLP over HTTP (this service ships no gRPC exporter), got "grpc"',
+    );
+  });
+
   it('runs the webhook worker in-process by default', () => {
     expect(loadConfig({})).toMatchObject({
       webhookWorker: true,
