@@ -8,7 +8,8 @@ import { waitFor } from '../support/wait.js';
 import { CHROMIUM, expectAccessible, hasChromium } from './browser.js';
 
 // The console's Team and Customers pages in headless Chromium against a started server (embedded,
-// demo tenant): a pending invitation revoked from its own list, and customers searched by name.
+// demo tenant): a pending invitation revoked from its own list, and customers searched by name,
+// each screen checked with axe.
 
 let server: Awaited<ReturnType<typeof startServerProcess>>;
 let browser: Browser;
@@ -78,4 +79,19 @@ describe.skipIf(!hasChromium)('the console’s team and customers pages', () => 
     await refused.getByRole('alert').filter({ hasText: 'already used or has expired' }).waitFor();
     await invitee.close();
   }, 60_000);
+
+  it('finds a customer by a part of its name', async () => {
+    await apiCall('POST', '/accounts', { name: 'Umbrella Research', email: 'ap@umbrella.example' });
+    await go('customers');
+    const list = page.getByRole('table', { name: 'Customer accounts' });
+    await list.getByRole('link').first().waitFor();
+    await page.getByLabel('Name or email').fill('brella res');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await list.getByRole('link', { name: 'Umbrella Research' }).waitFor();
+    await expect.poll(() => list.getByRole('row').count()).toBe(2);
+    await expectAccessible(page, 'customers searched by name');
+    await page.getByLabel('Name or email').fill('nobody by this name');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('Nothing here yet.').waitFor();
+  });
 });

@@ -709,7 +709,7 @@ export interface paths {
         };
         /**
          * Product catalog
-         * @description The active, published products of this tenant with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Each shows `availability` and, when its stock is tracked, the units `available`. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         * @description The active, published products with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Each shows `availability` and, when its stock is tracked, the units `available`. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["getCatalog"];
         put?: never;
@@ -1517,7 +1517,7 @@ export interface paths {
         };
         /**
          * List accounts
-         * @description The tenant-owned accounts, newest first (a billing-system account is read with GET /accounts/{id}). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         * @description Tenant-owned accounts, newest first (a billing-system account: GET /accounts/{id}). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccounts"];
         put?: never;
@@ -1541,7 +1541,7 @@ export interface paths {
         };
         /**
          * Get an account
-         * @description A tenant-owned account; else, when the id matches the account-id format of the tenant’s active billing integration, the billing-system account read live: `source: "billing"`, account number, open balance (decimal and minor units), contacts, and no `update` action. 404 when neither has it; 502 `billing_unavailable` when the billing system is down.
+         * @description A tenant-owned account; else, when the id has the account-id format of the tenant’s billing integration, the billing-system account read live: `source: "billing"`, account number, open balance (decimal and minor units), contacts, and no `update` action. 404 when neither has it; 502 `billing_unavailable` when the billing system is down.
          */
         get: operations["getAccount"];
         put?: never;
@@ -15823,7 +15823,7 @@ export interface operations {
                      * @default USD
                      */
                     currency?: string;
-                    /** @description Who is buying: every line is priced with the matching price rules and offers. Fixed for the cart’s life. */
+                    /** @description Who is buying, for every line’s price rules and offers. Fixed for the cart’s life. */
                     customerContext?: {
                         /** @description Customer segment, e.g. `smb`. */
                         segment?: string | null;
@@ -21685,7 +21685,7 @@ export interface operations {
                     /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
                     events: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "product.restocked" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                     /**
-                     * @description Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.
+                     * @description Default `native`. `acp`: ACP order webhooks of checkout orders, not our events.
                      * @enum {string}
                      */
                     format?: "native" | "acp";
@@ -22216,7 +22216,7 @@ export interface operations {
                     /** @description `false` stops deliveries (events meanwhile are not delivered later). */
                     isActive?: boolean;
                     /**
-                     * @description Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.
+                     * @description Default `native`. `acp`: ACP order webhooks of checkout orders, not our events.
                      * @enum {string}
                      */
                     format?: "native" | "acp";
@@ -22841,7 +22841,7 @@ export interface operations {
                 "application/json": {
                     /** @description The paying account. With an invoice: the invoice’s billing account, or a local account (id) linked to it by `externalId`, which is stored as the billing account; any other account is 400. Without an invoice: any account reference. */
                     accountId: string;
-                    /** @description Minor units. With an invoice: at most its balance (else 400); less is a partial payment. */
+                    /** @description Minor units. With an invoice: at most its balance (else 400); less pays in part. */
                     amountCents: number;
                     /** @description ISO 4217 code. */
                     currency: string;
@@ -23141,7 +23141,7 @@ export interface operations {
                 "application/json": {
                     /** @description The paying account. With an invoice: the invoice’s billing account, or a local account (id) linked to it by `externalId`, which is stored as the billing account; any other account is 400. Without an invoice: any account reference. */
                     accountId: string;
-                    /** @description Minor units. With an invoice: at most its balance (else 400); less is a partial payment. */
+                    /** @description Minor units. With an invoice: at most its balance (else 400); less pays in part. */
                     amountCents: number;
                     /** @description ISO 4217 code. */
                     currency: string;
@@ -23936,7 +23936,7 @@ export interface operations {
                     invoiceId?: string;
                     /** @description Every unit of the paid order not yet restocked goes back in stock. */
                     restock?: boolean;
-                    /** @description These units of the paid order go back in stock (instead of `restock`): each a stock-tracked line, at most what it sold less what refunds already put back (400/409 naming `restockItems.N`). */
+                    /** @description These units of the paid order go back in stock (instead of `restock`): each a stock-tracked line, at most what it sold less what refunds restocked (400/409 naming `restockItems.N`). */
                     restockItems?: {
                         /** Format: uuid */
                         productId: string;
@@ -25749,6 +25749,8 @@ export interface operations {
     listAccounts: {
         parameters: {
             query?: {
+                /** @description In name or email, any case. */
+                q?: string;
                 /** @description Only rows tagged `key:value`; repeat for AND (two values of one key match nothing). */
                 tag?: string[];
                 /** @description Page size. */
