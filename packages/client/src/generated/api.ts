@@ -29301,6 +29301,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "actorKeyId": "string",
+                     *           "actorUserId": "string",
                      *           "requestId": "string",
                      *           "lastError": "string",
                      *           "resolvedBy": "string",
@@ -29364,6 +29365,8 @@ export interface operations {
                             }[];
                             /** @description The API key that asked for the operation; null for the system. */
                             actorKeyId: string | null;
+                            /** @description The console user that asked for it; null for a key or the system. */
+                            actorUserId: string | null;
                             requestId: string;
                             /** @description Why it is not completed, when it is not. */
                             lastError: string | null;
@@ -29521,6 +29524,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "actorKeyId": "string",
+                     *         "actorUserId": "string",
                      *         "requestId": "string",
                      *         "lastError": "string",
                      *         "resolvedBy": "string",
@@ -29579,6 +29583,8 @@ export interface operations {
                             }[];
                             /** @description The API key that asked for the operation; null for the system. */
                             actorKeyId: string | null;
+                            /** @description The console user that asked for it; null for a key or the system. */
+                            actorUserId: string | null;
                             requestId: string;
                             /** @description Why it is not completed, when it is not. */
                             lastError: string | null;
