@@ -18469,7 +18469,7 @@ export interface operations {
                                     resolved: number;
                                 }[];
                             };
-                            /** @description Present when something in the request was taken as given but is suspect: `unknown_partner` when `customerContext.partner` is no partner of the tenant. */
+                            /** @description Present when something in the request was taken as given but is suspect: `unknown_partner` when the partner the order is priced with (`customerContext.partner`, or its cart’s: field `cartId`) is no partner of the tenant. */
                             warnings?: {
                                 /** @enum {string} */
                                 code: "unknown_partner";
