@@ -12,12 +12,11 @@ import { createDeps, createLogger, type Deps, openConfiguredDatabase } from './d
 import { tuneHeap } from './heap-tuning.js';
 import { startIdempotencyPurge } from './http/idempotency/purge.js';
 import { SERVICE_VERSION } from './http/openapi.js';
-import { demoOwnerSignInLink } from './modules/team/index.js';
 import { startTracingFromEnv } from './observability/otel-sdk.js';
 import { TABLE_LAYOUT } from './schema.js';
 import {
   type DemoSeed,
-  formatConsoleLink,
+  demoConsoleStart,
   formatDemoBanner,
   formatStartLinks,
   seedDemoIfEmpty,
@@ -81,8 +80,9 @@ export async function startServer(
     throw listenError(err, config.port, config.host);
   }
   const baseUrl = listeningUrl(app, config);
+  // Also for a database seeded before console users existed: its demo tenant gets its owner now.
   const consoleLink = config.seedDemo
-    ? formatConsoleLink(await demoOwnerSignInLink(deps.db, baseUrl, deps.clock.now()))
+    ? await demoConsoleStart(deps.db, config.dataDir, baseUrl, deps.clock)
     : '';
   process.stdout.write(
     `${seed ? formatDemoBanner(seed, baseUrl) : formatStartLinks(baseUrl)}${consoleLink}\n`,

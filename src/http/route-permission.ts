@@ -11,7 +11,7 @@ const WRITE_AREAS: readonly [RegExp, Permission][] = [
   [/^\/payments\/[^/]+\/refunds$|^\/refunds(\/|$)/, 'refunds.write'],
   [/^\/admin\/api-keys(\/|$)/, 'api_keys.write'],
   [/^\/webhooks(\/|$)/, 'webhooks.write'],
-  [/^\/admin\/(users|roles)(\/|$)/, 'team.write'],
+  [/^\/admin\/(users|roles|invitations)(\/|$)/, 'team.write'],
   [
     /^\/admin\/(products|price-rules|offers|promotions|content|partners|plan-links|plan-change-rules|feeds)(\/|$)/,
     'catalog.write',

@@ -7,8 +7,13 @@ import type { AppEnv } from '../config.js';
 import { SCOPES, type Scope } from '../core/scopes.js';
 import type { Db } from '../db/client.js';
 import { issueApiKey } from '../modules/api-keys/index.js';
-import { createDemoOwner, DEMO_OWNER_EMAIL } from '../modules/team/index.js';
-import { createTenant, hasAnyTenant } from '../modules/tenants/index.js';
+import {
+  createDemoOwner,
+  createDemoOwnerIfNoUsers,
+  DEMO_OWNER_EMAIL,
+  demoOwnerSignInLink,
+} from '../modules/team/index.js';
+import { createTenant, getTenant, hasAnyTenant } from '../modules/tenants/index.js';
 import { readSeedFile, seedCatalog } from './catalog.js';
 import { seedDemoBilling } from './demo-billing.js';
 
@@ -64,6 +69,50 @@ export async function seedDemoIfEmpty(
   fs.writeFileSync(file, `${JSON.stringify({ environment, ...seeded }, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
   return { ...seeded, file };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The demo tenant's id, from the keys file its seeding wrote; undefined without a readable one. */
+function demoTenantId(dataDir: string): string | undefined {
+  try {
+    const saved = JSON.parse(fs.readFileSync(path.join(dataDir, DEMO_KEYS_FILE), 'utf8')) as {
+      tenantId?: unknown;
+    };
+    return typeof saved.tenantId === 'string' && UUID.test(saved.tenantId) ? saved.tenantId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A database seeded before console users existed has a demo tenant without any: its first owner
+ * is created, as a fresh seed does. The demo tenant is the one `<dataDir>/demo-keys.json` names;
+ * no other tenant, and none that has a console user already, ever gets one. True when created.
+ */
+export async function ensureDemoOwner(db: Db, dataDir: string, clock: Clock = systemClock): Promise<boolean> {
+  const tenantId = demoTenantId(dataDir);
+  if (!tenantId) return false;
+  return db.transaction(async (tx) => {
+    // One instance at a time, as the seeding itself.
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_ID})`);
+    if (!(await getTenant(tx, tenantId))) return false;
+    return createDemoOwnerIfNoUsers(tx, tenantId, clock.now());
+  });
+}
+
+/**
+ * What a start with the demo prints for the console: the demo owner's one-time sign-in link while
+ * it has never signed in, the owner created first when the demo tenant has no console user.
+ */
+export async function demoConsoleStart(
+  db: Db,
+  dataDir: string,
+  baseUrl: string,
+  clock: Clock = systemClock,
+): Promise<string> {
+  await ensureDemoOwner(db, dataDir, clock);
+  return formatConsoleLink(await demoOwnerSignInLink(db, baseUrl, clock.now()));
 }
 
 /** The demo owner's one-time console sign-in link, while it has never signed in. */

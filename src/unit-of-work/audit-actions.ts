@@ -73,6 +73,8 @@ export const AUDIT_ACTIONS = [
   // Console users (src/modules/team/): invitations, changes, sign-ins and their sessions.
   'console_user.create',
   'console_user.update',
+  'console_user.invitation_resend',
+  'console_user.invitation_revoke',
   'console_user.password_reset',
   'console_user.password_set',
   'console_user.sessions_revoke',

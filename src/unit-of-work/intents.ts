@@ -93,10 +93,11 @@ export async function beginIntent<P>(
   const leaseUntil = new Date(now.getTime() + leaseOf(deps));
   const result = await q.execute(sql`
     insert into intents (tenant_id, id, operation_id, operation, recovery, status, attempt, subject_type,
-      subject_id, plan, effects, actor_key_id, request_id, lease_token, lease_until, runs, created_at, updated_at)
+      subject_id, plan, effects, actor_key_id, actor_user_id, request_id, lease_token, lease_until, runs, created_at,
+      updated_at)
     values (${ctx.tenantId}, ${uuidv7()}, ${key.id}, ${spec.operation}, ${spec.recovery}, 'pending', 1,
       ${spec.subject?.type ?? null}, ${spec.subject?.id ?? null}, ${jsonParam(spec.plan)}::jsonb,
-      ${jsonParam(effects)}::jsonb, ${ctx.keyId}, ${ctx.requestId}, ${token}, ${leaseUntil.toISOString()}::timestamptz,
+      ${jsonParam(effects)}::jsonb, ${ctx.keyId}, ${ctx.userId ?? null}, ${ctx.requestId}, ${token}, ${leaseUntil.toISOString()}::timestamptz,
       1, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)
     on conflict (tenant_id, operation_id) do update set
       attempt = intents.attempt + (case when intents.status = 'pending' then 0 else 1 end),
@@ -140,6 +141,7 @@ function fromSql(r: Record<string, unknown>): IntentRow {
     plan: json(r.plan),
     effects: json(r.effects) as EffectRecord[],
     actorKeyId: (r.actor_key_id as string | null) ?? null,
+    actorUserId: (r.actor_user_id as string | null) ?? null,
     requestId: r.request_id as string,
     leaseToken: (r.lease_token as string | null) ?? null,
     leaseUntil: date(r.lease_until) as Date,
@@ -165,9 +167,17 @@ export class Intent<P = unknown> {
   get id() {
     return this.row.id;
   }
-  /** Who acts when the operation is finished later (a retry, the reconciler): the key that asked, as then. */
+  /**
+   * Who acts when the operation is finished later (a retry, the reconciler): the key or the console
+   * user that asked, as then.
+   */
   get context(): OperationContext {
-    return { tenantId: this.row.tenantId, keyId: this.row.actorKeyId, requestId: this.row.requestId };
+    return {
+      tenantId: this.row.tenantId,
+      keyId: this.row.actorKeyId,
+      userId: this.row.actorUserId,
+      requestId: this.row.requestId,
+    };
   }
   get plan(): P {
     return this.row.plan as P;

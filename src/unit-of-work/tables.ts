@@ -99,6 +99,8 @@ export const intents = distributedTable(
       plan: jsonb('plan').notNull(),
       effects: jsonb('effects').notNull().$type<EffectRecord[]>(),
       actorKeyId: uuid('actor_key_id'),
+      /** The console user that asked (through a session), so a resumed write's audit names it too. */
+      actorUserId: uuid('actor_user_id'),
       requestId: text('request_id').notNull(),
       /** Who owns the intent until `lease_until`: the operation, a retry of it, or the reconciler. */
       leaseToken: uuid('lease_token'),

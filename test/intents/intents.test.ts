@@ -7,6 +7,7 @@ import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } 
 import { api, type Method } from '../support/api.js';
 import { linkedBillingAccount } from '../support/billing-fixtures.js';
 import { adminPost, perSeat } from '../support/catalog-fixtures.js';
+import { consoleApi, signedIn } from '../support/console.js';
 
 // Intents over HTTP: an operation whose billing call took effect but whose answer was lost stays
 // pending (its subscription claimed), is visible to admins and in /readyz, blocks other changes of
@@ -48,6 +49,7 @@ describe('billing intents', () => {
     (await call('GET', '/admin/intents?status=pending', key)).json().data as {
       id: string;
       operation: string;
+      subject: { id: string } | null;
     }[];
 
   it('a change whose answer was lost: pending, visible, blocking; the reconciler finishes it', async () => {
@@ -109,6 +111,38 @@ describe('billing intents', () => {
     const billed = await new BuiltinBilling(t.deps.db, clock, shop.tenantId).listSubscriptions(billingId);
     expect(billed.ok && billed.value.find((b) => b.id === sub.billingSubscriptionId)).toMatchObject({
       quantity: 5,
+    });
+  });
+
+  it('a console user’s change finished by the reconciler is audited with that user as the actor', async () => {
+    const sub = await subscribe();
+    const support = await signedIn(t, shop.tenantId, 'support');
+    faults.only = ['changeSubscription'];
+    faults.applyThenFailNext = 1;
+    const lost = await consoleApi(t, support).post(`/subscriptions/${sub.id}/change-quantity`, {
+      quantity: 6,
+      timing: 'immediate',
+    });
+    faults.reset();
+    expect(lost.statusCode).toBe(502);
+    const intent = (await pending()).find((i) => i.subject?.id === sub.id);
+    expect(intent).toMatchObject({ actorKeyId: null, actorUserId: support.userId });
+
+    clock.advance(60_000);
+    expect(await reconcileIntents(t.deps, { tenantId: shop.tenantId })).toMatchObject({ completed: 1 });
+    const audit = await call(
+      'GET',
+      `/audit-logs?resourceId=${sub.id}&action=subscription.change`,
+      shop.keys.admin,
+    );
+    expect(audit.json().data).toMatchObject([
+      { details: { after: { quantity: 6 } }, actor: { keyId: null, userId: support.userId } },
+    ]);
+    const done = (await call('GET', `/admin/intents/${intent?.id}`, shop.keys.admin)).json().data;
+    expect(done).toMatchObject({
+      status: 'completed',
+      resolvedBy: 'reconciler',
+      actorUserId: support.userId,
     });
   });
 

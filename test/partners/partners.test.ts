@@ -152,4 +152,46 @@ describe('partners', () => {
     });
     expect(knownOrder.json().data).not.toHaveProperty('warnings');
   });
+
+  it('warns of an unknown partner in the context an order takes from its cart', async () => {
+    await admin().post('/admin/partners', { name: 'Umbrella', code: 'umbrella' });
+    const shop = api(t, tenant.keys.commerce);
+    const cartWith = async (partner: string) => {
+      const cart = await shop.post('/carts', { currency: 'USD', customerContext: { partner } });
+      expect(cart.statusCode, cart.body).toBe(201);
+      const id = cart.json().data.id as string;
+      const added = await shop.post(`/carts/${id}/items`, { productId: product.id, quantity: 1 });
+      expect(added.statusCode, added.body).toBe(201);
+      return id;
+    };
+    const ghostCart = await cartWith('ghost-cart');
+    const order = await shop.post('/orders', { cartId: ghostCart }, { idempotencyKey: `order-${ghostCart}` });
+    expect(order.statusCode, order.body).toBe(201);
+    expect(order.json().data.customerContext).toMatchObject({ partner: 'ghost-cart' });
+    expect(order.json().data.warnings).toEqual([
+      {
+        code: 'unknown_partner',
+        field: 'cartId',
+        message:
+          'No partner with code "ghost-cart": no partner price rule or offer applies (prices are the default ones)',
+      },
+    ]);
+    // The stored answer of a retry says it too.
+    const replay = await shop.post(
+      '/orders',
+      { cartId: ghostCart },
+      { idempotencyKey: `order-${ghostCart}` },
+    );
+    expect(replay.headers['x-idempotency-replayed']).toBe('true');
+    expect(replay.json().data.warnings).toEqual(order.json().data.warnings);
+
+    const knownCart = await cartWith('umbrella');
+    const known = await shop.post('/orders', { cartId: knownCart });
+    expect(known.statusCode, known.body).toBe(201);
+    expect(known.json().data).not.toHaveProperty('warnings');
+    // A partner of another tenant is no partner of this one.
+    await api(t, other.keys.admin).post('/admin/partners', { name: 'Theirs', code: 'theirs-only' });
+    const theirs = await shop.post('/orders', { cartId: await cartWith('theirs-only') });
+    expect(theirs.json().data.warnings).toMatchObject([{ code: 'unknown_partner', field: 'cartId' }]);
+  });
 });

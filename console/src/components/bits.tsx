@@ -52,6 +52,7 @@ const STATUS_COLORS: Record<string, string> = {
   pending: 'yellow',
   processing: 'yellow',
   draft: 'gray',
+  expired: 'gray',
   failed: 'red',
   dead_letter: 'red',
   revoked: 'red',

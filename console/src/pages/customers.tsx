@@ -190,7 +190,10 @@ export function CustomersPage({ id }: { id?: string | undefined }) {
         path="/accounts"
         caption="Customer accounts"
         keyOf={(a) => a.id}
-        filters={[{ name: 'tag', label: 'Tag', placeholder: 'tier:gold' }]}
+        filters={[
+          { name: 'q', label: 'Name or email', placeholder: 'Initech' },
+          { name: 'tag', label: 'Tag', placeholder: 'tier:gold' },
+        ]}
         columns={[
           { label: 'Name', render: (a) => <LinkTo to={href('customers', a.id)}>{a.name}</LinkTo> },
           { label: 'Email', render: (a) => a.email ?? '—' },

@@ -15,6 +15,15 @@ interface User {
   lastSignInAt?: string | null;
   createdAt: string;
 }
+interface Invitation {
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+  status: string;
+  invitedAt: string;
+  expiresAt: string;
+}
 interface Role {
   name: string;
   description: string;
@@ -85,6 +94,16 @@ export function TeamPage() {
       setError(errorText(e));
     }
   };
+  const resendInvitation = (i: Invitation) =>
+    act(async () => {
+      const answer = await call<{ url: string }>('POST', `/admin/invitations/${i.id}/resend`);
+      setLink({ label: `New invitation link for ${i.email}`, url: answer.data.url });
+    });
+  const revokeInvitation = (i: Invitation) =>
+    act(async () => {
+      await call('DELETE', `/admin/invitations/${i.id}`);
+      setLink(null);
+    });
   const resetLink = (u: User) =>
     act(async () => {
       const answer = await call<{ url: string }>('POST', `/admin/users/${u.id}/password-reset`);
@@ -102,10 +121,51 @@ export function TeamPage() {
       {link && <OnceSecret label={link.label} value={link.url} />}
       <ErrorNote error={error} />
       <Title order={2} size="h4" my="sm">
+        Pending invitations
+      </Title>
+      <ResourceList<Invitation>
+        key={`invitations-${version}`}
+        path="/admin/invitations"
+        caption="Pending invitations"
+        keyOf={(i) => i.id}
+        columns={[
+          { label: 'Email', render: (i) => i.email },
+          { label: 'Role', render: (i) => i.role },
+          { label: 'Status', render: (i) => <Status value={i.status} /> },
+          { label: 'Invited', render: (i) => when(i.invitedAt) },
+          { label: 'Link expires', render: (i) => when(i.expiresAt) },
+          {
+            label: 'Actions',
+            render: (i) =>
+              writable ? (
+                <Group gap="xs" wrap="nowrap">
+                  <Button
+                    size="xs"
+                    variant="default"
+                    onClick={() => void resendInvitation(i)}
+                    aria-label={`Resend the invitation of ${i.email}`}
+                  >
+                    Resend
+                  </Button>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    color="red"
+                    onClick={() => void revokeInvitation(i)}
+                    aria-label={`Revoke the invitation of ${i.email}`}
+                  >
+                    Revoke
+                  </Button>
+                </Group>
+              ) : null,
+          },
+        ]}
+      />
+      <Title order={2} size="h4" my="sm">
         Users
       </Title>
       <ResourceList<User>
-        key={version}
+        key={`users-${version}`}
         path="/admin/users"
         caption="Users"
         keyOf={(u) => u.id}

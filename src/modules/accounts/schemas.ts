@@ -90,8 +90,21 @@ export const AccountUpdate = Type.Object(
   },
 );
 
+/** The longest `q` of GET /accounts: a name or an address, not a document. */
+export const ACCOUNT_SEARCH_MAX_LENGTH = 100;
+
 export const AccountListQuery = Type.Object(
-  { ...TagQueryFields, ...PageQueryFields },
+  {
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: ACCOUNT_SEARCH_MAX_LENGTH,
+        description: 'In name or email, any case.',
+      }),
+    ),
+    ...TagQueryFields,
+    ...PageQueryFields,
+  },
   { additionalProperties: false },
 );
 

@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm';
+import { desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { uuidv7 } from 'uuidv7';
 import type { BillingAccount, BillingAdapter } from '../../billing/adapter.js';
@@ -49,11 +49,23 @@ export function presentAccount(row: OrganizationRow): AccountApi {
   };
 }
 
+/** `%`, `_` and `\` stand for themselves in the search, not for LIKE's wildcards. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * `q` of GET /accounts: the name or the email contains it, whatever the case. The trigram indexes
+ * (gin_trgm_ops) serve a `q` of three characters or more; a shorter one reads the tenant's rows.
+ */
+function nameOrEmailContains(q: string): SQL {
+  const pattern = `%${likeLiteral(q)}%`;
+  return sql`(${organizations.name} ilike ${pattern} or ${organizations.email} ilike ${pattern})`;
+}
+
 /** GET /accounts: the tenant-owned accounts, newest first; with a page, `limit + 1` rows after its key. */
 export async function listAccounts(
   db: Queryable,
   tenantId: string,
-  filters: { tag?: string[] | undefined },
+  filters: { q?: string | undefined; tag?: string[] | undefined },
   page: PageRequest | null = null,
 ): Promise<OrganizationRow[]> {
   const query = db
@@ -64,6 +76,7 @@ export async function listAccounts(
         organizations,
         tenantId,
         tagsMatch(organizations.tags, filters.tag),
+        filters.q === undefined ? undefined : nameOrEmailContains(filters.q),
         page?.after ? rowsAfter([organizations.createdAt, organizations.id], page.after, true) : undefined,
       ),
     )

@@ -28,6 +28,9 @@ export const organizations = distributedTable(
     (t) => [
       primaryKey({ columns: [t.tenantId, t.id] }),
       index('organizations_tenant_created_idx').on(t.tenantId, t.createdAt),
+      // GET /accounts?q=: a substring of the name or the email, any case (ILIKE '%q%').
+      index('organizations_name_trgm_idx').using('gin', t.name.op('gin_trgm_ops')),
+      index('organizations_email_trgm_idx').using('gin', t.email.op('gin_trgm_ops')),
       uniqueIndex('organizations_tenant_external_id_key')
         .on(t.tenantId, t.externalId)
         .where(sql`external_id is not null`),

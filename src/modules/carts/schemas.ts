@@ -27,8 +27,7 @@ const CustomerContextInput = Type.Object(
   },
   {
     additionalProperties: false,
-    description:
-      'Who is buying: every line is priced with the matching price rules and offers. Fixed for the cart’s life.',
+    description: 'Who is buying, for every line’s price rules and offers. Fixed for the cart’s life.',
   },
 );
 

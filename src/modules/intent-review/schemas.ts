@@ -65,6 +65,7 @@ export const IntentSchema = Type.Object({
   }),
   effects: Type.Array(EffectSchema),
   actorKeyId: NullableString('The API key that asked for the operation; null for the system.'),
+  actorUserId: NullableString('The console user that asked for it; null for a key or the system.'),
   requestId: Type.String(),
   lastError: NullableString('Why it is not completed, when it is not.'),
   resolvedBy: NullableString('`operation`, or `reconciler` when the reconciler closed it.'),

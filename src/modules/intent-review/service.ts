@@ -21,6 +21,7 @@ export function presentIntent(row: IntentRow): IntentApi {
     subject: row.subjectType && row.subjectId ? { type: row.subjectType, id: row.subjectId } : null,
     effects: row.effects.map((e) => ({ ...e, idempotencyKey: effectKey(row, e.step) })),
     actorKeyId: row.actorKeyId,
+    actorUserId: row.actorUserId,
     requestId: row.requestId,
     lastError: row.lastError,
     resolvedBy: row.resolvedBy,

@@ -17,6 +17,7 @@ import {
 import { checkOutCart } from '../carts/index.js';
 import { redeemPromotion } from '../catalog/index.js';
 import { applyReservedCredit, type ReservedCredit, reserveCreditOnIssue } from '../credits/index.js';
+import { partnerWarnings, type Warning } from '../partners/index.js';
 import { reserveStock, reserveStockIfClear } from '../stock/index.js';
 import { commitCreate, type Provisioned, provision, provisionSteps } from '../subscriptions/index.js';
 import { getTenant } from '../tenants/index.js';
@@ -28,6 +29,8 @@ import { getOrder, type OrderApi, orderInsert, presentOrder } from './service.js
 export interface CreatedOrder {
   order: OrderApi;
   rulesApplied: RulesApplied;
+  /** What is suspect in the order's context (an unknown partner), said beside the order. */
+  warnings: Warning[];
   hasSubscription: boolean;
   /** A journey purchase provisioned subscriptions with it. */
   provisioned: boolean;
@@ -91,6 +94,7 @@ async function writeOrder(
   return {
     order,
     rulesApplied: plan.rulesApplied,
+    warnings: plan.warnings ?? [],
     hasSubscription: plan.hasSubscription,
     provisioned: plan.journey.length > 0,
     ...(invoice ? { invoice: { status: invoice.status, balanceCents: invoice.balanceCents } } : {}),
@@ -135,6 +139,20 @@ interface Billed {
 }
 
 /**
+ * The partner of the context the order is priced with and records: the body's `customerContext`,
+ * or its cart's (then the warning names `cartId`, where it came from).
+ */
+function contextWarnings(deps: ServiceDeps, tenantId: string, plan: OrderPlan): Promise<Warning[]> {
+  const partner = plan.order.customerContext.partner;
+  return partnerWarnings(
+    deps.db,
+    tenantId,
+    typeof partner === 'string' ? partner : null,
+    plan.cart ? 'cartId' : 'customerContext.partner',
+  );
+}
+
+/**
  * POST /orders: an order from items, or a checkout of a cart. A plain order is one statement; a
  * checkout locks its cart in the order's transaction (409 if the cart changed since it was read);
  * a billing-linked order invoices its one-time lines and provisions a journey's subscriptions
@@ -150,6 +168,7 @@ export const orderOperation = declareOperation<{
   recovery: 'compensate',
   async plan(run, body) {
     const plan = await planOrder(run.deps, run.ctx, body);
+    plan.warnings = await contextWarnings(run.deps, run.ctx.tenantId, plan);
     return noBilling(plan) ? local(() => createLocally(run, plan)) : plan;
   },
   steps: (plan) => [

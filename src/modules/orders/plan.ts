@@ -8,6 +8,7 @@ import type { ServiceDeps } from '../../unit-of-work/index.js';
 import { resolveAccount } from '../accounts/index.js';
 import { type CheckoutCart, cartCheckedOut, readCartForCheckout } from '../carts/index.js';
 import { pricingDataRead } from '../catalog/index.js';
+import type { Warning } from '../partners/index.js';
 import {
   activePoliciesRead,
   assertAllowed,
@@ -87,6 +88,8 @@ export interface OrderPlan {
   cartUnits: number;
   /** The lines of tracked products, reserved in the order's unit of work (absent in older plans). */
   stock?: StockLine[];
+  /** What is suspect in the context the order is priced with (absent in older plans). */
+  warnings?: Warning[];
 }
 
 async function orderSource(deps: ServiceDeps, tenantId: string, body: Body): Promise<OrderSource> {

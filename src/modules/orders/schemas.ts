@@ -263,7 +263,7 @@ export const CreatedOrderSchema = Type.Intersect([
     warnings: Type.Optional(
       Type.Array(WarningSchema, {
         description:
-          'Present when something in the request was taken as given but is suspect: `unknown_partner` when `customerContext.partner` is no partner of the tenant.',
+          'Present when something in the request was taken as given but is suspect: `unknown_partner` when the partner the order is priced with (`customerContext.partner`, or its cart’s: field `cartId`) is no partner of the tenant.',
       }),
     ),
   }),

@@ -44,7 +44,7 @@ export const CreateRefundBody = Type.Object(
         maxItems: 100,
         description:
           'These units of the paid order go back in stock (instead of `restock`): each a stock-tracked line, at most ' +
-          'what it sold less what refunds already put back (400/409 naming `restockItems.N`).',
+          'what it sold less what refunds restocked (400/409 naming `restockItems.N`).',
       }),
     ),
   },

@@ -16,7 +16,7 @@ const sessionFields = {
   amountCents: Type.Integer({
     minimum: 1,
     maximum: MAX_AMOUNT_CENTS,
-    description: 'Minor units. With an invoice: at most its balance (else 400); less is a partial payment.',
+    description: 'Minor units. With an invoice: at most its balance (else 400); less pays in part.',
   }),
   currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code.' }),
   paymentPageSlug: Type.Optional(

@@ -1,11 +1,29 @@
 import type { Queryable } from '../../db/client.js';
+import { tenantWhere } from '../../db/tenant-scope.js';
 import { findUserByEmail, insertUser, issueLink, linkUrl, updateUserRow } from './service.js';
+import { consoleUsers } from './tables.js';
 
 /** The embedded demo tenant's first owner: no password until the printed link is used. */
 export const DEMO_OWNER_EMAIL = 'owner@demo.local';
 
 export async function createDemoOwner(db: Queryable, tenantId: string, now: Date): Promise<void> {
   await insertUser(db, tenantId, { email: DEMO_OWNER_EMAIL, name: 'Demo owner', role: 'owner' }, now);
+}
+
+/**
+ * The demo tenant's first owner, when the tenant has no console user at all (a database seeded
+ * before console users existed) and the address is free: true when it was created. A tenant with
+ * users already is left alone, whoever they are.
+ */
+export async function createDemoOwnerIfNoUsers(db: Queryable, tenantId: string, now: Date): Promise<boolean> {
+  const [anyUser] = await db
+    .select({ id: consoleUsers.id })
+    .from(consoleUsers)
+    .where(tenantWhere(consoleUsers, tenantId))
+    .limit(1);
+  if (anyUser || (await findUserByEmail(db, DEMO_OWNER_EMAIL))) return false;
+  await createDemoOwner(db, tenantId, now);
+  return true;
 }
 
 /**

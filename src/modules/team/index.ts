@@ -1,5 +1,6 @@
 export {
   createDemoOwner,
+  createDemoOwnerIfNoUsers,
   createUserWithPassword,
   DEMO_OWNER_EMAIL,
   demoOwnerSignInLink,

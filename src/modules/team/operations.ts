@@ -31,13 +31,13 @@ export interface InvitedUser {
  * The role the caller acts with: a console user's own, re-read in the transaction; an API key
  * with the `admin` scope acts as an owner (keys keep their scopes).
  */
-async function actingRole(db: Queryable, ctx: OperationContext): Promise<string> {
+export async function actingRole(db: Queryable, ctx: OperationContext): Promise<string> {
   if (!ctx.userId) return 'owner';
   return (await getUser(db, ctx.tenantId, ctx.userId))?.role ?? 'viewer';
 }
 
 /** An admin manages everyone but owners: changing, disabling or resetting one, or making one. */
-function refuseOwnerChangeByAdmin(actor: string, target: { role: string } | null, newRole?: string) {
+export function refuseOwnerChangeByAdmin(actor: string, target: { role: string } | null, newRole?: string) {
   if (actor === 'owner') return;
   if (target?.role === 'owner' || newRole === 'owner') {
     throw new AppError('forbidden', `The ${actor} role may not change an owner or make one; an owner can`);

@@ -120,3 +120,22 @@ export const UpdateUserBody = Type.Object(
 export const UserParams = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Console user id.' }),
 });
+
+export const InvitationSchema = Type.Object({
+  id: Type.String({
+    format: 'uuid',
+    description: 'The invited user’s id (also its id in /admin/users/{id}).',
+  }),
+  email: Type.String(),
+  name: Type.String(),
+  role: RoleNameSchema,
+  status: StringEnum(['pending', 'expired'], {
+    description: '`expired`: its link no longer works; resend it for a new one.',
+  }),
+  invitedAt: Timestamp,
+  expiresAt: Type.String({ format: 'date-time', description: 'When its newest link stops working.' }),
+});
+
+export const InvitationParams = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'The invited user’s id.' }),
+});

@@ -47,7 +47,7 @@ const FORMAT_TEXT =
 
 const Format = StringEnum(SUBSCRIPTION_FORMATS, { description: FORMAT_TEXT });
 const FormatInput = StringEnum(SUBSCRIPTION_FORMATS, {
-  description: 'Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.',
+  description: 'Default `native`. `acp`: ACP order webhooks of checkout orders, not our events.',
 });
 
 const stats = {

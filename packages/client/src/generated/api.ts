@@ -177,7 +177,7 @@ export interface paths {
         };
         /**
          * List console users
-         * @description The people who sign in to this tenant's console, newest first, with their role and status. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         * @description The people who sign in to this tenant's console, newest first, with their role and status. Invited people are listed apart until they accept (GET /admin/invitations). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listConsoleUsers"];
         put?: never;
@@ -251,6 +251,66 @@ export interface paths {
          * @description Ends every session of the user at once; the user can sign in again. 204 with no body.
          */
         delete: operations["revokeConsoleUserSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description People invited to this tenant’s console (POST /admin/users) who have not accepted yet, newest first: `pending`, or `expired` when the link ran out (resend it). They are not in GET /admin/users until they accept. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         */
+        get: operations["listConsoleInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/invitations/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an invitation
+         * @description A new one-time invitation link (7 days), shown only in this response; the earlier links of the invitation stop working. 404 when the id is no user of this tenant; 409 `conflict` when the user has no pending invitation (it accepted: a password reset gives it a link); 403 when an admin resends an owner’s.
+         */
+        post: operations["resendConsoleInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description The invitation’s link stops working and the invited person, who never signed in, leaves the team (the address may be invited again). 204 with no body. 404 when the id is no user of this tenant; 409 `conflict` when it has no pending invitation (disable an active user instead).
+         */
+        delete: operations["revokeConsoleInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -649,7 +709,7 @@ export interface paths {
         };
         /**
          * Product catalog
-         * @description The active, published products of this tenant with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Each shows `availability` and, when its stock is tracked, the units `available`. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         * @description The active, published products with their charges (price models, tiers) and entitlements, at list prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. Each shows `availability` and, when its stock is tracked, the units `available`. Cacheable 60 s. Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["getCatalog"];
         put?: never;
@@ -1457,7 +1517,7 @@ export interface paths {
         };
         /**
          * List accounts
-         * @description The tenant-owned accounts, newest first (a billing-system account is read with GET /accounts/{id}). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
+         * @description Tenant-owned accounts, newest first (a billing-system account: GET /accounts/{id}). Without `limit` the whole list comes in one response. With `limit` (1-200) a page comes back with `meta.nextCursor` (null on the last page) and a `next` action; pass the cursor as `cursor` with the same filters for the next page. Cursors are opaque and signed: pass them back unchanged (an edited cursor is 400 naming `query.cursor`); they belong to the tenant and stay valid while rows are added.
          */
         get: operations["listAccounts"];
         put?: never;
@@ -1481,7 +1541,7 @@ export interface paths {
         };
         /**
          * Get an account
-         * @description A tenant-owned account; else, when the id matches the account-id format of the tenant’s active billing integration, the billing-system account read live: `source: "billing"`, account number, open balance (decimal and minor units), contacts, and no `update` action. 404 when neither has it; 502 `billing_unavailable` when the billing system is down.
+         * @description A tenant-owned account; else, when the id has the account-id format of the tenant’s billing integration, the billing-system account read live: `source: "billing"`, account number, open balance (decimal and minor units), contacts, and no `update` action. 404 when neither has it; 502 `billing_unavailable` when the billing system is down.
          */
         get: operations["getAccount"];
         put?: never;
@@ -4029,7 +4089,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The tenant’s console users, newest first. */
+            /** @description The tenant’s console users but pending invitations, newest first. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5044,6 +5104,472 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable, or every database connection busy; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConsoleInvitations: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description From `meta.nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending invitations, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "email": "string",
+                     *           "name": "string",
+                     *           "role": "owner",
+                     *           "status": "pending",
+                     *           "invitedAt": "2019-08-24T14:15:22Z",
+                     *           "expiresAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ],
+                     *       "nextActions": [],
+                     *       "meta": {
+                     *         "limit": 0,
+                     *         "nextCursor": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The invited user’s id (also its id in /admin/users/{id}).
+                             */
+                            id: string;
+                            email: string;
+                            name: string;
+                            /**
+                             * @description `owner`, `admin`, `developer`, `support` or `viewer` (GET /admin/roles lists what each may do).
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "developer" | "support" | "viewer";
+                            /**
+                             * @description `expired`: its link no longer works; resend it for a new one.
+                             * @enum {string}
+                             */
+                            status: "pending" | "expired";
+                            /** Format: date-time */
+                            invitedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When its newest link stops working.
+                             */
+                            expiresAt: string;
+                        }[];
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                        /** @description Only with `limit`: where the next page starts. */
+                        meta?: {
+                            /** @description The page size asked for. */
+                            limit: number;
+                            /** @description Pass as `cursor` (with the same `limit` and filters) for the next page; null on the last page. */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable, or every database connection busy; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendConsoleInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key, method, path and body within 24 h returns the original response (with `X-Idempotency-Replayed: true`) without running the operation again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The invited user’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new invitation link (shown only now). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Idempotency-Replayed": components["headers"]["X-Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "url": "string",
+                     *         "expiresAt": "2019-08-24T14:15:22Z"
+                     *       },
+                     *       "nextActions": []
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The one-time link, shown only now (`<base>/console/#/link/<token>`). */
+                            url: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                        /** @description Operations available from this resource; follow these instead of building URLs. */
+                        nextActions: components["schemas"]["NextAction"][];
+                    };
+                };
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource, or a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; honour Retry-After. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable, or every database connection busy; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeConsoleInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invited user’s id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed: the error names the field and the rule. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or other-environment API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the required scope, or a policy blocks the operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state of the resource, or a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15297,7 +15823,7 @@ export interface operations {
                      * @default USD
                      */
                     currency?: string;
-                    /** @description Who is buying: every line is priced with the matching price rules and offers. Fixed for the cart’s life. */
+                    /** @description Who is buying, for every line’s price rules and offers. Fixed for the cart’s life. */
                     customerContext?: {
                         /** @description Customer segment, e.g. `smb`. */
                         segment?: string | null;
@@ -17943,7 +18469,7 @@ export interface operations {
                                     resolved: number;
                                 }[];
                             };
-                            /** @description Present when something in the request was taken as given but is suspect: `unknown_partner` when `customerContext.partner` is no partner of the tenant. */
+                            /** @description Present when something in the request was taken as given but is suspect: `unknown_partner` when the partner the order is priced with (`customerContext.partner`, or its cart’s: field `cartId`) is no partner of the tenant. */
                             warnings?: {
                                 /** @enum {string} */
                                 code: "unknown_partner";
@@ -21159,7 +21685,7 @@ export interface operations {
                     /** @description Event types to receive (1-50, no duplicates), from GET /webhooks/event-types, or `*` for every type (including types added later). An unknown type gives 400 naming its position (`events.<i>`). */
                     events: ("*" | "account.created" | "account.updated" | "product.stock_low" | "product.out_of_stock" | "product.restocked" | "order.created" | "order.updated" | "order.paid" | "order.refunded" | "subscription.created" | "subscription.changed" | "subscription.cancelled" | "subscription.renewed" | "payment.session_created" | "payment.succeeded" | "payment.failed" | "payment.reversed" | "invoice.created" | "invoice.paid" | "invoice.failed" | "invoice.reopened" | "refund.created" | "refund.succeeded" | "refund.failed" | "credit.granted" | "credit.applied" | "credit.expired" | "entitlements.changed" | "webhook.test")[];
                     /**
-                     * @description Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.
+                     * @description Default `native`. `acp`: ACP order webhooks of checkout orders, not our events.
                      * @enum {string}
                      */
                     format?: "native" | "acp";
@@ -21690,7 +22216,7 @@ export interface operations {
                     /** @description `false` stops deliveries (events meanwhile are not delivered later). */
                     isActive?: boolean;
                     /**
-                     * @description Default `native`. `acp`: ACP order webhooks of checkout orders instead of our events.
+                     * @description Default `native`. `acp`: ACP order webhooks of checkout orders, not our events.
                      * @enum {string}
                      */
                     format?: "native" | "acp";
@@ -22315,7 +22841,7 @@ export interface operations {
                 "application/json": {
                     /** @description The paying account. With an invoice: the invoice’s billing account, or a local account (id) linked to it by `externalId`, which is stored as the billing account; any other account is 400. Without an invoice: any account reference. */
                     accountId: string;
-                    /** @description Minor units. With an invoice: at most its balance (else 400); less is a partial payment. */
+                    /** @description Minor units. With an invoice: at most its balance (else 400); less pays in part. */
                     amountCents: number;
                     /** @description ISO 4217 code. */
                     currency: string;
@@ -22615,7 +23141,7 @@ export interface operations {
                 "application/json": {
                     /** @description The paying account. With an invoice: the invoice’s billing account, or a local account (id) linked to it by `externalId`, which is stored as the billing account; any other account is 400. Without an invoice: any account reference. */
                     accountId: string;
-                    /** @description Minor units. With an invoice: at most its balance (else 400); less is a partial payment. */
+                    /** @description Minor units. With an invoice: at most its balance (else 400); less pays in part. */
                     amountCents: number;
                     /** @description ISO 4217 code. */
                     currency: string;
@@ -23410,7 +23936,7 @@ export interface operations {
                     invoiceId?: string;
                     /** @description Every unit of the paid order not yet restocked goes back in stock. */
                     restock?: boolean;
-                    /** @description These units of the paid order go back in stock (instead of `restock`): each a stock-tracked line, at most what it sold less what refunds already put back (400/409 naming `restockItems.N`). */
+                    /** @description These units of the paid order go back in stock (instead of `restock`): each a stock-tracked line, at most what it sold less what refunds restocked (400/409 naming `restockItems.N`). */
                     restockItems?: {
                         /** Format: uuid */
                         productId: string;
@@ -25223,6 +25749,8 @@ export interface operations {
     listAccounts: {
         parameters: {
             query?: {
+                /** @description In name or email, any case. */
+                q?: string;
                 /** @description Only rows tagged `key:value`; repeat for AND (two values of one key match nothing). */
                 tag?: string[];
                 /** @description Page size. */
@@ -28773,6 +29301,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "actorKeyId": "string",
+                     *           "actorUserId": "string",
                      *           "requestId": "string",
                      *           "lastError": "string",
                      *           "resolvedBy": "string",
@@ -28836,6 +29365,8 @@ export interface operations {
                             }[];
                             /** @description The API key that asked for the operation; null for the system. */
                             actorKeyId: string | null;
+                            /** @description The console user that asked for it; null for a key or the system. */
+                            actorUserId: string | null;
                             requestId: string;
                             /** @description Why it is not completed, when it is not. */
                             lastError: string | null;
@@ -28993,6 +29524,7 @@ export interface operations {
                      *           }
                      *         ],
                      *         "actorKeyId": "string",
+                     *         "actorUserId": "string",
                      *         "requestId": "string",
                      *         "lastError": "string",
                      *         "resolvedBy": "string",
@@ -29051,6 +29583,8 @@ export interface operations {
                             }[];
                             /** @description The API key that asked for the operation; null for the system. */
                             actorKeyId: string | null;
+                            /** @description The console user that asked for it; null for a key or the system. */
+                            actorUserId: string | null;
                             requestId: string;
                             /** @description Why it is not completed, when it is not. */
                             lastError: string | null;

@@ -40,6 +40,9 @@ export const resourceOperations: readonly OperationSpec[] = [
   {"group":["admin","feeds"],"name":"exportAcpFeed","operationId":"exportAcpFeed","method":"GET","path":"/api/v1/admin/feeds/acp","pathParams":[],"input":"none","list":false},
   {"group":["admin","intents"],"name":"get","operationId":"getIntent","method":"GET","path":"/api/v1/admin/intents/{id}","pathParams":["id"],"input":"none","list":false},
   {"group":["admin","intents"],"name":"list","operationId":"listIntents","method":"GET","path":"/api/v1/admin/intents","pathParams":[],"input":"query","list":true},
+  {"group":["admin","invitations"],"name":"listConsoleInvitations","operationId":"listConsoleInvitations","method":"GET","path":"/api/v1/admin/invitations","pathParams":[],"input":"query","list":true},
+  {"group":["admin","invitations"],"name":"resendConsoleInvitation","operationId":"resendConsoleInvitation","method":"POST","path":"/api/v1/admin/invitations/{id}/resend","pathParams":["id"],"input":"none","list":false},
+  {"group":["admin","invitations"],"name":"revokeConsoleInvitation","operationId":"revokeConsoleInvitation","method":"DELETE","path":"/api/v1/admin/invitations/{id}","pathParams":["id"],"input":"none","list":false},
   {"group":["admin","offers"],"name":"create","operationId":"createOffer","method":"POST","path":"/api/v1/admin/offers","pathParams":[],"input":"body","list":false},
   {"group":["admin","offers"],"name":"delete","operationId":"deleteOffer","method":"DELETE","path":"/api/v1/admin/offers/{id}","pathParams":["id"],"input":"none","list":false},
   {"group":["admin","offers"],"name":"get","operationId":"getOffer","method":"GET","path":"/api/v1/admin/offers/{id}","pathParams":["id"],"input":"none","list":false},
@@ -254,6 +257,15 @@ export interface AdminIntentsResource {
   get(id: PathOf<'getIntent'>['id'], options?: RequestOptions): Promise<ResultOf<'getIntent'>>;
   /** List billing intents: `GET /api/v1/admin/intents` (`listIntents`). */
   list(query?: QueryOf<'listIntents'>, options?: RequestOptions): ListCall<ResultOf<'listIntents'>>;
+}
+
+export interface AdminInvitationsResource {
+  /** List pending invitations: `GET /api/v1/admin/invitations` (`listConsoleInvitations`). */
+  listConsoleInvitations(query?: QueryOf<'listConsoleInvitations'>, options?: RequestOptions): ListCall<ResultOf<'listConsoleInvitations'>>;
+  /** Resend an invitation: `POST /api/v1/admin/invitations/{id}/resend` (`resendConsoleInvitation`). */
+  resendConsoleInvitation(id: PathOf<'resendConsoleInvitation'>['id'], options?: RequestOptions): Promise<ResultOf<'resendConsoleInvitation'>>;
+  /** Revoke an invitation: `DELETE /api/v1/admin/invitations/{id}` (`revokeConsoleInvitation`). */
+  revokeConsoleInvitation(id: PathOf<'revokeConsoleInvitation'>['id'], options?: RequestOptions): Promise<ResultOf<'revokeConsoleInvitation'>>;
 }
 
 export interface AdminOffersResource {
@@ -629,6 +641,7 @@ export interface AdminResources {
   content: AdminContentResource;
   feeds: AdminFeedsResource;
   intents: AdminIntentsResource;
+  invitations: AdminInvitationsResource;
   offers: AdminOffersResource;
   overview: AdminOverviewResource;
   partners: AdminPartnersResource;

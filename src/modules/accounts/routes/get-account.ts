@@ -15,8 +15,8 @@ export const getAccountRoute = defineRoute({
   operationId: 'getAccount',
   summary: 'Get an account',
   description:
-    'A tenant-owned account; else, when the id matches the account-id format of the tenant’s active billing ' +
-    'integration, the billing-system account read live: `source: "billing"`, account number, open balance ' +
+    'A tenant-owned account; else, when the id has the account-id format of the tenant’s billing integration, ' +
+    'the billing-system account read live: `source: "billing"`, account number, open balance ' +
     '(decimal and minor units), contacts, and no `update` action. 404 when neither has it; 502 ' +
     '`billing_unavailable` when the billing system is down.',
   tags: TAGS,

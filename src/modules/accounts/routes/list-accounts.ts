@@ -12,8 +12,7 @@ export const listAccountsRoute = defineRoute({
   operationId: 'listAccounts',
   summary: 'List accounts',
   description:
-    'The tenant-owned accounts, newest first (a billing-system account is read with GET /accounts/{id}). ' +
-    LIST_PAGING.text,
+    'Tenant-owned accounts, newest first (a billing-system account: GET /accounts/{id}). ' + LIST_PAGING.text,
   tags: TAGS,
   scope: 'read',
   query: AccountListQuery,

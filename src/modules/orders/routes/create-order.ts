@@ -1,10 +1,8 @@
-import { requireCtx } from '../../../http/auth.js';
 import type { RequestContext } from '../../../http/context.js';
 import { defineRoute } from '../../../http/declared-route.js';
 import { Envelope, withWarnings } from '../../../http/envelope.js';
 import { errorResponses } from '../../../http/errors.js';
 import { respond } from '../../../http/operation.js';
-import { partnerWarnings } from '../../partners/index.js';
 import { type CreatedOrder, createOrder as create } from '../create.js';
 import { CreatedOrderSchema, CreateOrderBody } from '../schemas.js';
 import { createdOrderResponse, TAGS } from './order-responses.js';
@@ -115,21 +113,13 @@ export const createOrder = defineRoute({
     201: Envelope(CreatedOrderSchema, 'The order, with what decided it.', orderCreatedExample),
     ...errorResponses(502),
   },
-  handler: async (request, reply, deps) => {
-    const partner = request.body.customerContext?.partner;
-    const warnings = await partnerWarnings(
-      deps.db,
-      requireCtx(request).tenantId,
-      partner,
-      'customerContext.partner',
-    );
-    return respond(
+  handler: async (request, reply, deps) =>
+    respond(
       deps,
       request,
       reply,
       (ctx, key) => create(deps, ctx, request.body, key),
       (created: CreatedOrder, ctx: RequestContext) =>
-        withWarnings(createdOrderResponse(created, ctx), warnings),
-    );
-  },
+        withWarnings(createdOrderResponse(created, ctx), created.warnings),
+    ),
 });

@@ -87,7 +87,7 @@ export const getCatalogRoute = defineRoute({
   operationId: 'getCatalog',
   summary: 'Product catalog',
   description:
-    'The active, published products of this tenant with their charges (price models, tiers) and entitlements, at list ' +
+    'The active, published products with their charges (price models, tiers) and entitlements, at list ' +
     'prices: a product’s `resolvePrice` action gives what a customer pays, with price rules and offers. ' +
     'Each shows `availability` and, when its stock is tracked, the units `available`. ' +
     `Cacheable 60 s. ${LIST_PAGING.text}`,

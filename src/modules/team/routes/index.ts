@@ -1,6 +1,7 @@
 import type { DeclaredRoute } from '../../../http/declared-route.js';
 import { createUserRoute } from './create-user.js';
 import { getUserRoute } from './get-user.js';
+import { invitationRoutes } from './invitations.js';
 import { listRolesRoute } from './list-roles.js';
 import { listUsersRoute } from './list-users.js';
 import { resetUserPasswordRoute } from './reset-user-password.js';
@@ -17,4 +18,5 @@ export const teamRoutes: DeclaredRoute[] = [
   updateUserRoute,
   resetUserPasswordRoute,
   revokeUserSessionsRoute,
+  ...invitationRoutes,
 ];
