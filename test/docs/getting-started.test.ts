@@ -169,5 +169,7 @@ describe('docs/getting-started.md', () => {
     await expect(doc).toMatchFileSnapshot(DOC);
     // The snippets together, type-checked by `tsc --noEmit -p .` with the rest of the project.
     await expect(script).toMatchFileSnapshot(SCRIPT);
-  });
+    // Two whole walkthroughs against two demo servers: about 10-20 s alone, more beside a busy
+    // suite on two cores (it once took over 30 s there).
+  }, 120_000);
 });
