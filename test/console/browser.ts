@@ -1,13 +1,18 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
+import { build } from 'vite';
 import { expect } from 'vitest';
+import { startServerProcess, tempDir } from '../support/service-processes.js';
+import { waitFor } from '../support/wait.js';
 
-// What the console's browser tests share: the system Chromium, an axe check, screenshots kept in
-// docs/console/ (rewritten only with UPDATE_CONSOLE_SCREENSHOTS=1), and a local webhook receiver.
+// What the console's browser tests share: the system Chromium, a started server with the console
+// built, the API as a key calls it, an axe check, screenshots kept in docs/console/ (rewritten
+// only with UPDATE_CONSOLE_SCREENSHOTS=1), and a local webhook receiver.
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -70,4 +75,45 @@ export async function startLocalReceiver() {
     state,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * The console built into a temporary directory and a server started with it (embedded database,
+ * demo tenant): the first owner's printed one-time sign-in link and the demo tenant's keys file.
+ */
+export async function startConsoleServer(env: Record<string, string> = {}) {
+  const consoleDir = tempDir();
+  await build({
+    configFile: 'console/vite.config.ts',
+    build: { outDir: consoleDir, emptyOutDir: true },
+    logLevel: 'warn',
+  });
+  const server = await startServerProcess({ SEED_DEMO: 'true', CONSOLE_DIR: consoleDir, ...env });
+  const link = /(http\S+\/console\/#\/link\/\S+)/;
+  await waitFor(() => link.test(server.proc.stdout()), 'the printed console sign-in link');
+  const signInLink = link.exec(server.proc.stdout())?.[1] ?? '';
+  // biome-ignore lint/suspicious/noExplicitAny: each test reads the keys and ids it needs
+  const demo = JSON.parse(readFileSync(join(server.dataDir, 'demo-keys.json'), 'utf8')) as any;
+  return { server, signInLink, demo };
+}
+
+/** A call of the API with `key`: the answer's data, or an error naming the status and body. */
+export async function callApi(baseUrl: string, key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${baseUrl}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read the fields they need from any answer
+  const json = (await res.json()) as { data: any };
+  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+/** The demo owner signs in with the printed link, choosing a password, and lands on the overview. */
+export async function signInOwner(page: Page, signInLink: string) {
+  await page.goto(signInLink);
+  await page.getByLabel('New password').fill('owner-password-for-tests');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
 }

@@ -1,12 +1,17 @@
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanUpProcesses, startServerProcess, tempDir } from '../support/service-processes.js';
-import { waitFor } from '../support/wait.js';
-import { browserSkipReason, CHROMIUM, expectAccessible, screenshot } from './browser.js';
+import { cleanUpProcesses, type startServerProcess } from '../support/service-processes.js';
+import {
+  browserSkipReason,
+  CHROMIUM,
+  callApi,
+  expectAccessible,
+  screenshot,
+  signInOwner,
+  startConsoleServer,
+} from './browser.js';
 
 // The console's catalog editing in headless Chromium against a started server (demo tenant):
 // content pages created, edited, restored and deleted (read back through the public content
@@ -24,20 +29,8 @@ let page: Page;
 let demo: Demo;
 let tenantId: string;
 
-async function apiCall(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${demo.keys.admin}`,
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: the tests read the fields they need from any answer
-  const json = (await res.json()) as { data: any };
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${JSON.stringify(json)}`);
-  return json.data;
-}
+const apiCall = (method: string, path: string, body?: unknown) =>
+  callApi(server.url, demo.keys.admin, method, path, body);
 
 /** The published page as buyers read it: getPublicContent, no key. */
 async function publicPage(key: string) {
@@ -50,19 +43,9 @@ const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1,
 
 describe.skipIf(browserSkipReason !== undefined)('catalog editing in the web console', () => {
   beforeAll(async () => {
-    const consoleDir = tempDir();
-    await build({
-      configFile: 'console/vite.config.ts',
-      build: { outDir: consoleDir, emptyOutDir: true },
-      logLevel: 'warn',
-    });
-    server = await startServerProcess({ SEED_DEMO: 'true', CONSOLE_DIR: consoleDir });
-    await waitFor(
-      () => /\/console\/#\/link\/\S+/.test(server.proc.stdout()),
-      'the printed console sign-in link',
-    );
-    const signInLink = (/(http\S+\/console\/#\/link\/\S+)/.exec(server.proc.stdout()) ?? [])[1] ?? '';
-    demo = JSON.parse(readFileSync(join(server.dataDir, 'demo-keys.json'), 'utf8'));
+    const started = await startConsoleServer();
+    server = started.server;
+    demo = started.demo;
     tenantId = (await apiCall('GET', '/manifest')).tenant.id;
     // The workshop's English content, whose media the console edits.
     await apiCall('PUT', `/admin/products/${WORKSHOP}/content/en`, { title: 'Onboarding workshop' });
@@ -70,10 +53,7 @@ describe.skipIf(browserSkipReason !== undefined)('catalog editing in the web con
     const owner = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     page = await owner.newPage();
     page.on('pageerror', (error) => console.warn(`console page error: ${error.message}`));
-    await page.goto(signInLink);
-    await page.getByLabel('New password').fill('owner-password-for-tests');
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await heading('Overview').waitFor();
+    await signInOwner(page, started.signInLink);
   }, 180_000);
   afterEach(async (context) => {
     if (context.task.result?.state !== 'fail' || !page) return;

@@ -1,12 +1,17 @@
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanUpProcesses, startServerProcess, tempDir } from '../support/service-processes.js';
-import { waitFor } from '../support/wait.js';
-import { browserSkipReason, CHROMIUM, expectAccessible, screenshot, startLocalReceiver } from './browser.js';
+import { cleanUpProcesses, type startServerProcess } from '../support/service-processes.js';
+import {
+  browserSkipReason,
+  CHROMIUM,
+  callApi,
+  expectAccessible,
+  screenshot,
+  startConsoleServer,
+  startLocalReceiver,
+} from './browser.js';
 
 // The web console in headless Chromium against a real started server (embedded, demo tenant):
 // the first owner's printed sign-in link, API keys, webhooks and their deliveries, orders,
@@ -28,17 +33,8 @@ let demo: Demo;
 let signInLink: string;
 const fixture = { orderNumber: '', orderId: '', paymentId: '' };
 
-async function apiCall(method: string, path: string, key: string, body?: unknown) {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: the tests read the fields they need from any answer
-  const json = (await res.json()) as { data: any };
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${JSON.stringify(json)}`);
-  return json.data;
-}
+const apiCall = (method: string, path: string, key: string, body?: unknown) =>
+  callApi(server.url, key, method, path, body);
 
 /** An order of the demo account, invoiced, paid in the sandbox: what the console finds and refunds. */
 async function paidOrder() {
@@ -62,24 +58,8 @@ const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1,
 
 describe.skipIf(browserSkipReason !== undefined)('the web console in a browser', () => {
   beforeAll(async () => {
-    const consoleDir = tempDir();
-    await build({
-      configFile: 'console/vite.config.ts',
-      build: { outDir: consoleDir, emptyOutDir: true },
-      logLevel: 'warn',
-    });
     receiver = await startLocalReceiver();
-    server = await startServerProcess({
-      SEED_DEMO: 'true',
-      CONSOLE_DIR: consoleDir,
-      WEBHOOK_POLL_INTERVAL_MS: '100',
-    });
-    await waitFor(
-      () => /\/console\/#\/link\/\S+/.test(server.proc.stdout()),
-      'the printed console sign-in link',
-    );
-    signInLink = (/(http\S+\/console\/#\/link\/\S+)/.exec(server.proc.stdout()) ?? [])[1] ?? '';
-    demo = JSON.parse(readFileSync(join(server.dataDir, 'demo-keys.json'), 'utf8'));
+    ({ server, signInLink, demo } = await startConsoleServer({ WEBHOOK_POLL_INTERVAL_MS: '100' }));
     await apiCall('PATCH', '/admin/settings', demo.keys.admin, { allowLoopbackWebhooks: true });
     await paidOrder();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });

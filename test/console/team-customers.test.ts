@@ -1,11 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanUpProcesses, startServerProcess, tempDir } from '../support/service-processes.js';
-import { waitFor } from '../support/wait.js';
-import { browserSkipReason, CHROMIUM, expectAccessible } from './browser.js';
+import { cleanUpProcesses, type startServerProcess } from '../support/service-processes.js';
+import {
+  browserSkipReason,
+  CHROMIUM,
+  callApi,
+  expectAccessible,
+  signInOwner,
+  startConsoleServer,
+} from './browser.js';
 
 // The console's Team and Customers pages in headless Chromium against a started server (embedded,
 // demo tenant): a pending invitation revoked from its own list, and customers searched by name,
@@ -16,38 +19,19 @@ let browser: Browser;
 let page: Page;
 let adminKey: string;
 
-async function apiCall(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${adminKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: the tests read the fields they need from any answer
-  const json = (await res.json()) as { data: any };
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status}: ${JSON.stringify(json)}`);
-  return json.data;
-}
+const apiCall = (method: string, path: string, body?: unknown) =>
+  callApi(server.url, adminKey, method, path, body);
 
 const go = (hash: string) => page.goto(`${server.url}/console/#/${hash}`);
 
 describe.skipIf(browserSkipReason !== undefined)('the console’s team and customers pages', () => {
   beforeAll(async () => {
-    const consoleDir = tempDir();
-    await build({
-      configFile: 'console/vite.config.ts',
-      build: { outDir: consoleDir, emptyOutDir: true },
-      logLevel: 'warn',
-    });
-    server = await startServerProcess({ SEED_DEMO: 'true', CONSOLE_DIR: consoleDir });
-    await waitFor(() => /\/console\/#\/link\/\S+/.test(server.proc.stdout()), 'the printed sign-in link');
-    const signInLink = (/(http\S+\/console\/#\/link\/\S+)/.exec(server.proc.stdout()) ?? [])[1] ?? '';
-    adminKey = JSON.parse(readFileSync(join(server.dataDir, 'demo-keys.json'), 'utf8')).keys.admin;
+    const started = await startConsoleServer();
+    server = started.server;
+    adminKey = started.demo.keys.admin;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-    await page.goto(signInLink);
-    await page.getByLabel('New password').fill('owner-password-for-tests');
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await signInOwner(page, started.signInLink);
   }, 180_000);
   afterAll(async () => {
     await browser?.close();

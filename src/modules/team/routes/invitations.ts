@@ -1,16 +1,14 @@
 import { Type } from 'typebox';
 import { LIST_PAGING } from '../../../core/agent-guide.js';
 import { requireCtx } from '../../../http/auth.js';
-import type { RequestContext } from '../../../http/context.js';
 import { defineRoute } from '../../../http/declared-route.js';
-import { Envelope, envelope, next } from '../../../http/envelope.js';
+import { Envelope, next } from '../../../http/envelope.js';
 import { errorResponses } from '../../../http/errors.js';
 import { type Presented, respond } from '../../../http/operation.js';
 import { inMemoryList, ListEnvelope, PageQuery } from '../../../http/paging.js';
 import { pendingInvitations, presentInvitation, resendInvitation, revokeInvitation } from '../invitations.js';
-import type { IssuedLink } from '../operations.js';
 import { InvitationParams, InvitationSchema, LinkSchema } from '../schemas.js';
-import { presentLink, USER_TAGS } from './shared.js';
+import { linkResponse, USER_TAGS } from './shared.js';
 
 const invitationActions = (id: string) => [
   next('resend', 'resendConsoleInvitation', { id }),
@@ -70,14 +68,7 @@ export const resendInvitationRoute = defineRoute({
       request,
       reply,
       (ctx, key) => resendInvitation(deps, ctx, { id: request.params.id }, key),
-      (link: IssuedLink, ctx: RequestContext): Presented => ({
-        status: 201,
-        body: envelope(
-          ctx,
-          presentLink(deps.config.publicBaseUrl, link),
-          invitationActions(request.params.id),
-        ),
-      }),
+      linkResponse(deps.config.publicBaseUrl, invitationActions(request.params.id)),
     ),
 });
 

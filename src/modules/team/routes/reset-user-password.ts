@@ -1,11 +1,10 @@
-import type { RequestContext } from '../../../http/context.js';
 import { defineRoute } from '../../../http/declared-route.js';
-import { Envelope, envelope } from '../../../http/envelope.js';
+import { Envelope } from '../../../http/envelope.js';
 import { errorResponses } from '../../../http/errors.js';
-import { type Presented, respond } from '../../../http/operation.js';
-import { type IssuedLink, issuePasswordReset } from '../operations.js';
+import { respond } from '../../../http/operation.js';
+import { issuePasswordReset } from '../operations.js';
 import { LinkSchema, UserParams } from '../schemas.js';
-import { presentLink, USER_TAGS, userActions } from './shared.js';
+import { linkResponse, USER_TAGS, userActions } from './shared.js';
 
 export const resetUserPasswordRoute = defineRoute({
   method: 'POST',
@@ -30,13 +29,6 @@ export const resetUserPasswordRoute = defineRoute({
       request,
       reply,
       (ctx, key) => issuePasswordReset(deps, ctx, { id: request.params.id }, key),
-      (link: IssuedLink, ctx: RequestContext): Presented => ({
-        status: 201,
-        body: envelope(
-          ctx,
-          presentLink(deps.config.publicBaseUrl, link),
-          userActions({ id: request.params.id }),
-        ),
-      }),
+      linkResponse(deps.config.publicBaseUrl, userActions({ id: request.params.id })),
     ),
 });

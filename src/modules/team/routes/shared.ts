@@ -26,6 +26,14 @@ export const userResponse =
     body: envelope(ctx, presentUser(user), userActions(user)),
   });
 
+/** A one-time link just issued (a reset, a resent invitation): 201, shown only in this answer. */
+export const linkResponse =
+  (publicBaseUrl: string, actions: ReturnType<typeof next>[]) =>
+  (link: IssuedLink, ctx: RequestContext): Presented => ({
+    status: 201,
+    body: envelope(ctx, presentLink(publicBaseUrl, link), actions),
+  });
+
 export const invitedResponse =
   (publicBaseUrl: string) =>
   ({ user, invitation }: InvitedUser, ctx: RequestContext): Presented => ({
