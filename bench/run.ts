@@ -202,10 +202,12 @@ if (!only || only === 'observability') {
       sampled: await start(sampledEnv(sampledSink.url)),
     };
     rows.push(...(await observabilityScenario(servers, opts)));
-    const received = (s: ReturnType<typeof sink.received>) =>
-      `${s.requests} OTLP exports, ${(s.bytes / 2 ** 20).toFixed(1)} MB`;
+    const received = async (of: typeof sink) => {
+      const s = await of.received();
+      return `${s.requests} OTLP exports, ${(s.bytes / 2 ** 20).toFixed(1)} MB`;
+    };
     console.log(
-      `observability: every request traced: ${received(sink.received())}; 1 in 10: ${received(sampledSink.received())}`,
+      `observability: every request traced: ${await received(sink)}; 1 in 10: ${await received(sampledSink)}`,
     );
   } finally {
     await Promise.all(started.map((s) => s.stop()));

@@ -2,8 +2,10 @@
 // with METRICS_TOKEN set and spans exported over OTLP/HTTP to a local sink (every request
 // sampled: the SDK's default), one with both off, in alternating rounds. The sink answers 200
 // to every export and counts them, so the exporter's work is real and nothing is dropped.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { type CpuProfile, costs } from '../cpu-profile.js';
 import { type BenchServer, type Fixture, runLoad } from '../harness.js';
 import {
@@ -43,24 +45,30 @@ export const sampledEnv = (sinkUrl: string) => ({
   OTEL_TRACES_SAMPLER_ARG: '0.1',
 });
 
-/** A local OTLP/HTTP receiver that accepts every export: how many requests and bytes it got. */
+/**
+ * A local OTLP/HTTP receiver that accepts every export (bench/trace-sink.ts), in a process of its
+ * own: in the load generator's, its answers waited behind the load, so the exporter kept many
+ * exports of 512 spans in flight and the traced server's collector ran twice as long.
+ */
 export async function startTraceSink() {
-  let requests = 0;
-  let bytes = 0;
-  const server = createServer((req, res) => {
-    req.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-    });
-    req.on('end', () => {
-      requests++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
+  const sink: ChildProcess = fork(fileURLToPath(new URL('../trace-sink.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = await new Promise<number>((resolve) =>
+    sink.once('message', (m: { port: number }) => resolve(m.port)),
+  );
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received: () => ({ requests, bytes }),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    url: `http://127.0.0.1:${port}`,
+    received: () =>
+      new Promise<{ requests: number; bytes: number }>((resolve) => {
+        sink.once('message', (m: { received: { requests: number; bytes: number } }) => resolve(m.received));
+        sink.send({ cmd: 'received' });
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        sink.once('exit', () => resolve());
+        sink.kill('SIGTERM');
+      }),
   };
 }
 
@@ -111,7 +119,7 @@ export async function observabilityScenario(
   type Shares = NonNullable<Measured['profiledShares']>;
   const profiled: Shares[][] = jobs.map(() => []);
   for (let pass = 0; pass < 2; pass++)
-    for (const [k, job] of jobs.entries()) profiled[k]?.push(await profiledShares(job, opts));
+    for (const [k, job] of jobs.entries()) profiled[k]?.push(await profiledShares(job, opts, `${k}-${pass}`));
   for (const [k, shares] of profiled.entries()) {
     const mean = (of: (s: Shares) => number) => shares.reduce((sum, s) => sum + of(s), 0) / shares.length;
     (rows[k] as Measured).profiledShares = {
@@ -130,18 +138,23 @@ export async function observabilityScenario(
 const OBSERVABILITY_CODE =
   /^(?:@opentelemetry\/.*|prom-client|src\/observability\/.*|src\/db\/query-spans\.ts|src\/http\/telemetry\.ts|src\/billing\/instrumented\.ts|src\/modules\/webhooks\/delivery\/observed-sender\.ts)$/;
 
+const PROFILE_DIR = '/tmp/cak-prof';
+
 /**
  * A second reading of the cost, insensitive to what else loads the machine: the shares of one
  * profiled round that each server spends in observability code and in the collector. Differences
  * in CPU per request between two processes drift with the box's load by several percent (the A/A
  * control shows how much); shares within one process's profile do not.
  */
-async function profiledShares(job: Job, opts: LoadOptions) {
+async function profiledShares(job: Job, opts: LoadOptions, label: string) {
   const server = job.server as BenchServer;
   await fetch(`${server.bareUrl}/profile/start`, { method: 'POST' });
   await runLoad(job.name, job.url, job.next, { connections: opts.connections, seconds: opts.seconds });
   const stopped = await fetch(`${server.bareUrl}/profile/stop`, { method: 'POST' });
   const { profile } = (await stopped.json()) as { profile: CpuProfile };
+  // Kept for `npx tsx bench/cpu-profile.ts FILE`: where each server's CPU went.
+  mkdirSync(PROFILE_DIR, { recursive: true });
+  writeFileSync(`${PROFILE_DIR}/observability-${label}.cpuprofile`, JSON.stringify(profile));
   const { busyUs, owner } = costs(profile);
   let observability = 0;
   for (const [group, us] of owner) if (OBSERVABILITY_CODE.test(group)) observability += us;
