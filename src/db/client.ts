@@ -81,8 +81,9 @@ export function openPostgres({ url, poolSize = 10, waitMs = 5_000, logger }: Pos
     statement_timeout: 30_000,
   });
   pool.on('error', (err) => logger?.warn({ err }, 'idle PostgreSQL connection failed'));
-  prepareStatementsOn(pool);
+  // Tracing wraps the client first, so naming wraps it: the span sees the statement's name.
   traceQueriesOnPool(pool);
+  prepareStatementsOn(pool);
   const db = guardRootHandle(drizzlePg({ client: pool }) as unknown as Db);
   return {
     db,

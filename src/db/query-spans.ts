@@ -12,12 +12,17 @@ type QueryFn = (...args: unknown[]) => unknown;
 
 /**
  * Statements come from a bounded set of shapes, so the attributes of a recorded statement's span
- * are worked out once per distinct text (as prepared-statements.ts names them) rather than
- * rescanning up to 2,000 characters each time; past `MAX_DESCRIBED` texts (or for a text too
- * long to keep), each is described afresh. PGlite is PostgreSQL too: both are `postgresql`.
+ * are worked out once per statement: keyed by the name prepared-statements.ts gave it (a short
+ * string; its text was hashed there already) or else by its text. Past `MAX_DESCRIBED` keys (or
+ * for a text too long to keep), each is described afresh. PGlite is PostgreSQL too: both are
+ * `postgresql`.
  */
 const MAX_DESCRIBED = 2_000;
-const described = new Map<string, Attributes>();
+interface Described {
+  name: string;
+  attributes: Attributes;
+}
+const described = new Map<string, Described>();
 
 /** The verb and the tables the statement names: `db.query.summary` (`INSERT orders order_lines`). */
 function summaryOf(verb: string, text: string): string {
@@ -31,25 +36,31 @@ function summaryOf(verb: string, text: string): string {
 
 const verbOf = (text: string) => /^\s*([a-z]+)/i.exec(text)?.[1]?.toLowerCase() ?? 'query';
 
-function attributesOf(full: string, verb: string): Attributes {
-  const known = described.get(full);
-  if (known) return known;
+function describe(full: string, verb: string): Described {
   // Bounded: an IN-list can make a statement long.
   const text = full.slice(0, 2_000);
-  const attributes = {
-    'db.system.name': 'postgresql',
-    'db.query.summary': summaryOf(verb, text),
-    'db.query.text': text,
+  return {
+    name: `db ${verb}`,
+    attributes: {
+      'db.system.name': 'postgresql',
+      'db.query.summary': summaryOf(verb, text),
+      'db.query.text': text,
+    },
   };
-  if (described.size < MAX_DESCRIBED && full.length <= 8_000) described.set(full, attributes);
-  return attributes;
 }
 
 function spanFor(query: unknown): Span | undefined {
-  const raw = typeof query === 'string' ? query : (query as { text?: unknown } | null)?.text;
-  const text = typeof raw === 'string' ? raw : '';
+  const config = typeof query === 'object' ? (query as { text?: unknown; name?: unknown } | null) : null;
+  const text = typeof query === 'string' ? query : typeof config?.text === 'string' ? config.text : '';
+  const key = typeof config?.name === 'string' ? config.name : text;
+  const known = described.get(key);
+  if (known) return startClientSpan(known.name, () => known.attributes);
   const verb = verbOf(text);
-  return startClientSpan(`db ${verb}`, () => attributesOf(text, verb));
+  return startClientSpan(`db ${verb}`, () => {
+    const fresh = describe(text, verb);
+    if (described.size < MAX_DESCRIBED && key.length <= 8_000) described.set(key, fresh);
+    return fresh.attributes;
+  });
 }
 
 /** `query` with a client span around each promise it returns (tracing on; else as it was). */

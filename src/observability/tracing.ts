@@ -84,13 +84,14 @@ export function startServerSpan(
  * database); none under a span that is not recording. Such a parent was not sampled, and the
  * samplers decide its children as they decided it (`parentbased_*` follow it, `traceidratio`
  * decides on the same trace id): their spans would be made and dropped. `attributes` is called
- * only for a span that will be exported.
+ * only for a span that will be exported, and set after the start: given to `startSpan`, the SDK
+ * copies and checks them twice more.
  */
 export function startClientSpan(name: string, attributes: () => Attributes): Span | undefined {
   if (!on) return undefined;
-  const parent = trace.getActiveSpan();
-  if (parent && !parent.isRecording()) return undefined;
-  const span = tracer().startSpan(name, { kind: SpanKind.CLIENT });
+  const active = context.active();
+  if (trace.getSpan(active)?.isRecording() === false) return undefined;
+  const span = tracer().startSpan(name, { kind: SpanKind.CLIENT }, active);
   if (span.isRecording()) span.setAttributes(attributes());
   return span;
 }
