@@ -136,11 +136,26 @@ describe.skipIf(browserSkipReason !== undefined)('catalog editing in the web con
     const third = page.getByRole('group', { name: 'Media 3' }).getByLabel(/^URL/);
     await expect.poll(() => third.getAttribute('aria-invalid')).toBe('true');
     await page.getByRole('button', { name: 'Remove media 3' }).click();
+    // Text being edited survives saving the media (which reloads the content).
+    const title = page.getByLabel('Title', { exact: true });
+    await title.fill('Onboarding workshop, revised');
+    const reloaded = page.waitForResponse(
+      (r) => r.request().method() === 'GET' && r.url().endsWith(`/admin/products/${WORKSHOP}/content`),
+    );
     await page.getByRole('button', { name: 'Save media' }).click();
+    await reloaded;
     await expect.poll(media).toEqual([
       { url: 'https://cdn.example.com/intro.mp4', type: 'video', alt: 'Introduction', position: 0 },
       { url: 'https://cdn.example.com/room.jpg', type: 'image', alt: 'The workshop room', position: 1 },
     ]);
+    // Once the reloaded content has rendered, the draft is still as typed (and not saved).
+    await page.evaluate('new Promise((done) => requestAnimationFrame(() => setTimeout(done)))');
+    expect(await title.inputValue()).toBe('Onboarding workshop, revised');
+    expect(
+      (await apiCall('GET', `/admin/products/${WORKSHOP}/content`)).locales.find(
+        (l: { locale: string }) => l.locale === 'en',
+      ).title,
+    ).toBe('Onboarding workshop');
     await page.getByRole('button', { name: 'Remove media 1' }).click();
     await page.getByRole('button', { name: 'Save media' }).click();
     await expect

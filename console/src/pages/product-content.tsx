@@ -34,14 +34,15 @@ export function ProductContentEditor({ productId }: { productId: string }) {
   const [saved, setSaved] = useState(false);
   const current = data?.locales.find((l) => l.locale === locale);
 
+  const title = current?.title ?? '';
+  const description = current?.description ?? '';
+  const brand = current?.brand ?? '';
+  const category = current?.category ?? '';
+  // The draft follows the server's text (a locale chosen, text saved), not each reload: saving
+  // media or publishing reloads the content, and the text being edited must stay as typed.
   useEffect(() => {
-    setDraft({
-      title: current?.title ?? '',
-      description: current?.description ?? '',
-      brand: current?.brand ?? '',
-      category: current?.category ?? '',
-    });
-  }, [current]);
+    setDraft({ title, description, brand, category });
+  }, [title, description, brand, category]);
 
   const write = async (method: string, path: string, body: object) => {
     setSaveErrors(noFormErrors);
