@@ -187,6 +187,7 @@ if (!only || only === 'observability') {
     BENCH_SEARCH_PRODUCTS: '1000',
   };
   const sampledSink = await startTraceSink();
+  const switchedSink = await startTraceSink();
   const started: BenchServer[] = [];
   const start = async (extra: Record<string, string>) => {
     const server = await startBenchServer({ ...env, ...extra });
@@ -200,6 +201,7 @@ if (!only || only === 'observability') {
       on: await start(observedEnv(sink.url)),
       metricsOnly: await start(metricsOnlyEnv),
       sampled: await start(sampledEnv(sampledSink.url)),
+      switched: await start(observedEnv(switchedSink.url)),
     };
     rows.push(...(await observabilityScenario(servers, opts)));
     const received = async (of: typeof sink) => {
@@ -211,7 +213,7 @@ if (!only || only === 'observability') {
     );
   } finally {
     await Promise.all(started.map((s) => s.stop()));
-    await Promise.all([sink.close(), sampledSink.close()]);
+    await Promise.all([sink.close(), sampledSink.close(), switchedSink.close()]);
   }
 }
 let feed: FeedResult | undefined;
@@ -367,7 +369,12 @@ const signed = (x: number | undefined) =>
 const control = find(CONTROL_ROW);
 /**
  * The profiled reading: what the row's server spends in observability code and the collector
- * beyond what the off server does, as a share of the off server's CPU.
+ * beyond what the off server does, as a share of the off server's CPU. It is a floor: what
+ * tracing adds to the rest of the request (the context carried through every promise, caches
+ * shared with the spans' work) is charged to the code it slows. Two processes' CPU per request
+ * counts all of it but differs by several percent between identical ones (the A/A control). The
+ * target is judged on the third reading, the same process switched (`inProcess`): all of the
+ * cost, none of the difference between processes.
  */
 const attributedOverhead = (row: Measured) => {
   const on = row.profiledShares;
@@ -389,12 +396,13 @@ for (const [rowName, how] of [
   const shares = observed.profiledShares;
   targets.push({
     issue: 'Developer and operator experience',
-    target: `POST /orders with ${how}: at most 5% more server CPU per request than with metrics and tracing off (judged on the profiled reading)`,
+    target: `POST /orders with ${how}: at most 5% more server CPU per request than with metrics and tracing off (judged in one process, switched between rounds)`,
     measured:
+      `in one process: ${signed(observed.inProcess?.overhead)} (off against off: ${signed(observed.inProcess?.control)}); ` +
       `profiled: ${signed(attributed)} (A/A control ${signed(control && attributedOverhead(control))}; ${shares ? `${pct(shares.observability)} of its CPU in observability code, collector ${pct(shares.gc)}` : 'n/a'}; off: ${observabilityOff?.profiledShares ? `${pct(observabilityOff.profiledShares.observability)}, collector ${pct(observabilityOff.profiledShares.gc)}` : 'n/a'}); ` +
       `CPU per request ${observed.cpuMicrosPerRequest ?? 'n/a'} µs against off's ${observabilityOff?.cpuMicrosPerRequest ?? 'n/a'}: ${signed(overhead)}` +
       ` (A/A control ${signed(control && cpuOverhead(control))}); ${n(observed.requestsPerSecond)} req/s, ${pct(ratio)} of off's (control ${pct(control && ratioOf(control))})`,
-    met: attributed === undefined ? undefined : attributed <= 0.05,
+    met: observed.inProcess === undefined ? undefined : observed.inProcess.overhead <= 0.05,
   });
 }
 for (const [row, label] of configurations('POST /orders')) {

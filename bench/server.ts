@@ -16,6 +16,9 @@
 //   GET  /cpu                         this process's CPU time so far (process.cpuUsage)
 //   POST /profile/start, /profile/stop  a V8 CPU profile of this process between the two, with
 //                                     its CPU time (process.cpuUsage) (`--cpu-profile`)
+//   POST /observability/:mode         metrics and tracing switched in this process: `off`,
+//                                     `metrics`, `traced` (metrics, every request traced to the
+//                                     OTLP endpoint of its environment) or `sampled` (1 in 10)
 // PostgreSQL only (DATABASE_URL); Redis for the rate limiter when REDIS_URL is set. Prints one
 // JSON line with the fixtures when ready.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -119,7 +122,7 @@ const config = {
 };
 // The heap as a started server tunes it (src/server.ts).
 tuneHeap(config);
-startTracingFromEnv(config.tracesExporter, SERVICE_VERSION);
+let tracing = startTracingFromEnv(config.tracesExporter, SERVICE_VERSION);
 const database = openPostgres({ url, poolSize: 10, logger });
 await database.migrate(TABLE_LAYOUT);
 const rateLimiter = config.redisUrl
@@ -297,6 +300,24 @@ bare.post('/profile/stop', async () => {
   const { profile } = await profiler.post('Profiler.stop');
   profiler.disconnect();
   return { cpuMicros: cpu.user + cpu.system, profile };
+});
+// The observability rows' comparison within one process: the same code, heap and collector
+// either way, where two processes differ by several percent. Metrics are fixed for a process's
+// life in the product (METRICS_TOKEN); the bench flips the flag its record calls read.
+const SAMPLERS = { traced: 'parentbased_always_on', sampled: 'parentbased_traceidratio' } as const;
+bare.post<{ Params: { mode: string } }>('/observability/:mode', async (request, reply) => {
+  const { mode } = request.params;
+  if (mode !== 'off' && mode !== 'metrics' && mode !== 'traced' && mode !== 'sampled')
+    return reply.code(400).send({ error: `unknown mode ${mode}` });
+  await tracing?.shutdown();
+  tracing = undefined;
+  (deps.metrics as { enabled: boolean }).enabled = mode !== 'off';
+  if (mode === 'traced' || mode === 'sampled') {
+    process.env.OTEL_TRACES_SAMPLER = SAMPLERS[mode];
+    process.env.OTEL_TRACES_SAMPLER_ARG = '0.1';
+    tracing = startTracingFromEnv('otlp-protobuf', SERVICE_VERSION);
+  }
+  return { mode };
 });
 bare.get<{ Params: { tenantId: string; id: string } }>('/read/order/:tenantId/:id', async (request) => {
   const { rows } = await rawPool.query('select * from orders where tenant_id = $1 and id = $2', [

@@ -38,6 +38,8 @@ export interface Measured extends LoadResult {
    * observability code (the innermost package or src/ file on the stack) and in the collector.
    */
   profiledShares?: { observability: number; gc: number };
+  /** Observability rows: CPU per request against the same process with metrics and tracing off. */
+  inProcess?: { overhead: number; control: number };
 }
 
 export interface LoadOptions {

@@ -1,8 +1,9 @@
-// What metrics and tracing cost: POST /orders on two bench servers over the same database, one
-// with METRICS_TOKEN set and spans exported over OTLP/HTTP to a local sink (every request
-// sampled: the SDK's default), one with both off, in alternating rounds. The sink answers 200
-// to every export and counts them, so the exporter's work is real and nothing is dropped.
-
+// What metrics and tracing cost POST /orders, three ways: bench servers over one database side by
+// side in alternating rounds (off, off again as a control, every request traced, metrics alone,
+// one trace in ten); two profiled rounds of each (the share of its CPU in observability code and
+// the collector); and one server switched between the modes in paired rounds, the reading the
+// target is judged on. Spans go over OTLP/HTTP to a local sink in its own process that answers
+// 200 to every export and counts them, so the exporter's work is real and nothing is dropped.
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +85,8 @@ export interface ObservedServers {
   on: BenchServer;
   metricsOnly: BenchServer;
   sampled: BenchServer;
+  /** One process whose metrics and tracing the rounds switch (bench/server.ts). */
+  switched: BenchServer;
 }
 
 /** The rows, alternating; each observed one names the server with both off as its baseline. */
@@ -127,7 +130,50 @@ export async function observabilityScenario(
       gc: mean((s) => s.gc),
     };
   }
+  const inProcess = await switchedRounds(servers.switched, opts);
+  for (const [k, mode] of [
+    [2, 'traced'],
+    [3, 'metrics'],
+    [4, 'sampled'],
+  ] as const)
+    (rows[k] as Measured).inProcess = inProcess(mode);
   return rows;
+}
+
+const MODES = ['off', 'traced', 'metrics', 'sampled', 'off again'] as const;
+type Mode = Exclude<(typeof MODES)[number], 'off' | 'off again'>;
+const ROUNDS_SWITCHED = 6;
+
+/**
+ * The comparison within one process: a round of each mode in turn (off, each observed mode, off
+ * again), six times, a warm-up second after each switch. Each observed round's CPU per request is
+ * taken against the off round of the same turn (the process and the database drift over minutes,
+ * by a third between the first and last off rounds in one run), and the median of the six ratios
+ * kept. The off-again rounds, read the same way, are the measure's own A/A control.
+ */
+async function switchedRounds(server: BenchServer, opts: LoadOptions) {
+  let i = 0;
+  const next = () => postOrderRequest(server.fixtures[i++ % server.fixtures.length] as Fixture);
+  const load = (seconds: number) =>
+    runLoad('switched', server.appUrl, next, { connections: opts.connections, seconds });
+  const ratios = new Map<string, number[]>(MODES.map((m) => [m, []]));
+  for (let round = 0; round < ROUNDS_SWITCHED; round++) {
+    const cpu = new Map<string, number>();
+    for (const mode of MODES) {
+      await fetch(`${server.bareUrl}/observability/${mode === 'off again' ? 'off' : mode}`, {
+        method: 'POST',
+      });
+      await load(1);
+      const before = await server.cpuMicros();
+      const { requests } = await load(Math.max(3, Math.round(opts.seconds / 2)));
+      cpu.set(mode, ((await server.cpuMicros()) - before) / requests);
+    }
+    for (const mode of MODES) ratios.get(mode)?.push((cpu.get(mode) as number) / (cpu.get('off') as number));
+  }
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+  const control = median(ratios.get('off again') as number[]) - 1;
+  return (mode: Mode) => ({ overhead: median(ratios.get(mode) as number[]) - 1, control });
 }
 
 /**
