@@ -57,6 +57,9 @@ export function groupOf(url: string, functionName: string): string {
   return ours?.[1] ?? url;
 }
 
+/** Where profiles are written: the `--cpu-profile` runs and the observability rows' rounds. */
+export const PROFILE_DIR = '/tmp/cak-prof';
+
 /** Groups that are no package or file of ours: their time belongs to whoever called them. */
 const isRuntime = (group: string) => group === 'node internals' || group.startsWith('(');
 
@@ -173,7 +176,7 @@ export function report(profile: CpuProfile, requests?: number, cpuMicros?: numbe
 export async function profilePostOrders(
   server: BenchServer,
   opts: LoadOptions,
-  dir = '/tmp/cak-prof',
+  dir = PROFILE_DIR,
   scenario: ProfiledScenario = 'orders',
 ) {
   const platform = scenario === 'ucp' ? await startPlatformProfile() : undefined;

@@ -165,7 +165,8 @@ export async function streamedWholeList(server: BenchServer): Promise<StreamResu
   return { orders, bytes: res.text.length, ms, rssBeforeBytes: before, growthBytes: peak - before };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+export const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** Every HTTP scenario and its baselines, in one run against one server. */
 /**

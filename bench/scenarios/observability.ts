@@ -7,7 +7,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type CpuProfile, costs } from '../cpu-profile.js';
+import { type CpuProfile, costs, PROFILE_DIR } from '../cpu-profile.js';
 import { type BenchServer, type Fixture, runLoad } from '../harness.js';
 import {
   BASELINES,
@@ -15,6 +15,7 @@ import {
   type LoadOptions,
   type Measured,
   measureJobs,
+  median,
   postOrderRequest,
 } from './api.js';
 
@@ -168,10 +169,9 @@ async function switchedRounds(server: BenchServer, opts: LoadOptions) {
       const { requests } = await load(Math.max(3, Math.round(opts.seconds / 2)));
       cpu.set(mode, ((await server.cpuMicros()) - before) / requests);
     }
-    for (const mode of MODES) ratios.get(mode)?.push((cpu.get(mode) as number) / (cpu.get('off') as number));
+    for (const mode of MODES)
+      if (mode !== 'off') ratios.get(mode)?.push((cpu.get(mode) as number) / (cpu.get('off') as number));
   }
-  const median = (values: number[]) =>
-    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
   const control = median(ratios.get('off again') as number[]) - 1;
   return (mode: Mode) => ({ overhead: median(ratios.get(mode) as number[]) - 1, control });
 }
@@ -183,8 +183,6 @@ async function switchedRounds(server: BenchServer, opts: LoadOptions) {
  */
 const OBSERVABILITY_CODE =
   /^(?:@opentelemetry\/.*|prom-client|src\/observability\/.*|src\/db\/query-spans\.ts|src\/http\/telemetry\.ts|src\/billing\/instrumented\.ts|src\/modules\/webhooks\/delivery\/observed-sender\.ts)$/;
-
-const PROFILE_DIR = '/tmp/cak-prof';
 
 /**
  * A second reading of the cost, insensitive to what else loads the machine: the shares of one

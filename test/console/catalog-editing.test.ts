@@ -139,17 +139,14 @@ describe.skipIf(browserSkipReason !== undefined)('catalog editing in the web con
     // Text being edited survives saving the media (which reloads the content).
     const title = page.getByLabel('Title', { exact: true });
     await title.fill('Onboarding workshop, revised');
-    const reloaded = page.waitForResponse(
-      (r) => r.request().method() === 'GET' && r.url().endsWith(`/admin/products/${WORKSHOP}/content`),
-    );
+    const { version } = await apiCall('GET', `/admin/products/${WORKSHOP}/content`);
     await page.getByRole('button', { name: 'Save media' }).click();
-    await reloaded;
     await expect.poll(media).toEqual([
       { url: 'https://cdn.example.com/intro.mp4', type: 'video', alt: 'Introduction', position: 0 },
       { url: 'https://cdn.example.com/room.jpg', type: 'image', alt: 'The workshop room', position: 1 },
     ]);
-    // Once the reloaded content has rendered, the draft is still as typed (and not saved).
-    await page.evaluate('new Promise((done) => requestAnimationFrame(() => setTimeout(done)))');
+    // Once the reloaded content has rendered (its new version shown), the draft is still as typed.
+    await page.getByText(`Version ${version + 1}`, { exact: true }).waitFor();
     expect(await title.inputValue()).toBe('Onboarding workshop, revised');
     expect(
       (await apiCall('GET', `/admin/products/${WORKSHOP}/content`)).locales.find(

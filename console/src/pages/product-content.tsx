@@ -1,4 +1,4 @@
-import { Button, Group, Paper, Select, Stack, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Group, Paper, Select, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { call, type FormErrors, fieldErrors, noFormErrors } from '../api';
 import { ErrorNote, Status } from '../components/bits';
@@ -69,7 +69,14 @@ export function ProductContentEditor({ productId }: { productId: string }) {
         <Title order={2} size="h4" id="content-title">
           Content
         </Title>
-        {data && <Status value={data.status} />}
+        {data && (
+          <Group gap="xs">
+            <Text size="sm" c="dimmed">
+              Version {data.version}
+            </Text>
+            <Status value={data.status} />
+          </Group>
+        )}
       </Group>
       <ErrorNote error={error && !/not found/i.test(error) ? error : null} />
       <Stack mt="sm">
