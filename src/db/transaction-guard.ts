@@ -1,10 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextValue, createContextKey, withContextValue } from '../observability/async-context.js';
 
-const apiTransaction = new AsyncLocalStorage<true>();
+const API_TRANSACTION = createContextKey('inside the API write transaction');
 
 /** Marks `fn` as running inside the API's write transaction (runUnitOfWork does this). */
 export function insideApiTransaction<T>(fn: () => Promise<T>): Promise<T> {
-  return apiTransaction.run(true, fn);
+  return withContextValue(API_TRANSACTION, true, fn);
 }
 
 /**
@@ -13,7 +13,7 @@ export function insideApiTransaction<T>(fn: () => Promise<T>): Promise<T> {
  * transaction forever. Fail at once instead, naming the fix.
  */
 export function assertOutsideApiTransaction(what: string): void {
-  if (apiTransaction.getStore()) {
+  if (contextValue(API_TRANSACTION)) {
     throw new Error(
       `${what} was called inside the API's write transaction: call the adapter before the unit of work, under an intent (src/unit-of-work/intents.ts)`,
     );

@@ -1,9 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { AppEnv } from '../config.js';
 import { AppError } from '../core/errors.js';
 import { hasScope, type Scope } from '../core/scopes.js';
+import { contextValue, createContextKey, withContextValue } from '../observability/async-context.js';
 import { authenticate, type KeyResolver } from './auth.js';
 import { authenticateSession, type SessionResolver, sessionCookie } from './console-session.js';
 import type { RequestContext } from './context.js';
@@ -48,7 +48,8 @@ async function limit(deps: GateDeps, reply: FastifyReply, bucket: string, max: n
 const byIp = (request: FastifyRequest) => `ip:${request.ip}`;
 
 /** Set while a request runs routes on behalf of one the gate already counted (an MCP tool call). */
-const countedAlready = new AsyncLocalStorage<true>();
+const COUNTED_ALREADY = createContextKey('counted by the rate limit already');
+const countedAlready = () => contextValue(COUNTED_ALREADY) === true;
 
 /**
  * Runs `forward`, the requests an MCP call makes to the routes for its caller, without counting
@@ -58,7 +59,11 @@ const countedAlready = new AsyncLocalStorage<true>();
 export function forwardedWithinLimit<T>(forward: () => PromiseLike<T>): Promise<T> {
   // `then` is called inside the scope: `app.inject` answers a lazy thenable that dispatches the
   // request only when it is, and an `await` outside would dispatch it outside.
-  return countedAlready.run(true, () => new Promise<T>((resolve, reject) => forward().then(resolve, reject)));
+  return withContextValue(
+    COUNTED_ALREADY,
+    true,
+    () => new Promise<T>((resolve, reject) => forward().then(resolve, reject)),
+  );
 }
 
 /**
@@ -75,7 +80,7 @@ export function registerRequestGate(app: TypedApp, deps: GateDeps) {
     if (config.rateLimit === false) return;
     const required = config.scope;
     if (!required) {
-      if (countedAlready.getStore()) return;
+      if (countedAlready()) return;
       const own = config.rateLimit;
       return own
         ? limit(deps, reply, `${byIp(request)}:${own.bucket}`, own.max)
@@ -84,7 +89,7 @@ export function registerRequestGate(app: TypedApp, deps: GateDeps) {
     const ctx = await authenticated(request, reply, deps, required);
     request.ctx = ctx;
     request.log = request.log.child(requestLogFields(request));
-    if (!countedAlready.getStore())
+    if (!countedAlready())
       await limit(
         deps,
         reply,

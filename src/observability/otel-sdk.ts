@@ -9,6 +9,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
 import type { TracesExporter } from '../config.js';
+import { processContext } from './async-context.js';
 import { setTracingOn } from './tracing.js';
 
 export interface Tracing {
@@ -18,7 +19,7 @@ export interface Tracing {
 
 /**
  * Registers a tracer provider with `processors` (W3C trace context propagation, spans followed
- * across awaits through AsyncLocalStorage). The sampler is the SDK's, from OTEL_TRACES_SAMPLER
+ * across awaits in the process's one async context, async-context.ts). The sampler is the SDK's, from OTEL_TRACES_SAMPLER
  * (default: parent-based, always on); the resource says `service.name` (OTEL_SERVICE_NAME or
  * commerce-agent-api) and OTEL_RESOURCE_ATTRIBUTES.
  */
@@ -28,13 +29,14 @@ export function startTracing(processors: SpanProcessor[], serviceVersion = '0.0.
     'service.version': serviceVersion,
   }).merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: processors });
-  provider.register();
+  provider.register({ contextManager: processContext });
   setTracingOn(true);
   return {
     async shutdown() {
       setTracingOn(false);
       await provider.shutdown();
       trace.disable();
+      // Unregisters the process context from the API; it stays enabled (async-context.ts).
       context.disable();
       propagation.disable();
     },

@@ -155,7 +155,9 @@ describe('tracing and metrics of webhook deliveries', () => {
 });
 
 describe('tracing an MCP tool call', () => {
-  it('makes the operation a tool call runs a child of the /mcp request', async () => {
+  it('makes the operation a tool call runs a child of the /mcp request, counted once by the rate limit', async () => {
+    const remaining = (r: { headers: Record<string, unknown> }) => Number(r.headers['x-ratelimit-remaining']);
+    const before = remaining(await api(t, tenant.keys.read).get('/orders'));
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
     const res = await t.app.inject({
@@ -177,5 +179,8 @@ describe('tracing an MCP tool call', () => {
     const tool = serverSpan(spans, 'listOrders');
     expect(parentOf(tool)).toBe(mcp.spanContext().spanId);
     expect(tool.attributes['http.response.status_code']).toBe(200);
+    // The request the tool call forwards runs in the span's context and still knows it was counted.
+    expect(remaining(res)).toBe(before - 1);
+    expect(remaining(await api(t, tenant.keys.read).get('/orders'))).toBe(before - 2);
   });
 });
