@@ -2,14 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createTestTenant, errorBody, startApp, type TestApp, type TestTenant } from '../harness.js';
 import { api } from '../support/api.js';
-import {
-  consoleApi,
-  consoleUser,
-  cookieOf,
-  randomAddress,
-  signIn,
-  TEST_PASSWORD,
-} from '../support/console.js';
+import { consoleApi, consoleUser, cookieOf, signIn, TEST_PASSWORD } from '../support/console.js';
 
 describe('console sessions', () => {
   let t: TestApp;
@@ -24,9 +17,6 @@ describe('console sessions', () => {
 
   const post = (url: string, payload: object, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url: `/api/v1${url}`, payload, headers });
-
-  const signInFrom = (payload: object) =>
-    t.app.inject({ method: 'POST', url: '/api/v1/console/session', payload, remoteAddress: randomAddress() });
 
   it('signs in with email and password: an HTTP-only SameSite cookie and the session', async () => {
     const user = await consoleUser(t, tenant.tenantId, 'support');

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { iso, isoOrNull } from '../../core/format.js';
 import type { Queryable } from '../../db/client.js';

@@ -11,8 +11,7 @@ export const listAccountsRoute = defineRoute({
   path: '/accounts',
   operationId: 'listAccounts',
   summary: 'List accounts',
-  description:
-    'Tenant-owned accounts, newest first (a billing-system account: GET /accounts/{id}). ' + LIST_PAGING.text,
+  description: `Tenant-owned accounts, newest first (a billing-system account: GET /accounts/{id}). ${LIST_PAGING.text}`,
   tags: TAGS,
   scope: 'read',
   query: AccountListQuery,

@@ -1,4 +1,3 @@
-import { Type } from 'typebox';
 import { iso } from '../../../core/format.js';
 import { requireCtx } from '../../../http/auth.js';
 import { defineRoute } from '../../../http/declared-route.js';

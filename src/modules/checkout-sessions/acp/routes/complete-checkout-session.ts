@@ -1,4 +1,3 @@
-import { requireCtx } from '../../../../http/auth.js';
 import { defineRoute } from '../../../../http/declared-route.js';
 import { respond } from '../../../../http/operation.js';
 import { completeCheckout } from '../../index.js';
