@@ -1,4 +1,4 @@
-import { type Context, createContextKey } from '@opentelemetry/api';
+import { createContextKey } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 
 /**
@@ -6,10 +6,10 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
  * transaction, a request an MCP call forwards) and, tracing on, the active span, in one
  * OpenTelemetry `Context`.
  *
- * One store, not one per concern: on Node 20 each enabled AsyncLocalStorage adds its own work to
- * every promise the process creates (about 0.1 µs each; an order creates hundreds). A tracing
- * context manager of its own beside the app's store was most of what turning tracing on cost
- * even when 1 request in 10 was sampled (bench/RESULTS.md, "One async context").
+ * One store, not one per concern: on Node 20 each enabled AsyncLocalStorage adds its own step to
+ * the promise hook of every promise the process makes. The SDK's own context manager beside the
+ * app's store cost a traced order about half a point of its CPU (bench/RESULTS.md, "One async
+ * context").
  *
  * Registered as OpenTelemetry's context manager when tracing starts (otel-sdk.ts). It is never
  * disabled: the app's own values live in it whether tracing is on or not.
@@ -31,5 +31,3 @@ export function withContextValue<T>(key: symbol, value: unknown, fn: () => T): T
 
 /** The value of `key` in the active context; undefined outside any `withContextValue` for it. */
 export const contextValue = (key: symbol): unknown => processContext.active().getValue(key);
-
-export type { Context };

@@ -19,9 +19,9 @@ export interface Tracing {
 
 /**
  * Registers a tracer provider with `processors` (W3C trace context propagation, spans followed
- * across awaits in the process's one async context, async-context.ts). The sampler is the SDK's, from OTEL_TRACES_SAMPLER
- * (default: parent-based, always on); the resource says `service.name` (OTEL_SERVICE_NAME or
- * commerce-agent-api) and OTEL_RESOURCE_ATTRIBUTES.
+ * across awaits in the process's one async context, async-context.ts). The sampler is the SDK's,
+ * from OTEL_TRACES_SAMPLER (default: parent-based, always on); the resource says `service.name`
+ * (OTEL_SERVICE_NAME or commerce-agent-api) and OTEL_RESOURCE_ATTRIBUTES.
  */
 export function startTracing(processors: SpanProcessor[], serviceVersion = '0.0.0'): Tracing {
   const resource = resourceFromAttributes({
