@@ -366,6 +366,8 @@ const cpuOverhead = (row: Measured) =>
     : undefined;
 const signed = (x: number | undefined) =>
   x === undefined ? 'n/a' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+const within = (x: number | undefined, interval: number | undefined) =>
+  x === undefined ? 'n/a' : `${signed(x)} ± ${((interval ?? 0) * 100).toFixed(1)}`;
 const control = find(CONTROL_ROW);
 /**
  * The profiled reading: what the row's server spends in observability code and the collector
@@ -398,7 +400,7 @@ for (const [rowName, how] of [
     issue: 'Developer and operator experience',
     target: `POST /orders with ${how}: at most 5% more server CPU per request than with metrics and tracing off (judged in one process, switched between rounds)`,
     measured:
-      `in one process: ${signed(observed.inProcess?.overhead)} (off against off: ${signed(observed.inProcess?.control)}); ` +
+      `in one process: ${within(observed.inProcess?.overhead, observed.inProcess?.interval)} (off against off: ${within(observed.inProcess?.control, observed.inProcess?.controlInterval)}); ` +
       `profiled: ${signed(attributed)} (A/A control ${signed(control && attributedOverhead(control))}; ${shares ? `${pct(shares.observability)} of its CPU in observability code, collector ${pct(shares.gc)}` : 'n/a'}; off: ${observabilityOff?.profiledShares ? `${pct(observabilityOff.profiledShares.observability)}, collector ${pct(observabilityOff.profiledShares.gc)}` : 'n/a'}); ` +
       `CPU per request ${observed.cpuMicrosPerRequest ?? 'n/a'} µs against off's ${observabilityOff?.cpuMicrosPerRequest ?? 'n/a'}: ${signed(overhead)}` +
       ` (A/A control ${signed(control && cpuOverhead(control))}); ${n(observed.requestsPerSecond)} req/s, ${pct(ratio)} of off's (control ${pct(control && ratioOf(control))})`,

@@ -38,8 +38,11 @@ export interface Measured extends LoadResult {
    * observability code (the innermost package or src/ file on the stack) and in the collector.
    */
   profiledShares?: { observability: number; gc: number };
-  /** Observability rows: CPU per request against the same process with metrics and tracing off. */
-  inProcess?: { overhead: number; control: number };
+  /**
+   * Observability rows: CPU per request against the same process with metrics and tracing off,
+   * the mean of bracketed rounds with the half-width of its 95% interval, and the A/A control's.
+   */
+  inProcess?: { overhead: number; interval: number; control: number; controlInterval: number };
 }
 
 export interface LoadOptions {

@@ -1,7 +1,7 @@
 // What metrics and tracing cost POST /orders, three ways: bench servers over one database side by
 // side in alternating rounds (off, off again as a control, every request traced, metrics alone,
 // one trace in ten); two profiled rounds of each (the share of its CPU in observability code and
-// the collector); and one server switched between the modes in paired rounds, the reading the
+// the collector); and one server switched between the modes in bracketed rounds, the reading the
 // target is judged on. Spans go over OTLP/HTTP to a local sink in its own process that answers
 // 200 to every export and counts them, so the exporter's work is real and nothing is dropped.
 import { type ChildProcess, fork } from 'node:child_process';
@@ -15,7 +15,6 @@ import {
   type LoadOptions,
   type Measured,
   measureJobs,
-  median,
   postOrderRequest,
 } from './api.js';
 
@@ -141,39 +140,62 @@ export async function observabilityScenario(
   return rows;
 }
 
-const MODES = ['off', 'traced', 'metrics', 'sampled', 'off again'] as const;
-type Mode = Exclude<(typeof MODES)[number], 'off' | 'off again'>;
-const ROUNDS_SWITCHED = 6;
+const OBSERVED_MODES = ['traced', 'metrics', 'sampled'] as const;
+type Mode = (typeof OBSERVED_MODES)[number];
+const TURNS_SWITCHED = 8;
+
+/** The mean of `xs` and the half-width of its 95% interval (normal approximation). */
+function meanWithInterval(xs: number[]) {
+  const mean = xs.reduce((sum, x) => sum + x, 0) / xs.length;
+  const variance = xs.reduce((sum, x) => sum + (x - mean) ** 2, 0) / Math.max(1, xs.length - 1);
+  return { mean, interval: (1.96 * Math.sqrt(variance)) / Math.sqrt(xs.length) };
+}
 
 /**
- * The comparison within one process: a round of each mode in turn (off, each observed mode, off
- * again), six times, a warm-up second after each switch. Each observed round's CPU per request is
- * taken against the off round of the same turn (the process and the database drift over minutes,
- * by a third between the first and last off rounds in one run), and the median of the six ratios
- * kept. The off-again rounds, read the same way, are the measure's own A/A control.
+ * The comparison within one process, bracketed: off, an observed mode, off, the next, off, and
+ * so on, eight turns of the three modes (their order rotated each turn), a warm-up second after
+ * each switch. Each observed round's CPU per request is taken against the mean of the off rounds
+ * either side of it, which cancels the process's and the database's drift over minutes (the off
+ * rounds move by a third from first to last in one run); the mean of the eight ratios is kept,
+ * with its 95% interval. Each inner off round, read the same way against its neighbours, is the
+ * measure's own A/A control. The first round after the seed runs high and is not counted.
  */
 async function switchedRounds(server: BenchServer, opts: LoadOptions) {
   let i = 0;
   const next = () => postOrderRequest(server.fixtures[i++ % server.fixtures.length] as Fixture);
   const load = (seconds: number) =>
     runLoad('switched', server.appUrl, next, { connections: opts.connections, seconds });
-  const ratios = new Map<string, number[]>(MODES.map((m) => [m, []]));
-  for (let round = 0; round < ROUNDS_SWITCHED; round++) {
-    const cpu = new Map<string, number>();
-    for (const mode of MODES) {
-      await fetch(`${server.bareUrl}/observability/${mode === 'off again' ? 'off' : mode}`, {
-        method: 'POST',
-      });
-      await load(1);
-      const before = await server.cpuMicros();
-      const { requests } = await load(Math.max(3, Math.round(opts.seconds / 2)));
-      cpu.set(mode, ((await server.cpuMicros()) - before) / requests);
+  const round = async (mode: Mode | 'off') => {
+    await fetch(`${server.bareUrl}/observability/${mode}`, { method: 'POST' });
+    await load(1);
+    const before = await server.cpuMicros();
+    const { requests } = await load(Math.max(3, Math.round(opts.seconds / 2)));
+    return ((await server.cpuMicros()) - before) / requests;
+  };
+  await round('off');
+  const offs = [await round('off')];
+  const ratios = new Map<Mode, number[]>(OBSERVED_MODES.map((m) => [m, []]));
+  for (let turn = 0; turn < TURNS_SWITCHED; turn++)
+    for (let k = 0; k < OBSERVED_MODES.length; k++) {
+      const mode = OBSERVED_MODES[(turn + k) % OBSERVED_MODES.length] as Mode;
+      const observed = await round(mode);
+      offs.push(await round('off'));
+      const [before, after] = offs.slice(-2) as [number, number];
+      ratios.get(mode)?.push(observed / ((before + after) / 2) - 1);
     }
-    for (const mode of MODES)
-      if (mode !== 'off') ratios.get(mode)?.push((cpu.get(mode) as number) / (cpu.get('off') as number));
-  }
-  const control = median(ratios.get('off again') as number[]) - 1;
-  return (mode: Mode) => ({ overhead: median(ratios.get(mode) as number[]) - 1, control });
+  const controlRatios = offs
+    .slice(1, -1)
+    .map((off, k) => off / (((offs[k] as number) + (offs[k + 2] as number)) / 2) - 1);
+  const control = meanWithInterval(controlRatios);
+  return (mode: Mode) => {
+    const observed = meanWithInterval(ratios.get(mode) as number[]);
+    return {
+      overhead: observed.mean,
+      interval: observed.interval,
+      control: control.mean,
+      controlInterval: control.interval,
+    };
+  };
 }
 
 /**
