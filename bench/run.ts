@@ -37,6 +37,7 @@ import {
   type Baseline,
   checkoutFlows,
   type Measured,
+  roundSeconds,
   type StreamResult,
   streamedWholeList,
 } from './scenarios/api.js';
@@ -504,7 +505,7 @@ npm run bench    # PostgreSQL at ${new URL(serverUrl).host} (databases cak_bench
 
 ${machine}
 
-Each HTTP row: ${opts.connections} connections (10 for the 1,000-order list), ${opts.seconds} s after a ${opts.warmupSeconds} s warm-up, load rotated over ${n(Number(process.env.BENCH_TENANTS ?? 200))} tenants with one \`unlimited\` key each, Redis rate limiter. Ratio = req/s over the req/s of the row it is compared with, from this run. The rows with targets and their baselines run in alternating rounds of ${Math.max(3, Math.round(opts.seconds / 2))} s and report the median round.
+Each HTTP row: ${opts.connections} connections (10 for the 1,000-order list), ${opts.seconds} s after a ${opts.warmupSeconds} s warm-up, load rotated over ${n(Number(process.env.BENCH_TENANTS ?? 200))} tenants with one \`unlimited\` key each, Redis rate limiter. Ratio = req/s over the req/s of the row it is compared with, from this run. The rows with targets and their baselines run in alternating rounds of ${roundSeconds(opts)} s and report the median round.
 
 ### Targets of earlier issues
 

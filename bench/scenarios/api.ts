@@ -171,6 +171,9 @@ export async function streamedWholeList(server: BenchServer): Promise<StreamResu
 export const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
+/** The length of one alternating round: half a row's seconds, at least 3. */
+export const roundSeconds = (opts: Pick<LoadOptions, 'seconds'>) => Math.max(3, Math.round(opts.seconds / 2));
+
 /** Every HTTP scenario and its baselines, in one run against one server. */
 /**
  * Measures jobs in `rounds` alternating rounds (A B C A B C ...) of half the seconds each and
@@ -193,7 +196,7 @@ export async function measureJobs(
   for (let round = 0; round < rounds; round++) {
     for (const [k, job] of jobs.entries()) {
       const connections = job.connections ?? opts.connections;
-      const seconds = rounds > 1 ? Math.max(3, Math.round(opts.seconds / 2)) : opts.seconds;
+      const seconds = rounds > 1 ? roundSeconds(opts) : opts.seconds;
       const serving = job.server ?? server;
       const cpuBefore = job.server ? await serving.cpuMicros() : 0;
       const [result, rssBytes] = await withPeakRss(serving, () =>
@@ -390,7 +393,7 @@ export async function checkoutFlows(server: BenchServer, opts: LoadOptions): Pro
   ): Promise<Measured[]> => {
     for (const [, run] of flows)
       await runFlows('warmup', server.appUrl, run, { ...load, seconds: opts.warmupSeconds });
-    const seconds = rounds > 1 ? Math.max(3, Math.round(opts.seconds / 2)) : opts.seconds;
+    const seconds = rounds > 1 ? roundSeconds(opts) : opts.seconds;
     const results = flows.map(() => [] as (Awaited<ReturnType<typeof runFlows>> & { rssBytes: number })[]);
     for (let round = 0; round < rounds; round++)
       for (const [k, [name, run]] of flows.entries()) {

@@ -16,6 +16,7 @@ import {
   type Measured,
   measureJobs,
   postOrderRequest,
+  roundSeconds,
 } from './api.js';
 
 // Not named `POST /orders...`: the runner finds the order rows of its other targets by that prefix.
@@ -169,7 +170,7 @@ async function switchedRounds(server: BenchServer, opts: LoadOptions) {
     await fetch(`${server.bareUrl}/observability/${mode}`, { method: 'POST' });
     await load(1);
     const before = await server.cpuMicros();
-    const { requests } = await load(Math.max(3, Math.round(opts.seconds / 2)));
+    const { requests } = await load(roundSeconds(opts));
     return ((await server.cpuMicros()) - before) / requests;
   };
   await round('off');
