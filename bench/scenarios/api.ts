@@ -174,7 +174,6 @@ export const median = (values: number[]) =>
 /** The length of one alternating round: half a row's seconds, at least 3. */
 export const roundSeconds = (opts: Pick<LoadOptions, 'seconds'>) => Math.max(3, Math.round(opts.seconds / 2));
 
-/** Every HTTP scenario and its baselines, in one run against one server. */
 /**
  * Measures jobs in `rounds` alternating rounds (A B C A B C ...) of half the seconds each and
  * reports each job's median round: a row and its baseline then see the same box, the same
@@ -227,6 +226,7 @@ export async function measureJobs(
   });
 }
 
+/** Every HTTP scenario and its baselines, in one run against one server. */
 export async function apiScenarios(server: BenchServer, opts: LoadOptions): Promise<Measured[]> {
   let i = 0;
   const rotate = () => server.fixtures[i++ % server.fixtures.length] as Fixture;

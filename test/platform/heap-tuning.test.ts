@@ -3,15 +3,14 @@ import { readFileSync } from 'node:fs';
 import { transformSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
-// src/heap-tuning.ts as JavaScript, for a child that runs without tsx: with tsx's loader in the
-// process, V8 did not pretenure this small site even untuned, so the control could not fail.
-const HEAP_TUNING = transformSync(
-  readFileSync(new URL('../../src/heap-tuning.ts', import.meta.url), 'utf8'),
-  {
+// src/heap-tuning.ts as JavaScript, imported by a child that runs without tsx: with tsx's loader
+// in the process, V8 did not pretenure this small site even untuned, so the control could not fail.
+const HEAP_TUNING_URL = `data:text/javascript;base64,${Buffer.from(
+  transformSync(readFileSync(new URL('../../src/heap-tuning.ts', import.meta.url), 'utf8'), {
     loader: 'ts',
     format: 'esm',
-  },
-).code;
+  }).code,
+).toString('base64')}`;
 
 /**
  * In a fresh process, tuned as the server tunes itself at start or not: whether a new object
@@ -19,22 +18,15 @@ const HEAP_TUNING = transformSync(
  * generation (V8's `%InYoungGeneration`, hence `--allow-natives-syntax`).
  */
 function madeYoung(tuned: boolean): boolean {
-  const module = `data:text/javascript;base64,${Buffer.from(HEAP_TUNING).toString('base64')}`;
   const script = `
-    ${tuned ? `const { tuneHeap } = await import(${JSON.stringify(module)}); tuneHeap({ heapGrowingPercent: 20 });` : ''}
+    ${tuned ? `const { tuneHeap } = await import(${JSON.stringify(HEAP_TUNING_URL)}); tuneHeap({ heapGrowingPercent: 20 });` : ''}
     const make = (i) => ({ id: i, tags: [i, i + 1] });
     const kept = [];
     const fill = (n) => { for (let i = 0; i < n; i++) kept.push(make(i)); };
     for (let round = 0; round < 10; round++) fill(100000);
     process.stdout.write(String(%InYoungGeneration(make(-1))));`;
-  const out = execFileSync(
-    process.execPath,
-    ['--allow-natives-syntax', '--input-type=module', '-e', script],
-    {
-      encoding: 'utf8',
-    },
-  );
-  return out === 'true';
+  const args = ['--allow-natives-syntax', '--input-type=module', '-e', script];
+  return execFileSync(process.execPath, args, { encoding: 'utf8' }) === 'true';
 }
 
 describe('heap tuning', () => {
