@@ -35,10 +35,14 @@ function madeOld(tuned: boolean): number {
 }
 
 describe('heap tuning', () => {
-  it("turns V8's allocation-site pretenuring off: a site that made long-lived objects still makes young ones", () => {
-    // The control, V8's default: the site is pretenured and its next object is made old, as a
-    // request's objects were when made where the app's long-lived state was made.
-    expect(madeOld(false)).toBeGreaterThan(0);
+  it("turns V8's allocation-site pretenuring off: a site that made long-lived objects still makes young ones", (context) => {
+    // The control, V8's default: the site is pretenured and some of its new objects are made old,
+    // as a request's objects were when made where the app's long-lived state was made. Under CI's
+    // load some untuned runs were not pretenured at all; with no control there is nothing to
+    // compare, so the test is skipped rather than passed.
+    const untuned = [madeOld(false), madeOld(false), madeOld(false)];
+    if (untuned.every((old) => old === 0))
+      return context.skip('V8 pretenured nothing untuned in three runs: no control on this machine');
     expect(madeOld(true)).toBe(0);
   });
 });
