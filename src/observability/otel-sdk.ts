@@ -1,7 +1,12 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, type TracerProvider, trace } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  detectResources,
+  envDetector,
+  type Resource,
+  resourceFromAttributes,
+} from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
   ConsoleSpanExporter,
@@ -10,6 +15,16 @@ import {
 } from '@opentelemetry/sdk-trace-node';
 import type { TracesExporter } from '../config.js';
 import { processContext } from './async-context.js';
+import {
+  type BatchOptions,
+  batchOptionsFromEnv,
+  otlpHttpSender,
+  type SendExport,
+  SpanBatch,
+  samplingFromEnv,
+  spanLimitsFromEnv,
+} from './span-batch.js';
+import { writtenSpanProvider } from './span-writer.js';
 import { setTracingOn } from './tracing.js';
 
 export interface Tracing {
@@ -17,45 +32,106 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+const SCOPE = 'commerce-agent-api';
+
+/** `service.name` (OTEL_SERVICE_NAME or commerce-agent-api), version, and OTEL_RESOURCE_ATTRIBUTES. */
+const resourceOf = (serviceVersion: string): Resource =>
+  resourceFromAttributes({ 'service.name': SCOPE, 'service.version': serviceVersion }).merge(
+    detectResources({ detectors: [envDetector] }),
+  );
+
 /**
- * Registers a tracer provider with `processors` (W3C trace context propagation, spans followed
- * across awaits in the process's one async context, async-context.ts). The sampler is the SDK's,
- * from OTEL_TRACES_SAMPLER (default: parent-based, always on); the resource says `service.name`
- * (OTEL_SERVICE_NAME or commerce-agent-api) and OTEL_RESOURCE_ATTRIBUTES.
+ * Makes `provider` the API's, spans followed across awaits in the process's one async context
+ * (async-context.ts), with W3C trace context and baggage propagation (as the SDK registers).
+ */
+function register(provider: TracerProvider): void {
+  processContext.enable();
+  context.setGlobalContextManager(processContext);
+  trace.setGlobalTracerProvider(provider);
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
+  setTracingOn(true);
+}
+
+async function unregister(): Promise<void> {
+  trace.disable();
+  // Unregisters the process context from the API; it stays enabled (async-context.ts).
+  context.disable();
+  propagation.disable();
+}
+
+/**
+ * The SDK's tracer provider with `processors` (the console and OTLP JSON exporters, and tests that
+ * read spans in memory). The sampler is the SDK's, from OTEL_TRACES_SAMPLER (default: parent-based,
+ * always on).
  */
 export function startTracing(processors: SpanProcessor[], serviceVersion = '0.0.0'): Tracing {
-  const resource = resourceFromAttributes({
-    'service.name': 'commerce-agent-api',
-    'service.version': serviceVersion,
-  }).merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: processors });
-  provider.register({ contextManager: processContext });
-  setTracingOn(true);
+  const provider = new NodeTracerProvider({
+    resource: resourceOf(serviceVersion),
+    spanProcessors: processors,
+  });
+  register(provider);
   return {
     async shutdown() {
       setTracingOn(false);
       await provider.shutdown();
-      trace.disable();
-      // Unregisters the process context from the API; it stays enabled (async-context.ts).
-      context.disable();
-      propagation.disable();
+      await unregister();
+    },
+  };
+}
+
+export interface WrittenTracing extends Tracing {
+  /** Sends what the batch holds now; resolves when every send so far has settled. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Our own span writer (span-writer.ts, span-batch.ts): spans written as OTLP protobuf when they
+ * end and handed to `send` in batches. Sampler, span limits and batching from the standard
+ * variables unless `batch` says otherwise.
+ */
+export function startSpanWriter(
+  send: SendExport,
+  serviceVersion = '0.0.0',
+  batch: Partial<BatchOptions> = {},
+): WrittenTracing {
+  const resource = resourceOf(serviceVersion);
+  const spans = new SpanBatch(
+    { resource: { attributes: resource.attributes, schemaUrl: resource.schemaUrl }, scope: { name: SCOPE } },
+    { ...batchOptionsFromEnv(), ...batch },
+    send,
+  );
+  register(writtenSpanProvider(samplingFromEnv(), spanLimitsFromEnv(), spans.add));
+  return {
+    flush: () => spans.flush(),
+    async shutdown() {
+      setTracingOn(false);
+      await spans.flush();
+      await unregister();
     },
   };
 }
 
 /**
  * Tracing as the deployment's OTEL_* variables say (config.tracesExporter): nothing when `none`;
- * OTLP over HTTP, protobuf (the default: about half the CPU of JSON per span, and smaller) or
- * JSON, to OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT (the exporter reads that, its headers and
- * timeout), or the console, through a batching processor (OTEL_BSP_*).
+ * OTLP over HTTP in protobuf (the default) through our own span writer, about a quarter of the
+ * SDK's CPU per span (docs/decisions.md); OTLP JSON or the console through the SDK and its
+ * batching processor (OTEL_BSP_*). Both OTLP paths send to OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT
+ * with its headers, timeout and compression.
  */
 export function startTracingFromEnv(exporter: TracesExporter, serviceVersion: string): Tracing | undefined {
   if (exporter === 'none') return undefined;
-  const spans =
-    exporter === 'otlp-protobuf'
-      ? new OtlpProtobufExporter()
-      : exporter === 'otlp-json'
-        ? new OtlpJsonExporter()
-        : new ConsoleSpanExporter();
+  if (exporter === 'otlp-protobuf') {
+    const sender = otlpHttpSender();
+    const tracing = startSpanWriter(sender.send, serviceVersion);
+    return {
+      async shutdown() {
+        await tracing.shutdown();
+        await sender.shutdown();
+      },
+    };
+  }
+  const spans = exporter === 'otlp-json' ? new OtlpJsonExporter() : new ConsoleSpanExporter();
   return startTracing([new BatchSpanProcessor(spans)], serviceVersion);
 }
