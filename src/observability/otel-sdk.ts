@@ -54,7 +54,7 @@ function register(provider: TracerProvider): void {
   setTracingOn(true);
 }
 
-async function unregister(): Promise<void> {
+function unregister(): void {
   trace.disable();
   // Unregisters the process context from the API; it stays enabled (async-context.ts).
   context.disable();
@@ -76,7 +76,7 @@ export function startTracing(processors: SpanProcessor[], serviceVersion = '0.0.
     async shutdown() {
       setTracingOn(false);
       await provider.shutdown();
-      await unregister();
+      unregister();
     },
   };
 }
@@ -108,14 +108,14 @@ export function startSpanWriter(
     async shutdown() {
       setTracingOn(false);
       await spans.flush();
-      await unregister();
+      unregister();
     },
   };
 }
 
 /**
  * Tracing as the deployment's OTEL_* variables say (config.tracesExporter): nothing when `none`;
- * OTLP over HTTP in protobuf (the default) through our own span writer, about a quarter of the
+ * OTLP over HTTP in protobuf (the default) through our own span writer, about a fifth of the
  * SDK's CPU per span (docs/decisions.md); OTLP JSON or the console through the SDK and its
  * batching processor (OTEL_BSP_*). Both OTLP paths send to OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT
  * with its headers, timeout and compression.

@@ -26,7 +26,7 @@ import type { SpanEventRecord, SpanLinkRecord, SpanRecord } from './otlp-protobu
 /**
  * A tracer of our own for the default exporter (OTLP protobuf): spans that keep only what OTLP
  * sends and are written as protobuf when they end (span-batch.ts), in place of the SDK's span,
- * processor and serializer, about a quarter of their CPU per span (bench/RESULTS.md, "A span
+ * processor and serializer, about a fifth of their CPU per span (bench/RESULTS.md, "A span
  * writer of our own"). It behaves as the SDK's tracer does where the API leaves room: the same
  * sampler (from OTEL_TRACES_SAMPLER), limits (OTEL_*_LIMIT), status and exception rules, so what a
  * collector receives is what the SDK would have sent (docs/decisions.md).
@@ -123,7 +123,7 @@ class WrittenSpan implements Span, SpanRecord {
     public name: string,
     readonly kind: SpanKind,
     private readonly limits: SpanLimits,
-    private readonly sink: SpanSink | undefined,
+    private readonly sink: SpanSink,
     startTime: TimeInput | undefined,
   ) {
     this.startTime = startTime === undefined ? hrTimeOfMillis(Date.now()) : this.timeOf(startTime);
@@ -249,7 +249,7 @@ class WrittenSpan implements Span, SpanRecord {
     this.endTime = this.timeOf(endTime);
     this.ended = true;
     // Recording but not sampled (a sampler's RECORD): seen by the process, not sent.
-    if (this.context.traceFlags & TraceFlags.SAMPLED) this.sink?.(this);
+    if (this.context.traceFlags & TraceFlags.SAMPLED) this.sink(this);
   }
 }
 
