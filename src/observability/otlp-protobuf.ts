@@ -289,6 +289,14 @@ function writeStatus(w: ProtoWriter, status: SpanStatus): void {
   w.varint(status.code);
 }
 
+/** `value` as the nested message of `field`, written by `write` (a named function: no closure per call). */
+function nested<T>(w: ProtoWriter, field: number, write: (w: ProtoWriter, value: T) => void, value: T): void {
+  w.tag(field, 2);
+  const at = w.begin();
+  write(w, value);
+  w.end(at);
+}
+
 /** One span as a `ScopeSpans.spans` entry (field 2): tag, length and body. */
 export function writeSpan(w: ProtoWriter, span: SpanRecord): void {
   w.tag(2, 2);
@@ -317,26 +325,13 @@ export function writeSpan(w: ProtoWriter, span: SpanRecord): void {
   writeAttributes(w, span.attributes, 9);
   w.tag(10, 0);
   w.varint(span.droppedAttributesCount);
-  for (const event of span.events) {
-    w.tag(11, 2);
-    const eventAt = w.begin();
-    writeEvent(w, event);
-    w.end(eventAt);
-  }
+  for (const event of span.events) nested(w, 11, writeEvent, event);
   w.tag(12, 0);
   w.varint(span.droppedEventsCount);
-  for (const link of span.links) {
-    w.tag(13, 2);
-    const linkAt = w.begin();
-    writeLink(w, link);
-    w.end(linkAt);
-  }
+  for (const link of span.links) nested(w, 13, writeLink, link);
   w.tag(14, 0);
   w.varint(span.droppedLinksCount);
-  w.tag(15, 2);
-  const status = w.begin();
-  writeStatus(w, span.status);
-  w.end(status);
+  nested(w, 15, writeStatus, span.status);
   w.tag(16, 5);
   w.fixed32(flagsOf(span.context.traceFlags, span.parent?.isRemote));
   w.end(body);
